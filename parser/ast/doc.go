@@ -1,0 +1,8 @@
+// Package ast is Sluice's own syntax tree for the ksqlDB dialect. The parser
+// produces it; the planner and engine consume it. No type of the underlying
+// SQL parser library appears here.
+//
+// Identifiers are stored canonical: unquoted identifiers upper-cased, quoted
+// (back-quoted or double-quoted) identifiers exactly as written, as ksqlDB
+// does. Positions are 1-based line and column in the text the user gave.
+package ast

@@ -1,0 +1,34 @@
+package parser
+
+// This file holds the one list of words that the front hands to the TiDB
+// parser as keywords. Every other unquoted word in a query is an identifier:
+// the front upper-cases it and back-quotes it, so words that MySQL reserves
+// (KEY, RANGE, WINDOW, VALUE, ...) and function names that MySQL parses with
+// special grammar (SUBSTRING, TIMESTAMPADD, TRIM, ...) reach TiDB as plain
+// identifiers.
+
+// sqlKeywords are the words passed to TiDB unquoted inside a query.
+var sqlKeywords = map[string]bool{
+	"SELECT": true, "FROM": true, "WHERE": true, "GROUP": true, "BY": true,
+	"HAVING": true, "AS": true, "JOIN": true, "LEFT": true, "RIGHT": true,
+	"FULL": true, "OUTER": true, "INNER": true, "ON": true,
+	"AND": true, "OR": true, "NOT": true, "NULL": true, "TRUE": true,
+	"FALSE": true, "IS": true, "IN": true, "BETWEEN": true, "LIKE": true,
+	"ESCAPE": true, "CASE": true, "WHEN": true, "THEN": true, "ELSE": true,
+	"END": true, "DISTINCT": true,
+}
+
+// clauseKeywords start a top-level clause of a query, in the order ksqlDB
+// requires them; the value is the rank.
+var clauseKeywords = map[string]int{
+	"FROM": 1, "WINDOW": 2, "WHERE": 3, "GROUP": 4, "HAVING": 5,
+	"PARTITION": 6, "EMIT": 7, "LIMIT": 8,
+}
+
+// statementKeywords are the words that can start a statement, for the
+// "unknown statement" hint.
+const statementKeywords = "CREATE, INSERT, SELECT, SHOW, LIST, DESCRIBE, EXPLAIN, TERMINATE, PAUSE, RESUME, DROP, ALTER, SET, UNSET, DEFINE, UNDEFINE, PRINT or RUN SCRIPT"
+
+// isKeyword reports whether the upper-cased word w is handed to TiDB as a
+// keyword.
+func isKeyword(w string) bool { return sqlKeywords[w] }

@@ -1,0 +1,478 @@
+package parser
+
+import (
+	"time"
+
+	"github.com/sluice-sql/sluice/parser/ast"
+)
+
+// clause is one top-level clause of a query: its keyword tokens and body.
+type clause struct {
+	kw   []token // FROM | WINDOW | WHERE | GROUP BY | HAVING | PARTITION BY | EMIT | LIMIT
+	body []token
+}
+
+// query parses SELECT ... from the cursor to the end of the statement.
+func (c *cursor) query() (*ast.Query, error) {
+	toks := c.toks[c.i : len(c.toks)-1]
+	endOff := c.toks[len(c.toks)-1].off
+	c.i = len(c.toks) - 1
+	if len(toks) == 0 || !toks[0].is("SELECT") {
+		t := c.toks[len(c.toks)-1]
+		if len(toks) > 0 {
+			t = toks[0]
+		}
+		return nil, c.errAt(t, "expected SELECT but found "+t.describe())
+	}
+	sel := toks[0]
+	q := &ast.Query{Pos: c.pos(sel)}
+	if err := checkBrackets(c.src, toks); err != nil {
+		return nil, err
+	}
+
+	// Split the query into its top-level clauses.
+	items := []token{}
+	clauses := map[string]*clause{}
+	var cur *clause
+	lastRank, lastName := 0, ""
+	depth := 0
+	for i := 1; i < len(toks); i++ {
+		t := toks[i]
+		if t.isOp("(") || t.isOp("[") {
+			depth++
+		} else if t.isOp(")") || t.isOp("]") {
+			depth--
+		}
+		name := ""
+		if depth == 0 && t.kind == tkWord {
+			u := t.upper()
+			var nx token
+			if i+1 < len(toks) {
+				nx = toks[i+1]
+			}
+			switch {
+			case u == "FROM" && !toks[i-1].is("DISTINCT") && clauses["FROM"] == nil:
+				name = u
+			case u == "WINDOW" && (nx.is("TUMBLING") || nx.is("HOPPING") || nx.is("SESSION")):
+				name = u
+			case (u == "GROUP" || u == "PARTITION") && nx.is("BY"):
+				name = u
+			case u == "WHERE" || u == "HAVING" || u == "EMIT" || u == "LIMIT":
+				name = u
+			}
+		}
+		if name == "" {
+			if cur == nil {
+				items = append(items, t)
+			} else {
+				cur.body = append(cur.body, t)
+			}
+			continue
+		}
+		rank := clauseKeywords[name]
+		if clauses[name] != nil {
+			return nil, c.errAt(t, "duplicate "+name+" clause; a query has at most one")
+		}
+		if rank < lastRank {
+			return nil, c.errAt(t, name+" must come before "+lastName+"; the order is FROM, WINDOW, WHERE, GROUP BY, HAVING, PARTITION BY, EMIT, LIMIT")
+		}
+		if name != "FROM" && clauses["FROM"] == nil {
+			return nil, c.errAt(t, "expected FROM before "+name+"; write SELECT ... FROM source")
+		}
+		cur = &clause{kw: []token{t}}
+		if name == "GROUP" || name == "PARTITION" {
+			cur.kw = append(cur.kw, toks[i+1])
+			i++
+		}
+		clauses[name] = cur
+		lastRank, lastName = rank, name
+	}
+	from := clauses["FROM"]
+	if from == nil {
+		return nil, c.errAt(c.toks[len(c.toks)-1], "expected FROM after the select list; write SELECT ... FROM source")
+	}
+	if len(items) == 0 {
+		return nil, c.errAt(from.kw[0], "expected a select list before FROM, e.g. SELECT * FROM s")
+	}
+	if len(from.body) == 0 {
+		return nil, c.errAt(c.toks[len(c.toks)-1], "expected a stream or table after FROM")
+	}
+
+	// Take out the ksqlDB-only clauses.
+	if w := clauses["WINDOW"]; w != nil {
+		win, err := c.sub(w.kw[0], w.body).window()
+		if err != nil {
+			return nil, err
+		}
+		q.Window = win
+	}
+	if e := clauses["EMIT"]; e != nil {
+		sc := c.sub(e.kw[0], e.body)
+		switch {
+		case sc.accept("CHANGES"):
+			q.Emit = ast.EmitChanges
+		case sc.accept("FINAL"):
+			q.Emit = ast.EmitFinal
+		default:
+			return nil, sc.errAt(sc.peek(), "expected CHANGES or FINAL after EMIT but found "+sc.peek().describe())
+		}
+		if err := sc.end("EMIT " + e.body[0].upper()); err != nil {
+			return nil, err
+		}
+	}
+	if l := clauses["LIMIT"]; l != nil {
+		sc := c.sub(l.kw[0], l.body)
+		n, err := sc.integer("the LIMIT")
+		if err != nil {
+			return nil, err
+		}
+		if n < 0 {
+			return nil, c.errAt(l.body[0], "LIMIT must not be negative")
+		}
+		if err := sc.end("LIMIT"); err != nil {
+			return nil, err
+		}
+		q.Limit = &n
+	}
+	fromToks, withins, tablePos, err := c.fromClause(from.body)
+	if err != nil {
+		return nil, err
+	}
+
+	// Reassemble what TiDB parses: SELECT items FROM ... WHERE ... GROUP BY
+	// ... HAVING ... ORDER BY <partition by>.
+	all := append([]token{sel}, items...)
+	all = append(all, from.kw...)
+	all = append(all, fromToks...)
+	for _, name := range []string{"WHERE", "GROUP", "HAVING"} {
+		if cl := clauses[name]; cl != nil {
+			if len(cl.body) == 0 {
+				return nil, c.errAt(cl.kw[len(cl.kw)-1], "expected an expression after "+name)
+			}
+			all = append(all, cl.kw...)
+			all = append(all, cl.body...)
+		}
+	}
+	if pb := clauses["PARTITION"]; pb != nil {
+		if len(pb.body) == 0 {
+			return nil, c.errAt(pb.kw[1], "expected an expression after PARTITION BY")
+		}
+		all = append(all, token{kind: tkRaw, text: "ORDER", off: pb.kw[0].off, end: pb.kw[0].end},
+			token{kind: tkRaw, text: "BY", off: pb.kw[1].off, end: pb.kw[1].end})
+		all = append(all, pb.body...)
+	}
+	r := newRewriter(c.src, endOff)
+	ps, err := r.expr(all)
+	if err != nil {
+		return nil, err
+	}
+	r.write(ps)
+	ts, err := r.parseSelect()
+	if err != nil {
+		return nil, err
+	}
+	cv := &converter{r: r, withins: withins, tablePos: tablePos}
+	if err := cv.query(ts, q); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// sub returns a cursor over body, whose EOF sits after the keyword kw when
+// body is empty.
+func (c *cursor) sub(kw token, body []token) *cursor {
+	end := kw.end
+	if len(body) > 0 {
+		end = body[len(body)-1].end
+	}
+	t := append(append([]token{}, body...), token{kind: tkEOF, off: end, end: end})
+	return &cursor{src: c.src, toks: t}
+}
+
+// fromClause takes the WITHIN clauses out of a FROM clause, rewrites FULL
+// [OUTER] JOIN for TiDB, and notes where each source name is. withins is
+// keyed by join number (1 for the first JOIN).
+func (c *cursor) fromClause(body []token) ([]token, map[int]*ast.Within, []ast.Pos, error) {
+	var out []token
+	withins := map[int]*ast.Within{}
+	var tablePos []ast.Pos
+	joins := 0
+	depth := 0
+	for i := 0; i < len(body); i++ {
+		t := body[i]
+		if t.isOp("(") {
+			depth++
+		} else if t.isOp(")") {
+			depth--
+		}
+		if depth != 0 {
+			out = append(out, t)
+			continue
+		}
+		if i == 0 || t.is("JOIN") {
+			p := t
+			if t.is("JOIN") && i+1 < len(body) {
+				p = body[i+1]
+			}
+			tablePos = append(tablePos, c.pos(p))
+		}
+		switch {
+		case t.is("JOIN"):
+			joins++
+			out = append(out, t)
+		case t.is("FULL"):
+			j := i + 1
+			if j < len(body) && body[j].is("OUTER") {
+				j++
+			}
+			if j >= len(body) || !body[j].is("JOIN") {
+				return nil, nil, nil, c.errAt(t, "expected JOIN after FULL [OUTER]")
+			}
+			joins++
+			out = append(out, token{kind: tkRaw, text: "STRAIGHT_JOIN", off: t.off, end: body[j].end})
+			tablePos = append(tablePos, c.pos(body[min(j+1, len(body)-1)]))
+			i = j
+		case t.is("WITHIN"):
+			if joins == 0 {
+				return nil, nil, nil, c.errAt(t, "WITHIN belongs to a JOIN: FROM a JOIN b WITHIN 10 SECONDS ON ...")
+			}
+			j := i + 1
+			for j < len(body) && !body[j].is("ON") {
+				j++
+			}
+			w, err := c.sub(t, body[i+1:j]).within(c.pos(t))
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			withins[joins] = w
+			i = j - 1
+		default:
+			out = append(out, t)
+		}
+	}
+	return out, withins, tablePos, nil
+}
+
+// duration parses n UNIT.
+func (c *cursor) duration(what string) (time.Duration, error) {
+	n, err := c.integer(what)
+	if err != nil {
+		return 0, err
+	}
+	t := c.peek()
+	var unit time.Duration
+	switch t.upper() {
+	case "MILLISECOND", "MILLISECONDS":
+		unit = time.Millisecond
+	case "SECOND", "SECONDS":
+		unit = time.Second
+	case "MINUTE", "MINUTES":
+		unit = time.Minute
+	case "HOUR", "HOURS":
+		unit = time.Hour
+	case "DAY", "DAYS":
+		unit = 24 * time.Hour
+	default:
+		return 0, c.errAt(t, "expected a time unit after "+what+" but found "+t.describe()+"; write MILLISECONDS, SECONDS, MINUTES, HOURS or DAYS")
+	}
+	if t.kind != tkWord {
+		return 0, c.errAt(t, "expected a time unit such as SECONDS")
+	}
+	c.i++
+	if n < 0 {
+		return 0, c.errAt(t, what+" must not be negative")
+	}
+	return time.Duration(n) * unit, nil
+}
+
+// window parses TUMBLING|HOPPING|SESSION (...) after WINDOW.
+func (c *cursor) window() (*ast.Window, error) {
+	kt := c.next()
+	w := &ast.Window{Pos: c.pos(kt)}
+	kind := kt.upper()
+	switch kind {
+	case "TUMBLING":
+		w.Type = ast.Tumbling
+	case "HOPPING":
+		w.Type = ast.Hopping
+	default:
+		w.Type = ast.Session
+	}
+	if err := c.expectOp("(", "after WINDOW "+kind+", e.g. WINDOW TUMBLING (SIZE 1 MINUTE),"); err != nil {
+		return nil, err
+	}
+	hasSize, hasAdvance := false, false
+	for first := true; ; first = false {
+		t := c.peek()
+		switch {
+		case kind == "SESSION" && first:
+			d, err := c.duration("the session gap")
+			if err != nil {
+				return nil, err
+			}
+			w.Size, hasSize = d, true
+		case t.is("SIZE") && kind != "SESSION":
+			c.next()
+			d, err := c.duration("SIZE")
+			if err != nil {
+				return nil, err
+			}
+			w.Size, hasSize = d, true
+		case t.is("ADVANCE") && kind == "HOPPING":
+			c.next()
+			if err := c.expect("BY", "; write ADVANCE BY n SECONDS"); err != nil {
+				return nil, err
+			}
+			d, err := c.duration("ADVANCE BY")
+			if err != nil {
+				return nil, err
+			}
+			w.Advance, hasAdvance = d, true
+		case t.is("RETENTION"):
+			c.next()
+			d, err := c.duration("RETENTION")
+			if err != nil {
+				return nil, err
+			}
+			w.Retention = &d
+		case t.is("GRACE"):
+			c.next()
+			if err := c.expect("PERIOD", "; write GRACE PERIOD n SECONDS"); err != nil {
+				return nil, err
+			}
+			d, err := c.duration("GRACE PERIOD")
+			if err != nil {
+				return nil, err
+			}
+			w.Grace = &d
+		default:
+			opts := "SIZE, RETENTION or GRACE PERIOD"
+			if kind == "HOPPING" {
+				opts = "SIZE, ADVANCE BY, RETENTION or GRACE PERIOD"
+			} else if kind == "SESSION" {
+				opts = "RETENTION or GRACE PERIOD"
+			}
+			return nil, c.errAt(t, "unexpected "+t.describe()+" in WINDOW "+kind+"; expected "+opts)
+		}
+		if c.acceptOp(",") {
+			continue
+		}
+		if err := c.expectOp(")", "to close the WINDOW "+kind+" clause"); err != nil {
+			return nil, err
+		}
+		break
+	}
+	if !hasSize && kind != "SESSION" {
+		return nil, c.errAt(kt, "WINDOW "+kind+" needs a SIZE, e.g. WINDOW "+kind+" (SIZE 1 MINUTE"+map[bool]string{true: ", ADVANCE BY 10 SECONDS", false: ""}[kind == "HOPPING"]+")")
+	}
+	if kind == "HOPPING" && !hasAdvance {
+		return nil, c.errAt(kt, "WINDOW HOPPING needs ADVANCE BY, e.g. WINDOW HOPPING (SIZE 1 MINUTE, ADVANCE BY 10 SECONDS)")
+	}
+	return w, c.end("the WINDOW clause")
+}
+
+// within parses the body of WITHIN: n UNIT | (before, after) [GRACE PERIOD n UNIT].
+func (c *cursor) within(p ast.Pos) (*ast.Within, error) {
+	w := &ast.Within{Pos: p}
+	if c.acceptOp("(") {
+		b, err := c.duration("WITHIN (before")
+		if err != nil {
+			return nil, err
+		}
+		if err := c.expectOp(",", "between the WITHIN bounds, e.g. WITHIN (1 HOUR, 2 HOURS),"); err != nil {
+			return nil, err
+		}
+		a, err := c.duration("WITHIN (before, after")
+		if err != nil {
+			return nil, err
+		}
+		if err := c.expectOp(")", "to close WITHIN (before, after)"); err != nil {
+			return nil, err
+		}
+		w.Before, w.After = b, a
+	} else {
+		d, err := c.duration("WITHIN")
+		if err != nil {
+			return nil, err
+		}
+		w.Before, w.After = d, d
+	}
+	if c.accept("GRACE") {
+		if err := c.expect("PERIOD", "; write GRACE PERIOD n SECONDS"); err != nil {
+			return nil, err
+		}
+		d, err := c.duration("GRACE PERIOD")
+		if err != nil {
+			return nil, err
+		}
+		w.Grace = &d
+	}
+	if !c.atEOF() {
+		return nil, c.errAt(c.peek(), "unexpected "+c.peek().describe()+" after WITHIN; expected ON")
+	}
+	return w, nil
+}
+
+// exprList parses a comma-separated list of expressions made of toks; at is
+// the token before the list (for errors on an empty list).
+func (c *cursor) exprList(toks []token, endOff int) ([]ast.Expr, error) {
+	if err := checkBrackets(c.src, toks); err != nil {
+		return nil, err
+	}
+	r := newRewriter(c.src, endOff)
+	all := append([]token{{kind: tkRaw, text: "SELECT", off: toks[0].off, end: toks[0].off}}, toks...)
+	ps, err := r.expr(all)
+	if err != nil {
+		return nil, err
+	}
+	r.write(ps)
+	ts, err := r.parseSelect()
+	if err != nil {
+		return nil, err
+	}
+	if ts.From != nil || ts.Where != nil || ts.GroupBy != nil || ts.Having != nil || ts.OrderBy != nil || ts.Limit != nil {
+		return nil, errAt(c.src, toks[0].off, "expected only expressions here")
+	}
+	cv := &converter{r: r}
+	var out []ast.Expr
+	for _, f := range ts.Fields.Fields {
+		if f.WildCard != nil {
+			return nil, errAt(c.src, r.orig(f.Offset), "'*' is not allowed here; write expressions")
+		}
+		if f.AsName.O != "" {
+			return nil, errAt(c.src, r.orig(f.Offset), "expected ',' between expressions")
+		}
+		e, err := cv.expr(f.Expr)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// ParseExpr parses a single expression, such as a + 1 or col->field[2].
+func ParseExpr(text string) (ast.Expr, error) {
+	toks, err := lex(text)
+	if err != nil {
+		return nil, err
+	}
+	body := toks[:len(toks)-1]
+	if len(body) == 0 {
+		return nil, errAt(text, 0, "expected an expression")
+	}
+	for _, t := range body {
+		if t.isOp(";") {
+			return nil, errAt(text, t.off, "unexpected ';' in an expression")
+		}
+	}
+	c := &cursor{src: text, toks: toks}
+	es, err := c.exprList(body, len(text))
+	if err != nil {
+		return nil, err
+	}
+	if len(es) != 1 {
+		return nil, errAt(text, 0, "expected one expression but found a list")
+	}
+	return es[0], nil
+}
