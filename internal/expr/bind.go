@@ -1,0 +1,674 @@
+package expr
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/sluice-sql/sluice/internal/types"
+	"github.com/sluice-sql/sluice/parser/ast"
+)
+
+// Bind resolves names and types in e against scope, following ksqlDB's
+// typing rules, and returns the bound tree. Errors are *Error values naming
+// the position of the offending node. The result's Type is nil only when e
+// is a bare NULL; callers that need a type report that as ksqlDB does ("Can't
+// infer a type of null").
+func Bind(e ast.Expr, scope Scope) (*Expr, error) {
+	b := &binder{scope: scope}
+	out, err := b.bind(e)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+type binder struct {
+	scope Scope
+}
+
+var binaryOps = map[ast.BinaryOp]Op{
+	ast.OpAdd: OpAdd, ast.OpSub: OpSub, ast.OpMul: OpMul, ast.OpDiv: OpDiv, ast.OpMod: OpMod,
+	ast.OpEq: OpEq, ast.OpNe: OpNe, ast.OpLt: OpLt, ast.OpLe: OpLe, ast.OpGt: OpGt, ast.OpGe: OpGe,
+	ast.OpAnd: OpAnd, ast.OpOr: OpOr, ast.OpConcat: OpConcat,
+}
+
+func (b *binder) bindAll(es []ast.Expr) ([]*Expr, error) {
+	if len(es) == 0 {
+		return nil, nil
+	}
+	out := make([]*Expr, len(es))
+	for i, e := range es {
+		x, err := b.bind(e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = x
+	}
+	return out, nil
+}
+
+func (b *binder) bind(e ast.Expr) (*Expr, error) {
+	switch n := e.(type) {
+	case *ast.Literal:
+		return bindLiteral(n, false)
+	case *ast.TypedLiteral:
+		c, err := castFunc(types.StringType, n.Type)
+		if err != nil {
+			return nil, errorf(n.Pos, "%s literals are not supported", n.Type)
+		}
+		v, err := c(n.Text)
+		if err != nil {
+			return nil, errorf(n.Pos, "%v", err)
+		}
+		return Literal(v, n.Type), nil
+	case *ast.ColumnRef:
+		return b.bindColumn(n)
+	case *ast.Unary:
+		return b.bindUnary(n)
+	case *ast.Binary:
+		return b.bindBinary(n)
+	case *ast.IsNull:
+		x, err := b.bind(n.X)
+		if err != nil {
+			return nil, err
+		}
+		op := OpIsNull
+		if n.Not {
+			op = OpIsNotNull
+		}
+		return &Expr{Op: op, Type: types.BooleanType, Args: []*Expr{x}}, nil
+	case *ast.IsDistinct:
+		op := OpIsDistinct
+		if n.Not {
+			op = OpIsNotDistinct
+		}
+		return b.bindComparison(n.Pos, op, n.L, n.R)
+	case *ast.In:
+		return b.bindIn(n)
+	case *ast.Between:
+		return b.bindBetween(n)
+	case *ast.Like:
+		return b.bindLike(n)
+	case *ast.Case:
+		return b.bindCase(n)
+	case *ast.Cast:
+		x, err := b.bind(n.X)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := castFunc(x.Type, n.Type); err != nil {
+			return nil, errorf(n.Pos, "%v", err)
+		}
+		return &Expr{Op: OpCast, Type: n.Type, Args: []*Expr{x}}, nil
+	case *ast.FuncCall:
+		return b.bindCall(n)
+	case *ast.Dereference:
+		x, err := b.bind(n.X)
+		if err != nil {
+			return nil, err
+		}
+		if x.Type == nil || x.Type.Kind != types.Struct {
+			return nil, errorf(n.Pos, "cannot dereference %s of type %s with ->; only STRUCT values have fields", x, x.Type)
+		}
+		for _, f := range x.Type.Fields {
+			if f.Name == n.Field {
+				return &Expr{Op: OpField, Type: f.Type, Name: n.Field, Args: []*Expr{x}}, nil
+			}
+		}
+		var names []string
+		for _, f := range x.Type.Fields {
+			names = append(names, f.Name)
+		}
+		return nil, errorf(n.Pos, "field '%s' not found in %s; fields: %s", n.Field, x, strings.Join(names, ", "))
+	case *ast.Subscript:
+		return b.bindSubscript(n)
+	case *ast.ArrayCtor:
+		args, err := b.bindAll(n.Elems)
+		if err != nil {
+			return nil, err
+		}
+		et, err := b.unify(n.Pos, "ARRAY elements", args)
+		if err != nil {
+			return nil, err
+		}
+		if et == nil {
+			return nil, errorf(n.Pos, "cannot infer the element type of ARRAY[%s]; cast an element to the type wanted", listString(args))
+		}
+		return &Expr{Op: OpArray, Type: types.ArrayOf(et), Args: args}, nil
+	case *ast.MapCtor:
+		keys, err := b.bindAll(n.Keys)
+		if err != nil {
+			return nil, err
+		}
+		vals, err := b.bindAll(n.Values)
+		if err != nil {
+			return nil, err
+		}
+		kt, err := b.unify(n.Pos, "MAP keys", keys)
+		if err != nil {
+			return nil, err
+		}
+		vt, err := b.unify(n.Pos, "MAP values", vals)
+		if err != nil {
+			return nil, err
+		}
+		if kt == nil || vt == nil {
+			return nil, errorf(n.Pos, "cannot infer the type of MAP(...); cast a key or value to the type wanted")
+		}
+		args := make([]*Expr, 0, 2*len(keys))
+		for i := range keys {
+			args = append(args, keys[i], vals[i])
+		}
+		return &Expr{Op: OpMap, Type: types.MapOf(kt, vt), Args: args}, nil
+	case *ast.StructCtor:
+		args, err := b.bindAll(n.Values)
+		if err != nil {
+			return nil, err
+		}
+		fields := make([]types.Field, len(args))
+		for i, a := range args {
+			if a.Type == nil {
+				return nil, errorf(n.Pos, "cannot infer the type of field %s := NULL; cast it to the type wanted", n.Names[i])
+			}
+			fields[i] = types.Field{Name: n.Names[i], Type: a.Type}
+		}
+		names := append([]string(nil), n.Names...)
+		if len(names) == 0 {
+			names = nil
+		}
+		return &Expr{Op: OpStruct, Type: types.StructOf(fields...), Args: args, Names: names}, nil
+	case *ast.Lambda:
+		return nil, errorf(n.Pos, "lambda expressions are only allowed as arguments of TRANSFORM, REDUCE and FILTER, which are not supported yet")
+	case *ast.VariableRef:
+		return nil, errorf(n.Pos, "variable ${%s} is not defined", n.Name)
+	case nil:
+		return nil, &Error{Msg: "missing expression"}
+	}
+	return nil, errorf(e.Position(), "unsupported expression %T", e)
+}
+
+func listString(es []*Expr) string {
+	s := make([]string, len(es))
+	for i, e := range es {
+		s[i] = e.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+func bindLiteral(n *ast.Literal, neg bool) (*Expr, error) {
+	text := n.Text
+	if neg {
+		text = "-" + text
+	}
+	switch n.Kind {
+	case ast.NullLit:
+		return Literal(nil, nil), nil
+	case ast.BoolLit:
+		return Literal(strings.EqualFold(n.Text, "TRUE"), types.BooleanType), nil
+	case ast.IntLit:
+		v, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			return nil, errorf(n.Pos, "Invalid numeric literal: %s", text)
+		}
+		if v >= math.MinInt32 && v <= math.MaxInt32 {
+			return Literal(int32(v), types.IntType), nil
+		}
+		return Literal(v, types.BigintType), nil
+	case ast.DecimalLit:
+		d, err := types.ParseDec(text)
+		if err != nil {
+			return nil, errorf(n.Pos, "Invalid numeric literal: %s", text)
+		}
+		return Literal(d, types.DecimalOf(max(d.Precision(), d.Scale), d.Scale)), nil
+	case ast.DoubleLit:
+		f, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return nil, errorf(n.Pos, "Number overflows DOUBLE: %s", text)
+		}
+		return Literal(f, types.DoubleType), nil
+	case ast.StringLit:
+		return Literal(n.Text, types.StringType), nil
+	case ast.BytesLit:
+		return Literal([]byte(n.Text), types.BytesType), nil
+	}
+	return nil, errorf(n.Pos, "unknown literal kind %d", n.Kind)
+}
+
+func (b *binder) bindColumn(n *ast.ColumnRef) (*Expr, error) {
+	idx, t, ok := b.scope.Resolve(n.Qualifier, n.Name)
+	if ok {
+		return &Expr{Op: OpColumn, Type: t, Col: idx, Qualifier: n.Qualifier, Name: n.Name}, nil
+	}
+	full := n.Name
+	if n.Qualifier != "" {
+		full = n.Qualifier + "." + n.Name
+	}
+	if d, ok := b.scope.(ScopeDescriber); ok {
+		if err := d.Explain(n.Qualifier, n.Name); err != nil {
+			return nil, errorf(n.Pos, "%v", err)
+		}
+		return nil, errorf(n.Pos, "column '%s' cannot be resolved; known columns: %s", full, strings.Join(d.Names(), ", "))
+	}
+	return nil, errorf(n.Pos, "column '%s' cannot be resolved", full)
+}
+
+func (b *binder) bindUnary(n *ast.Unary) (*Expr, error) {
+	if lit, ok := n.X.(*ast.Literal); ok && n.Op == ast.OpNeg {
+		switch lit.Kind {
+		case ast.IntLit, ast.DecimalLit, ast.DoubleLit:
+			return bindLiteral(lit, true)
+		}
+	}
+	x, err := b.bind(n.X)
+	if err != nil {
+		return nil, err
+	}
+	switch n.Op {
+	case ast.OpNot:
+		if x.Type != nil && x.Type.Kind != types.Boolean {
+			return nil, errorf(n.Pos, "NOT needs a BOOLEAN operand, but %s is %s", x, x.Type)
+		}
+		if x.Type == nil {
+			x = retype(x, types.BooleanType)
+		}
+		return &Expr{Op: OpNot, Type: types.BooleanType, Args: []*Expr{x}}, nil
+	case ast.OpPlus, ast.OpNeg:
+		if x.Type == nil || !x.Type.IsNumeric() {
+			return nil, errorf(n.Pos, "unary %s needs a numeric operand, but %s is %s", map[ast.UnaryOp]string{ast.OpNeg: "-", ast.OpPlus: "+"}[n.Op], x, x.Type)
+		}
+		if n.Op == ast.OpPlus {
+			return x, nil
+		}
+		return &Expr{Op: OpNeg, Type: x.Type, Args: []*Expr{x}}, nil
+	}
+	return nil, errorf(n.Pos, "unknown unary operator")
+}
+
+// retype gives an untyped NULL literal the type t.
+func retype(e *Expr, t *types.Type) *Expr {
+	if e.Type == nil && e.Op == OpLiteral {
+		return Literal(nil, t)
+	}
+	return e
+}
+
+func (b *binder) bindBinary(n *ast.Binary) (*Expr, error) {
+	op := binaryOps[n.Op]
+	switch op {
+	case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe:
+		return b.bindComparison(n.Pos, op, n.L, n.R)
+	}
+	l, err := b.bind(n.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bind(n.R)
+	if err != nil {
+		return nil, err
+	}
+	if l.Type == nil && r.Type == nil {
+		return nil, errorf(n.Pos, "cannot infer the type of NULL %s NULL; cast one side", n.Op)
+	}
+	if l.Type == nil {
+		l = retype(l, r.Type)
+	}
+	if r.Type == nil {
+		r = retype(r, l.Type)
+	}
+	switch op {
+	case OpAnd, OpOr:
+		if l.Type.Kind != types.Boolean || r.Type.Kind != types.Boolean {
+			return nil, errorf(n.Pos, "%s needs BOOLEAN operands, but got %s and %s in %s %s %s", n.Op, l.Type, r.Type, l, n.Op, r)
+		}
+		return &Expr{Op: op, Type: types.BooleanType, Args: []*Expr{l, r}}, nil
+	case OpConcat:
+		if l.Type.Kind == types.String && r.Type.Kind == types.String {
+			return &Expr{Op: OpConcat, Type: types.StringType, Args: []*Expr{l, r}}, nil
+		}
+		if l.Type.Kind == types.Bytes && r.Type.Kind == types.Bytes {
+			return &Expr{Op: OpConcat, Type: types.BytesType, Args: []*Expr{l, r}}, nil
+		}
+		return nil, errorf(n.Pos, "|| needs STRING operands, but got %s and %s in %s || %s", l.Type, r.Type, l, r)
+	}
+	if op == OpAdd && l.Type.Kind == types.String && r.Type.Kind == types.String {
+		return &Expr{Op: OpConcat, Type: types.StringType, Args: []*Expr{l, r}}, nil
+	}
+	if !l.Type.IsNumeric() || !r.Type.IsNumeric() {
+		return nil, errorf(n.Pos, "cannot apply %s to %s and %s in %s %s %s", n.Op, l.Type, r.Type, l, n.Op, r)
+	}
+	return &Expr{Op: op, Type: arithType(op, l.Type, r.Type), Args: []*Expr{l, r}}, nil
+}
+
+var cmpNames = map[Op]string{
+	OpEq: "=", OpNe: "<>", OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=",
+	OpIsDistinct: "IS DISTINCT FROM", OpIsNotDistinct: "IS NOT DISTINCT FROM", OpIn: "IN",
+}
+
+// coerceLiteralPair implements ksqlDB's implicit literal conversion in
+// comparisons: a STRING literal compared with another type is parsed as
+// that type, and a non-string literal compared with a STRING becomes a
+// string.
+func coerceLiteralPair(pos ast.Pos, l, r *Expr) (*Expr, *Expr, error) {
+	if l.Type == nil || r.Type == nil || l.Type.Kind == r.Type.Kind {
+		return l, r, nil
+	}
+	conv := func(lit *Expr, to *types.Type) (*Expr, error) {
+		c, err := castFunc(lit.Type, to)
+		if err != nil {
+			return lit, nil
+		}
+		v, err := c(lit.Value)
+		if err != nil {
+			return nil, errorf(pos, "%v", err)
+		}
+		return Literal(v, to), nil
+	}
+	var err error
+	switch {
+	case r.Op == OpLiteral && r.Value != nil && r.Type.Kind == types.String && isScalar(l.Type):
+		r, err = conv(r, l.Type)
+	case l.Op == OpLiteral && l.Value != nil && l.Type.Kind == types.String && isScalar(r.Type):
+		l, err = conv(l, r.Type)
+	case r.Op == OpLiteral && r.Value != nil && l.Type.Kind == types.String && isScalar(r.Type):
+		r, err = conv(r, types.StringType)
+	case l.Op == OpLiteral && l.Value != nil && r.Type.Kind == types.String && isScalar(l.Type):
+		l, err = conv(l, types.StringType)
+	}
+	return l, r, err
+}
+
+func isScalar(t *types.Type) bool {
+	switch t.Kind {
+	case types.Array, types.Map, types.Struct, types.Bytes:
+		return false
+	}
+	return true
+}
+
+func (b *binder) bindComparison(pos ast.Pos, op Op, le, re ast.Expr) (*Expr, error) {
+	l, err := b.bind(le)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bind(re)
+	if err != nil {
+		return nil, err
+	}
+	return b.compare(pos, op, l, r)
+}
+
+func (b *binder) compare(pos ast.Pos, op Op, l, r *Expr) (*Expr, error) {
+	if l.Type == nil && r.Type == nil {
+		return nil, errorf(pos, "Comparison with NULL not supported: %s %s %s", l, cmpNames[op], r)
+	}
+	if l.Type == nil {
+		l = retype(l, r.Type)
+	}
+	if r.Type == nil {
+		r = retype(r, l.Type)
+	}
+	l, r, err := coerceLiteralPair(pos, l, r)
+	if err != nil {
+		return nil, err
+	}
+	if !comparable(op, l.Type, r.Type) {
+		return nil, errorf(pos, "cannot compare %s with %s in %s %s %s; cast one side", l.Type, r.Type, l, cmpNames[op], r)
+	}
+	return &Expr{Op: op, Type: types.BooleanType, Args: []*Expr{l, r}}, nil
+}
+
+func (b *binder) bindIn(n *ast.In) (*Expr, error) {
+	x, err := b.bind(n.X)
+	if err != nil {
+		return nil, err
+	}
+	list, err := b.bindAll(n.List)
+	if err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, errorf(n.Pos, "IN needs at least one value")
+	}
+	args := []*Expr{x}
+	for _, e := range list {
+		c, err := b.compare(n.Pos, OpIn, x, e)
+		if err != nil {
+			return nil, err
+		}
+		if x.Type == nil {
+			x = c.Args[0]
+			args[0] = x
+		}
+		args = append(args, c.Args[1])
+	}
+	op := OpIn
+	if n.Not {
+		op = OpNotIn
+	}
+	return &Expr{Op: op, Type: types.BooleanType, Args: args}, nil
+}
+
+func (b *binder) bindBetween(n *ast.Between) (*Expr, error) {
+	x, err := b.bind(n.X)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := b.bind(n.Lo)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := b.bind(n.Hi)
+	if err != nil {
+		return nil, err
+	}
+	c1, err := b.compare(n.Pos, OpGe, x, lo)
+	if err != nil {
+		return nil, err
+	}
+	c2, err := b.compare(n.Pos, OpLe, c1.Args[0], hi)
+	if err != nil {
+		return nil, err
+	}
+	op := OpBetween
+	if n.Not {
+		op = OpNotBetween
+	}
+	return &Expr{Op: op, Type: types.BooleanType, Args: []*Expr{c2.Args[0], c1.Args[1], c2.Args[1]}}, nil
+}
+
+func (b *binder) bindLike(n *ast.Like) (*Expr, error) {
+	x, err := b.bind(n.X)
+	if err != nil {
+		return nil, err
+	}
+	p, err := b.bind(n.Pattern)
+	if err != nil {
+		return nil, err
+	}
+	x, p = retype(x, types.StringType), retype(p, types.StringType)
+	if x.Type.Kind != types.String || p.Type.Kind != types.String {
+		return nil, errorf(n.Pos, "LIKE needs STRING operands, but got %s and %s in %s LIKE %s", x.Type, p.Type, x, p)
+	}
+	args := []*Expr{x, p}
+	if n.Escape != nil {
+		esc, err := b.bind(n.Escape)
+		if err != nil {
+			return nil, err
+		}
+		s, ok := esc.Value.(string)
+		if esc.Op != OpLiteral || !ok || len([]rune(s)) != 1 {
+			return nil, errorf(n.Pos, "ESCAPE must be a single-character string literal, got %s", esc)
+		}
+		args = append(args, esc)
+	}
+	op := OpLike
+	if n.Not {
+		op = OpNotLike
+	}
+	return &Expr{Op: op, Type: types.BooleanType, Args: args}, nil
+}
+
+// unify computes the common type of es and converts each element to it
+// (literals directly, other nodes through a CAST node).
+func (b *binder) unify(pos ast.Pos, what string, es []*Expr) (*types.Type, error) {
+	ts := make([]*types.Type, len(es))
+	for i, e := range es {
+		ts[i] = e.Type
+	}
+	t, err := commonType(ts)
+	if err != nil {
+		return nil, errorf(pos, "%s must have compatible types: %v", what, err)
+	}
+	if t == nil {
+		return nil, nil
+	}
+	for i, e := range es {
+		ne, err := convertTo(pos, e, t)
+		if err != nil {
+			return nil, err
+		}
+		es[i] = ne
+	}
+	return t, nil
+}
+
+func convertTo(pos ast.Pos, e *Expr, t *types.Type) (*Expr, error) {
+	if e.Type == nil {
+		return retype(e, t), nil
+	}
+	if e.Type.Equal(t) {
+		return e, nil
+	}
+	c, err := castFunc(e.Type, t)
+	if err != nil {
+		return nil, errorf(pos, "%v", err)
+	}
+	if e.Op == OpLiteral {
+		if e.Value == nil {
+			return Literal(nil, t), nil
+		}
+		v, err := c(e.Value)
+		if err != nil {
+			return nil, errorf(pos, "%v", err)
+		}
+		return Literal(v, t), nil
+	}
+	return &Expr{Op: OpCast, Type: t, Args: []*Expr{e}}, nil
+}
+
+func (b *binder) bindCase(n *ast.Case) (*Expr, error) {
+	var operand *Expr
+	if n.Operand != nil {
+		var err error
+		if operand, err = b.bind(n.Operand); err != nil {
+			return nil, err
+		}
+	}
+	var conds, results []*Expr
+	for _, w := range n.Whens {
+		c, err := b.bind(w.Cond)
+		if err != nil {
+			return nil, err
+		}
+		if operand != nil {
+			if c, err = b.compare(w.Cond.Position(), OpEq, operand, c); err != nil {
+				return nil, err
+			}
+		}
+		c = retype(c, types.BooleanType)
+		if c.Type.Kind != types.Boolean {
+			return nil, errorf(w.Cond.Position(), "WHEN condition %s must be BOOLEAN, not %s", c, c.Type)
+		}
+		r, err := b.bind(w.Result)
+		if err != nil {
+			return nil, err
+		}
+		conds = append(conds, c)
+		results = append(results, r)
+	}
+	if n.Else != nil {
+		e, err := b.bind(n.Else)
+		if err != nil {
+			return nil, err
+		}
+		results = append(results, e)
+	}
+	t, err := b.unify(n.Pos, "CASE results", results)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, errorf(n.Pos, "Invalid Case expression. All case branches have NULL type")
+	}
+	args := make([]*Expr, 0, len(conds)*2+1)
+	for i := range conds {
+		args = append(args, conds[i], results[i])
+	}
+	if n.Else != nil {
+		args = append(args, results[len(results)-1])
+	}
+	return &Expr{Op: OpCase, Type: t, Args: args, Else: n.Else != nil}, nil
+}
+
+func (b *binder) bindSubscript(n *ast.Subscript) (*Expr, error) {
+	x, err := b.bind(n.X)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := b.bind(n.Index)
+	if err != nil {
+		return nil, err
+	}
+	if x.Type == nil {
+		return nil, errorf(n.Pos, "cannot subscript NULL")
+	}
+	switch x.Type.Kind {
+	case types.Array:
+		idx = retype(idx, types.IntType)
+		if idx.Type.Kind != types.Int && idx.Type.Kind != types.Bigint {
+			return nil, errorf(n.Pos, "array index %s must be INTEGER or BIGINT, not %s", idx, idx.Type)
+		}
+		return &Expr{Op: OpIndex, Type: x.Type.Elem, Args: []*Expr{x, idx}}, nil
+	case types.Map:
+		idx = retype(idx, x.Type.Key)
+		k, err := convertTo(n.Pos, idx, x.Type.Key)
+		if err != nil || !implicitOK(idx.Type, x.Type.Key) && idx.Op != OpLiteral {
+			return nil, errorf(n.Pos, "map key %s must be %s, not %s", idx, x.Type.Key, idx.Type)
+		}
+		return &Expr{Op: OpIndex, Type: x.Type.Elem, Args: []*Expr{x, k}}, nil
+	}
+	return nil, errorf(n.Pos, "cannot subscript %s of type %s; only ARRAY and MAP values can be subscripted", x, x.Type)
+}
+
+func (b *binder) bindCall(n *ast.FuncCall) (*Expr, error) {
+	f, ok := LookupFunc(n.Name)
+	if !ok {
+		return nil, errorf(n.Pos, "unknown function '%s'", n.Name)
+	}
+	if n.Star || n.Distinct {
+		return nil, errorf(n.Pos, "function '%s' is not an aggregate; * and DISTINCT are not allowed", n.Name)
+	}
+	args, err := b.bindAll(n.Args)
+	if err != nil {
+		return nil, err
+	}
+	ts := make([]*types.Type, len(args))
+	for i, a := range args {
+		ts[i] = a.Type
+	}
+	ret, err := f.Check(ts)
+	if err != nil {
+		return nil, errorf(n.Pos, "%v", err)
+	}
+	if f.Coerce != nil {
+		for i, a := range args {
+			if want := f.Coerce(ts, i, ret); want != nil {
+				if args[i], err = convertTo(n.Pos, a, want); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return &Expr{Op: OpCall, Type: ret, Func: f.Name, Args: args}, nil
+}

@@ -1,0 +1,491 @@
+package expr
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/sluice-sql/sluice/internal/types"
+)
+
+// Func is a scalar function known to Bind and Compile.
+type Func struct {
+	// Name is the upper-case SQL name.
+	Name string
+	// Description is one line for SHOW FUNCTIONS and DESCRIBE FUNCTION.
+	Description string
+	// Check validates the argument types of a call (nil for an untyped
+	// NULL argument) and returns the result type, or an error saying which
+	// arguments are accepted.
+	Check func(args []*types.Type) (*types.Type, error)
+	// Coerce, when set, returns the type argument i is converted to before
+	// the call (nil leaves it as is); COALESCE uses it to widen every
+	// argument to the result type.
+	Coerce func(args []*types.Type, i int, ret *types.Type) *types.Type
+	// Build returns the implementation of a call with these argument types
+	// (after Coerce) and result type. Compile calls it once per call site.
+	Build func(args []*types.Type, ret *types.Type) (Impl, error)
+}
+
+// Impl evaluates one call over a row. args evaluate the call's arguments;
+// an Impl evaluates only those it needs, so COALESCE stops at the first
+// non-null argument. Impls must be safe for concurrent use.
+type Impl func(row []any, args []ArgFunc) (any, error)
+
+var (
+	funcsMu sync.RWMutex
+	funcs   = map[string]*Func{}
+)
+
+// Register adds f to the function registry, replacing any function of the
+// same name. It is meant for package initialization.
+func Register(f *Func) {
+	funcsMu.Lock()
+	defer funcsMu.Unlock()
+	funcs[strings.ToUpper(f.Name)] = f
+}
+
+// LookupFunc returns the function named name (case-insensitive).
+func LookupFunc(name string) (*Func, bool) {
+	funcsMu.RLock()
+	defer funcsMu.RUnlock()
+	f, ok := funcs[strings.ToUpper(name)]
+	return f, ok
+}
+
+// FuncNames returns the names of all registered functions, sorted.
+func FuncNames() []string {
+	funcsMu.RLock()
+	defer funcsMu.RUnlock()
+	out := make([]string, 0, len(funcs))
+	for n := range funcs {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Strict adapts fn, which takes already evaluated non-null arguments, into
+// an Impl that returns null as soon as any argument is null. The argument
+// slice passed to fn is only valid during the call.
+func Strict(fn func(args []any) (any, error)) Impl {
+	return func(row []any, args []ArgFunc) (any, error) {
+		var buf [4]any
+		vals := buf[:0]
+		for _, a := range args {
+			v, err := a(row)
+			if v == nil || err != nil {
+				return nil, err
+			}
+			vals = append(vals, v)
+		}
+		return fn(vals)
+	}
+}
+
+// Strict1 adapts a one-argument function; null in gives null out.
+func Strict1(fn func(a any) (any, error)) Impl {
+	return func(row []any, args []ArgFunc) (any, error) {
+		v, err := args[0](row)
+		if v == nil || err != nil {
+			return nil, err
+		}
+		return fn(v)
+	}
+}
+
+func typeList(ts []*types.Type) string {
+	s := make([]string, len(ts))
+	for i, t := range ts {
+		if t == nil {
+			s[i] = "NULL"
+		} else {
+			s[i] = t.String()
+		}
+	}
+	return "(" + strings.Join(s, ", ") + ")"
+}
+
+func badArgs(name string, ts []*types.Type, want string) error {
+	return fmt.Errorf("Function '%s' does not accept parameters %s; expected %s", name, typeList(ts), want)
+}
+
+// sig checks a fixed signature where each argument must be one of the
+// listed kinds (an untyped NULL matches anything).
+func sig(name, want string, ts []*types.Type, kinds ...[]types.Kind) error {
+	if len(ts) != len(kinds) {
+		return badArgs(name, ts, want)
+	}
+	for i, t := range ts {
+		if t == nil {
+			continue
+		}
+		ok := false
+		for _, k := range kinds[i] {
+			if t.Kind == k {
+				ok = true
+			}
+		}
+		if !ok {
+			return badArgs(name, ts, want)
+		}
+	}
+	return nil
+}
+
+var (
+	kString  = []types.Kind{types.String}
+	kInts    = []types.Kind{types.Int, types.Bigint}
+	kNumeric = []types.Kind{types.Int, types.Bigint, types.Decimal, types.Double}
+	kStrByte = []types.Kind{types.String, types.Bytes}
+)
+
+func stringFunc(name, desc string, fn func(string) any) *Func {
+	return &Func{
+		Name: name, Description: desc,
+		Check: func(ts []*types.Type) (*types.Type, error) {
+			if err := sig(name, "(STRING)", ts, kString); err != nil {
+				return nil, err
+			}
+			return types.StringType, nil
+		},
+		Build: func([]*types.Type, *types.Type) (Impl, error) {
+			return Strict1(func(a any) (any, error) { return fn(a.(string)), nil }), nil
+		},
+	}
+}
+
+func sameNumeric(name string) func([]*types.Type) (*types.Type, error) {
+	return func(ts []*types.Type) (*types.Type, error) {
+		if err := sig(name, "(INTEGER|BIGINT|DECIMAL|DOUBLE)", ts, kNumeric); err != nil {
+			return nil, err
+		}
+		if ts[0] == nil {
+			return types.DoubleType, nil
+		}
+		return ts[0], nil
+	}
+}
+
+func javaTrim(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool { return r <= ' ' })
+}
+
+// substringBounds returns the [start, end) rune range of SUBSTRING(s, pos,
+// len) for a value of n runes: pos is 1-based and counts from the end when
+// negative.
+func substringBounds(n int, pos int64, length int64, hasLen bool) (int, int) {
+	var start int64
+	switch {
+	case pos > 0:
+		start = pos - 1
+	case pos < 0:
+		start = int64(n) + pos
+	}
+	start = max(0, min(start, int64(n)))
+	end := int64(n)
+	if hasLen {
+		end = max(start, min(start+max(length, 0), int64(n)))
+	}
+	return int(start), int(end)
+}
+
+func roundHalfUp(f float64) float64 { return math.Floor(f + 0.5) }
+
+func init() {
+	Register(stringFunc("UCASE", "Upper-cases a string.", func(s string) any { return strings.ToUpper(s) }))
+	Register(stringFunc("LCASE", "Lower-cases a string.", func(s string) any { return strings.ToLower(s) }))
+	Register(stringFunc("TRIM", "Removes leading and trailing whitespace.", func(s string) any { return javaTrim(s) }))
+	Register(&Func{
+		Name: "LEN", Description: "Length of a string in characters, or of bytes.",
+		Check: func(ts []*types.Type) (*types.Type, error) {
+			if err := sig("LEN", "(STRING|BYTES)", ts, kStrByte); err != nil {
+				return nil, err
+			}
+			return types.IntType, nil
+		},
+		Build: func([]*types.Type, *types.Type) (Impl, error) {
+			return Strict1(func(a any) (any, error) {
+				if b, ok := a.([]byte); ok {
+					return int32(len(b)), nil
+				}
+				return int32(utf8.RuneCountInString(a.(string))), nil
+			}), nil
+		},
+	})
+	Register(&Func{
+		Name: "CONCAT", Description: "Concatenates strings or bytes, skipping nulls.",
+		Check: func(ts []*types.Type) (*types.Type, error) {
+			var k types.Kind
+			for _, t := range ts {
+				if t == nil {
+					continue
+				}
+				if (t.Kind != types.String && t.Kind != types.Bytes) || (k != 0 && t.Kind != k) {
+					return nil, badArgs("CONCAT", ts, "(STRING, ...) or (BYTES, ...)")
+				}
+				k = t.Kind
+			}
+			if len(ts) == 0 {
+				return nil, badArgs("CONCAT", ts, "(STRING, ...) or (BYTES, ...)")
+			}
+			if k == types.Bytes {
+				return types.BytesType, nil
+			}
+			return types.StringType, nil
+		},
+		Build: func(_ []*types.Type, ret *types.Type) (Impl, error) {
+			if ret.Kind == types.Bytes {
+				return func(row []any, args []ArgFunc) (any, error) {
+					var out []byte
+					for _, a := range args {
+						v, err := a(row)
+						if err != nil {
+							return nil, err
+						}
+						if v != nil {
+							out = append(out, v.([]byte)...)
+						}
+					}
+					if out == nil {
+						out = []byte{}
+					}
+					return out, nil
+				}, nil
+			}
+			return func(row []any, args []ArgFunc) (any, error) {
+				var b strings.Builder
+				for _, a := range args {
+					v, err := a(row)
+					if err != nil {
+						return nil, err
+					}
+					if v != nil {
+						b.WriteString(v.(string))
+					}
+				}
+				return b.String(), nil
+			}, nil
+		},
+	})
+	Register(&Func{
+		Name: "SUBSTRING", Description: "SUBSTRING(s, pos[, len]): 1-based; a negative pos counts from the end.",
+		Check: func(ts []*types.Type) (*types.Type, error) {
+			want := "(STRING|BYTES, INTEGER[, INTEGER])"
+			var err error
+			switch len(ts) {
+			case 2:
+				err = sig("SUBSTRING", want, ts, kStrByte, kInts)
+			case 3:
+				err = sig("SUBSTRING", want, ts, kStrByte, kInts, kInts)
+			default:
+				err = badArgs("SUBSTRING", ts, want)
+			}
+			if err != nil {
+				return nil, err
+			}
+			if ts[0] == nil {
+				return types.StringType, nil
+			}
+			return ts[0], nil
+		},
+		Build: func(ts []*types.Type, _ *types.Type) (Impl, error) {
+			return Strict(func(a []any) (any, error) {
+				var length int64
+				if len(a) == 3 {
+					length = toInt64(a[2])
+				}
+				if b, ok := a[0].([]byte); ok {
+					s, e := substringBounds(len(b), toInt64(a[1]), length, len(a) == 3)
+					return append([]byte{}, b[s:e]...), nil
+				}
+				str := a[0].(string)
+				rs := []rune(str)
+				s, e := substringBounds(len(rs), toInt64(a[1]), length, len(a) == 3)
+				return string(rs[s:e]), nil
+			}), nil
+		},
+	})
+	Register(&Func{
+		Name: "ABS", Description: "Absolute value.",
+		Check: sameNumeric("ABS"),
+		Build: func([]*types.Type, *types.Type) (Impl, error) {
+			return Strict1(func(a any) (any, error) {
+				switch x := a.(type) {
+				case int32:
+					if x < 0 {
+						return -x, nil
+					}
+					return x, nil
+				case int64:
+					if x < 0 {
+						return -x, nil
+					}
+					return x, nil
+				case float64:
+					return math.Abs(x), nil
+				case types.Dec:
+					if x.Sign() < 0 {
+						return x.Neg(), nil
+					}
+					return x, nil
+				}
+				return nil, fmt.Errorf("ABS of %T", a)
+			}), nil
+		},
+	})
+	for _, name := range []string{"FLOOR", "CEIL"} {
+		name := name
+		Register(&Func{
+			Name: name, Description: "Rounds " + map[string]string{"FLOOR": "down", "CEIL": "up"}[name] + " to a whole number.",
+			Check: func(ts []*types.Type) (*types.Type, error) {
+				t, err := sameNumeric(name)(ts)
+				if err != nil || t.Kind != types.Decimal {
+					return t, err
+				}
+				return types.DecimalOf(max(t.Precision-t.Scale+1, 1), 0), nil
+			},
+			Build: func(_ []*types.Type, ret *types.Type) (Impl, error) {
+				floor := name == "FLOOR"
+				return Strict1(func(a any) (any, error) {
+					switch x := a.(type) {
+					case int32, int64:
+						return x, nil
+					case float64:
+						if floor {
+							return math.Floor(x), nil
+						}
+						return math.Ceil(x), nil
+					case types.Dec:
+						t := x.Rescale(0)
+						// Rescale rounds half up; step back to floor/ceil.
+						c := t.Cmp(x)
+						if floor && c > 0 {
+							t = t.Sub(types.DecFromInt64(1))
+						} else if !floor && c < 0 {
+							t = t.Add(types.DecFromInt64(1))
+						}
+						return t.Rescale(ret.Scale), nil
+					}
+					return nil, fmt.Errorf("%s of %T", name, a)
+				}), nil
+			},
+		})
+	}
+	Register(&Func{
+		Name: "ROUND", Description: "ROUND(x[, digits]): rounds half up.",
+		Check: func(ts []*types.Type) (*types.Type, error) {
+			want := "(INTEGER|BIGINT|DECIMAL|DOUBLE[, INTEGER])"
+			var err error
+			if len(ts) == 2 {
+				err = sig("ROUND", want, ts, kNumeric, kInts)
+			} else {
+				err = sig("ROUND", want, ts, kNumeric)
+			}
+			if err != nil {
+				return nil, err
+			}
+			t := ts[0]
+			if t == nil {
+				t = types.DoubleType
+			}
+			switch t.Kind {
+			case types.Double:
+				if len(ts) == 1 {
+					return types.BigintType, nil
+				}
+				return types.DoubleType, nil
+			case types.Decimal:
+				if len(ts) == 1 {
+					return types.DecimalOf(max(t.Precision-t.Scale+1, 1), 0), nil
+				}
+				return types.DecimalOf(t.Precision+1, t.Scale), nil
+			}
+			return t, nil
+		},
+		Build: func(_ []*types.Type, ret *types.Type) (Impl, error) {
+			return Strict(func(a []any) (any, error) {
+				digits := int64(0)
+				if len(a) == 2 {
+					digits = toInt64(a[1])
+				}
+				switch x := a[0].(type) {
+				case int32, int64:
+					return x, nil
+				case float64:
+					if len(a) == 1 {
+						return int64(roundHalfUp(x)), nil
+					}
+					d, err := types.DecFromFloat64(x)
+					if err != nil {
+						return x, nil
+					}
+					return d.Rescale(int(max(digits, 0))).Float64(), nil
+				case types.Dec:
+					return x.Rescale(int(max(digits, 0))).Rescale(ret.Scale), nil
+				}
+				return nil, fmt.Errorf("ROUND of %T", a[0])
+			}), nil
+		},
+	})
+	nullFunc := func(name string, minArgs, maxArgs int, desc string, impl func(cmp func(a, b any) bool) Impl) *Func {
+		return &Func{
+			Name: name, Description: desc,
+			Check: func(ts []*types.Type) (*types.Type, error) {
+				if len(ts) < minArgs || (maxArgs > 0 && len(ts) > maxArgs) {
+					if len(ts) == 0 {
+						return nil, fmt.Errorf("Function '%s' does not accept parameters ()", name)
+					}
+					return nil, badArgs(name, ts, "arguments of one type")
+				}
+				t, err := commonType(ts)
+				if err != nil {
+					return nil, fmt.Errorf("Function '%s' does not accept parameters %s: %v", name, typeList(ts), err)
+				}
+				if t == nil {
+					return nil, fmt.Errorf("cannot infer the type of %s%s; cast an argument", name, typeList(ts))
+				}
+				return t, nil
+			},
+			Coerce: func(_ []*types.Type, _ int, ret *types.Type) *types.Type { return ret },
+			Build: func([]*types.Type, *types.Type) (Impl, error) {
+				return impl(types.Equal), nil
+			},
+		}
+	}
+	firstNonNull := func(func(a, b any) bool) Impl {
+		return func(row []any, args []ArgFunc) (any, error) {
+			for _, a := range args {
+				v, err := a(row)
+				if err != nil {
+					return nil, err
+				}
+				if v != nil {
+					return v, nil
+				}
+			}
+			return nil, nil
+		}
+	}
+	Register(nullFunc("COALESCE", 1, 0, "Returns the first non-null argument.", firstNonNull))
+	Register(nullFunc("IFNULL", 2, 2, "IFNULL(x, alt): alt when x is null.", firstNonNull))
+	Register(nullFunc("NULLIF", 2, 2, "NULLIF(x, y): null when x equals y, else x.", func(eq func(a, b any) bool) Impl {
+		return func(row []any, args []ArgFunc) (any, error) {
+			a, err := args[0](row)
+			if a == nil || err != nil {
+				return nil, err
+			}
+			b, err := args[1](row)
+			if err != nil {
+				return nil, err
+			}
+			if b != nil && eq(a, b) {
+				return nil, nil
+			}
+			return a, nil
+		}
+	}))
+}
