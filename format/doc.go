@@ -1,0 +1,32 @@
+// Package format encodes and decodes Kafka record keys and values in the
+// serialization formats of ksqlDB (KEY_FORMAT, VALUE_FORMAT, FORMAT).
+//
+//	bytes ──Codec.Decode──▶ []any (one SQL value per column, see package types)
+//	[]any ──Codec.Encode──▶ bytes (appended to a caller's buffer)
+//
+// Supported today: JSON (keys and values) and KAFKA (a single column of
+// INTEGER, BIGINT, DOUBLE, STRING or BYTES). Other ksqlDB formats are
+// recognised and refused with a clear error.
+//
+// JSON decoding follows ksqlDB's JSON deserializer: object field names match
+// column names exactly first, then case-insensitively; missing fields are
+// null; a value is coerced to its column's type where ksqlDB coerces it:
+//
+//	BOOLEAN    true/false, or the strings "true"/"false" (any case)
+//	INTEGER    a number (a fraction is truncated) or a numeric string
+//	BIGINT     as INTEGER
+//	DOUBLE     a number or a numeric string
+//	DECIMAL    a number or a numeric string, rounded half up to the column's
+//	           scale; an error when it exceeds the precision
+//	STRING     a string; a number or boolean as its JSON text; an object or
+//	           array as its compact JSON text
+//	BYTES      a base64 string
+//	TIMESTAMP  milliseconds since the epoch (number or numeric string)
+//	DATE       days since the epoch; TIME milliseconds since midnight
+//	ARRAY, MAP, STRUCT  nested arrays and objects, element by element
+//
+// Anything else is a decode error, as is malformed JSON; the caller sends
+// such records to the processing log. A value schema with a single column
+// and WRAP_SINGLE_VALUE=false reads and writes that column's value bare,
+// and so does a JSON key with a single column, as ksqlDB does.
+package format

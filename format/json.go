@@ -1,0 +1,253 @@
+package format
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/sluice-sql/sluice/internal/types"
+)
+
+// jsonCodec is the JSON format.
+type jsonCodec struct {
+	cols []types.Column
+	// bare: the single column's value is the whole document.
+	bare bool
+	// exact maps a column name to its index.
+	exact map[string]int
+}
+
+func newJSONCodec(cols []types.Column, bare bool) *jsonCodec {
+	c := &jsonCodec{cols: cols, bare: bare, exact: make(map[string]int, len(cols))}
+	for i, col := range cols {
+		c.exact[col.Name] = i
+	}
+	return c
+}
+
+func (c *jsonCodec) field(name []byte) int {
+	if i, ok := c.exact[string(name)]; ok {
+		return i
+	}
+	for i, col := range c.cols {
+		if bytes.EqualFold([]byte(col.Name), name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (c *jsonCodec) Decode(b []byte, dst []any) error {
+	if len(dst) != len(c.cols) {
+		return fmt.Errorf("JSON codec decodes %d columns, got a row of %d", len(c.cols), len(dst))
+	}
+	for i := range dst {
+		dst[i] = nil
+	}
+	if b == nil {
+		return nil
+	}
+	d := jsonDecoder{b: b}
+	d.ws()
+	if c.bare {
+		v, err := d.value(c.cols[0].Type)
+		if err != nil {
+			return d.wrap(err)
+		}
+		dst[0] = v
+	} else {
+		if d.peek() == 'n' {
+			if err := d.literal("null"); err != nil {
+				return d.wrap(err)
+			}
+		} else if err := d.object(func(name []byte) error {
+			i := c.field(name)
+			if i < 0 {
+				return d.skip()
+			}
+			v, err := d.value(c.cols[i].Type)
+			if err != nil {
+				return fmt.Errorf("column %s: %w", c.cols[i].Name, err)
+			}
+			dst[i] = v
+			return nil
+		}); err != nil {
+			return d.wrap(err)
+		}
+	}
+	d.ws()
+	if d.i != len(d.b) {
+		return d.wrap(fmt.Errorf("unexpected data after the JSON value"))
+	}
+	return nil
+}
+
+func (c *jsonCodec) Encode(dst []byte, row []any) ([]byte, error) {
+	if len(row) != len(c.cols) {
+		return nil, fmt.Errorf("JSON codec encodes %d columns, got a row of %d", len(c.cols), len(row))
+	}
+	if c.bare {
+		if row[0] == nil {
+			return nil, nil
+		}
+		return appendJSON(dst, row[0], c.cols[0].Type)
+	}
+	dst = append(dst, '{')
+	var err error
+	for i, col := range c.cols {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, col.Name)
+		dst = append(dst, ':')
+		if dst, err = appendJSON(dst, row[i], col.Type); err != nil {
+			return nil, fmt.Errorf("column %s: %w", col.Name, err)
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// appendJSON appends v, a value of type t, as JSON.
+func appendJSON(dst []byte, v any, t *types.Type) ([]byte, error) {
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case bool:
+		return strconv.AppendBool(dst, x), nil
+	case int32:
+		return strconv.AppendInt(dst, int64(x), 10), nil
+	case int64:
+		return strconv.AppendInt(dst, x, 10), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			dst = append(dst, '"')
+			dst = types.AppendDouble(dst, x)
+			return append(dst, '"'), nil
+		}
+		return types.AppendDouble(dst, x), nil
+	case types.Dec:
+		return append(dst, x.String()...), nil
+	case string:
+		return appendJSONString(dst, x), nil
+	case []byte:
+		dst = append(dst, '"')
+		dst = base64.StdEncoding.AppendEncode(dst, x)
+		return append(dst, '"'), nil
+	case types.TimestampValue:
+		return strconv.AppendInt(dst, int64(x), 10), nil
+	case types.DateValue:
+		return strconv.AppendInt(dst, int64(x), 10), nil
+	case types.TimeValue:
+		return strconv.AppendInt(dst, int64(x), 10), nil
+	case []any:
+		var et *types.Type
+		if t != nil {
+			et = t.Elem
+		}
+		dst = append(dst, '[')
+		var err error
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			if dst, err = appendJSON(dst, e, et); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, ']'), nil
+	case *types.MapValue:
+		var vt *types.Type
+		if t != nil {
+			vt = t.Elem
+		}
+		dst = append(dst, '{')
+		var err error
+		if x != nil {
+			for i, k := range x.Keys {
+				if i > 0 {
+					dst = append(dst, ',')
+				}
+				ks, ok := k.(string)
+				if !ok {
+					ks = types.FormatValue(k, nil)
+				}
+				dst = appendJSONString(dst, ks)
+				dst = append(dst, ':')
+				if dst, err = appendJSON(dst, x.Values[i], vt); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return append(dst, '}'), nil
+	case types.StructValue:
+		if t == nil || t.Kind != types.Struct {
+			return nil, fmt.Errorf("STRUCT value without a STRUCT type")
+		}
+		dst = append(dst, '{')
+		var err error
+		for i, f := range t.Fields {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, f.Name)
+			dst = append(dst, ':')
+			var e any
+			if i < len(x) {
+				e = x[i]
+			}
+			if dst, err = appendJSON(dst, e, f.Type); err != nil {
+				return nil, err
+			}
+		}
+		return append(dst, '}'), nil
+	}
+	return nil, fmt.Errorf("cannot encode a %T value as JSON", v)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as a JSON string, escaping quotes, backslashes
+// and control characters and replacing invalid UTF-8 with U+FFFD.
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, "\ufffd"...)
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

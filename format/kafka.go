@@ -1,0 +1,109 @@
+package format
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/sluice-sql/sluice/internal/types"
+)
+
+// kafkaCodec is the KAFKA format: one column in Kafka's primitive serdes.
+type kafkaCodec struct {
+	kind types.Kind
+}
+
+func newKafkaCodec(cols []types.Column, what string) (Codec, error) {
+	if len(cols) != 1 {
+		names := make([]string, len(cols))
+		for i, c := range cols {
+			names[i] = c.Name
+		}
+		return nil, fmt.Errorf("the KAFKA format supports only a single %s column; got %d (%s); use JSON for several", what, len(cols), strings.Join(names, ", "))
+	}
+	t := cols[0].Type
+	switch t.Kind {
+	case types.Int, types.Bigint, types.Double, types.String, types.Bytes:
+		return kafkaCodec{kind: t.Kind}, nil
+	}
+	return nil, fmt.Errorf("The 'KAFKA' format does not support type '%s'", t.Kind)
+}
+
+func (c kafkaCodec) Decode(b []byte, dst []any) error {
+	if len(dst) != 1 {
+		return fmt.Errorf("KAFKA codec decodes 1 column, got a row of %d", len(dst))
+	}
+	if b == nil {
+		dst[0] = nil
+		return nil
+	}
+	want := 0
+	switch c.kind {
+	case types.Int:
+		want = 4
+	case types.Bigint, types.Double:
+		want = 8
+	}
+	if want != 0 && len(b) != want {
+		return fmt.Errorf("KAFKA %s needs %d bytes, got %d", c.kind, want, len(b))
+	}
+	switch c.kind {
+	case types.Int:
+		dst[0] = int32(binary.BigEndian.Uint32(b))
+	case types.Bigint:
+		dst[0] = int64(binary.BigEndian.Uint64(b))
+	case types.Double:
+		dst[0] = math.Float64frombits(binary.BigEndian.Uint64(b))
+	case types.String:
+		dst[0] = string(b)
+	case types.Bytes:
+		dst[0] = append([]byte{}, b...)
+	}
+	return nil
+}
+
+func (c kafkaCodec) Encode(dst []byte, row []any) ([]byte, error) {
+	if len(row) != 1 {
+		return nil, fmt.Errorf("KAFKA codec encodes 1 column, got a row of %d", len(row))
+	}
+	v := row[0]
+	if v == nil {
+		return nil, nil
+	}
+	var ok bool
+	switch c.kind {
+	case types.Int:
+		var x int32
+		if x, ok = v.(int32); ok {
+			return binary.BigEndian.AppendUint32(dst, uint32(x)), nil
+		}
+	case types.Bigint:
+		var x int64
+		if x, ok = v.(int64); ok {
+			return binary.BigEndian.AppendUint64(dst, uint64(x)), nil
+		}
+	case types.Double:
+		var x float64
+		if x, ok = v.(float64); ok {
+			return binary.BigEndian.AppendUint64(dst, math.Float64bits(x)), nil
+		}
+	case types.String:
+		var x string
+		if x, ok = v.(string); ok {
+			if dst == nil {
+				dst = make([]byte, 0, len(x))
+			}
+			return append(dst, x...), nil
+		}
+	case types.Bytes:
+		var x []byte
+		if x, ok = v.([]byte); ok {
+			if dst == nil {
+				dst = make([]byte, 0, len(x))
+			}
+			return append(dst, x...), nil
+		}
+	}
+	return nil, fmt.Errorf("KAFKA %s column got a %T value", c.kind, v)
+}
