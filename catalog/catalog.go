@@ -1,0 +1,241 @@
+package catalog
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+
+	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/internal/types"
+)
+
+// Kind says whether a source is a stream or a table.
+type Kind string
+
+// The source kinds.
+const (
+	Stream Kind = "STREAM"
+	Table  Kind = "TABLE"
+)
+
+// Source is a stream or table.
+type Source struct {
+	Name        string            `json:"name"`
+	Kind        Kind              `json:"kind"`
+	Topic       string            `json:"topic"`
+	Partitions  int32             `json:"partitions"`
+	KeyFormat   string            `json:"keyFormat"`
+	ValueFormat string            `json:"valueFormat"`
+	ValueProps  map[string]string `json:"valueProps,omitempty"`
+	Key         []types.Column    `json:"key"`
+	Value       []types.Column    `json:"value"`
+	// Timestamp names the column holding record time; empty for the record
+	// timestamp.
+	Timestamp string `json:"timestamp,omitempty"`
+	// IsSource marks CREATE SOURCE STREAM/TABLE: read-only.
+	IsSource bool `json:"isSource,omitempty"`
+	// SQL is the statement that created the source.
+	SQL string `json:"sql"`
+}
+
+// Columns returns key then value columns.
+func (s *Source) Columns() []types.Column {
+	out := make([]types.Column, 0, len(s.Key)+len(s.Value))
+	return append(append(out, s.Key...), s.Value...)
+}
+
+// QueryState is a persistent query's desired state.
+type QueryState string
+
+// The query states.
+const (
+	Running QueryState = "RUNNING"
+	Paused  QueryState = "PAUSED"
+)
+
+// Query is a persistent query.
+type Query struct {
+	ID    string          `json:"id"`
+	SQL   string          `json:"sql"`
+	Sink  string          `json:"sink"`
+	State QueryState      `json:"state"`
+	Plan  *topology.Graph `json:"plan"`
+}
+
+// Sources lists the names of the sources the query reads.
+func (q *Query) Sources() []string { return []string{q.Plan.Source.Name} }
+
+// CommandKind names a catalog change.
+type CommandKind string
+
+// The command kinds.
+const (
+	CreateSource   CommandKind = "create_source"
+	DropSource     CommandKind = "drop_source"
+	CreateQuery    CommandKind = "create_query"
+	TerminateQuery CommandKind = "terminate_query"
+)
+
+// Command is one entry of the command log. Exactly the fields its Kind
+// needs are set.
+type Command struct {
+	Kind CommandKind `json:"kind"`
+	// Source is set for CreateSource, and for CreateQuery when the query
+	// declares its sink (CREATE ... AS SELECT); it may replace an existing
+	// source of the same name when Replace is set.
+	Source  *Source `json:"source,omitempty"`
+	Replace bool    `json:"replace,omitempty"`
+	// Name is the source dropped by DropSource.
+	Name string `json:"name,omitempty"`
+	// Query is set for CreateQuery; QueryID names the query of
+	// TerminateQuery.
+	Query   *Query `json:"query,omitempty"`
+	QueryID string `json:"queryId,omitempty"`
+}
+
+// Encode returns the command's log record value.
+func (c *Command) Encode() ([]byte, error) { return json.Marshal(c) }
+
+// DecodeCommand reads a command log record value.
+func DecodeCommand(b []byte) (*Command, error) {
+	var c Command
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("catalog: undecodable command log record: %w", err)
+	}
+	return &c, nil
+}
+
+// Catalog is the current set of sources and persistent queries. Its methods
+// are safe for concurrent use; returned values must not be modified.
+type Catalog struct {
+	mu      sync.RWMutex
+	sources map[string]*Source
+	queries map[string]*Query
+	// seq counts applied CreateQuery commands; query ids end with it.
+	seq int
+}
+
+// New returns an empty catalog.
+func New() *Catalog {
+	return &Catalog{sources: map[string]*Source{}, queries: map[string]*Query{}}
+}
+
+// Apply applies one command. A command that does not fit the catalog (a
+// duplicate name, an unknown query) is an error: the engine validates before
+// writing, so this means the log and the catalog disagree.
+func (c *Catalog) Apply(cmd *Command) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch cmd.Kind {
+	case CreateSource:
+		if cmd.Source == nil {
+			return fmt.Errorf("catalog: create_source command without a source")
+		}
+		if _, ok := c.sources[cmd.Source.Name]; ok && !cmd.Replace {
+			return fmt.Errorf("catalog: source %s already exists", cmd.Source.Name)
+		}
+		c.sources[cmd.Source.Name] = cmd.Source
+	case DropSource:
+		if _, ok := c.sources[cmd.Name]; !ok {
+			return fmt.Errorf("catalog: drop of unknown source %s", cmd.Name)
+		}
+		delete(c.sources, cmd.Name)
+	case CreateQuery:
+		if cmd.Query == nil || cmd.Query.Plan == nil {
+			return fmt.Errorf("catalog: create_query command without a query plan")
+		}
+		if _, ok := c.queries[cmd.Query.ID]; ok {
+			return fmt.Errorf("catalog: query %s already exists", cmd.Query.ID)
+		}
+		if cmd.Source != nil {
+			if _, ok := c.sources[cmd.Source.Name]; ok && !cmd.Replace {
+				return fmt.Errorf("catalog: source %s already exists", cmd.Source.Name)
+			}
+			c.sources[cmd.Source.Name] = cmd.Source
+		}
+		c.queries[cmd.Query.ID] = cmd.Query
+		c.seq++
+	case TerminateQuery:
+		if _, ok := c.queries[cmd.QueryID]; !ok {
+			return fmt.Errorf("catalog: terminate of unknown query %s", cmd.QueryID)
+		}
+		delete(c.queries, cmd.QueryID)
+	default:
+		return fmt.Errorf("catalog: unknown command kind %q", cmd.Kind)
+	}
+	return nil
+}
+
+// NextQueryID returns the id the next persistent query would get, as ksqlDB
+// names them: CSAS_<SINK>_<N> for streams, CTAS_<SINK>_<N> for tables.
+func (c *Catalog) NextQueryID(prefix, sink string) string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return fmt.Sprintf("%s_%s_%d", prefix, sink, c.seq+1)
+}
+
+// Source returns the source named name.
+func (c *Catalog) Source(name string) (*Source, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	s, ok := c.sources[name]
+	return s, ok
+}
+
+// Sources returns every source, sorted by name.
+func (c *Catalog) Sources() []*Source {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]*Source, 0, len(c.sources))
+	for _, s := range c.sources {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Query returns the persistent query with id.
+func (c *Catalog) Query(id string) (*Query, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	q, ok := c.queries[id]
+	return q, ok
+}
+
+// Queries returns every persistent query, sorted by id.
+func (c *Catalog) Queries() []*Query {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]*Query, 0, len(c.queries))
+	for _, q := range c.queries {
+		out = append(out, q)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// Writers returns the ids of the queries that write into source name.
+func (c *Catalog) Writers(name string) []string {
+	var out []string
+	for _, q := range c.Queries() {
+		if q.Sink == name {
+			out = append(out, q.ID)
+		}
+	}
+	return out
+}
+
+// Readers returns the ids of the queries that read source name.
+func (c *Catalog) Readers(name string) []string {
+	var out []string
+	for _, q := range c.Queries() {
+		for _, s := range q.Sources() {
+			if s == name {
+				out = append(out, q.ID)
+				break
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,158 @@
+package topology
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/internal/types"
+)
+
+// Graph is one query's plan.
+type Graph struct {
+	// QueryID names a persistent query (CSAS_BIG_1); empty for a transient
+	// push query.
+	QueryID string `json:"queryId,omitempty"`
+	// Source is the input.
+	Source *Source `json:"source"`
+	// Steps transform rows in order, each consuming the previous one's
+	// output (the first consumes Source.Schema()).
+	Steps []Step `json:"steps"`
+	// Sink is the output topic of a persistent query; nil for a push query.
+	Sink *Sink `json:"sink,omitempty"`
+	// Output is the schema of the rows leaving the last step.
+	Output []types.Column `json:"output"`
+	// KeyColumns is how many leading columns of Output are key columns.
+	KeyColumns int `json:"keyColumns"`
+	// Limit ends a push query after this many rows; 0 means none.
+	Limit int64 `json:"limit,omitempty"`
+	// OffsetReset is where the query starts reading when it has no committed
+	// offsets: "earliest" or "latest".
+	OffsetReset string `json:"offsetReset"`
+}
+
+// Pseudo-columns that every source row carries before its key and value
+// columns, in this order.
+const (
+	RowTime      = "ROWTIME"
+	RowPartition = "ROWPARTITION"
+	RowOffset    = "ROWOFFSET"
+	// PseudoColumns is how many pseudo-columns lead a source row.
+	PseudoColumns = 3
+)
+
+// Source is a stream or table read from a topic.
+type Source struct {
+	Name        string            `json:"name"`
+	Topic       string            `json:"topic"`
+	Partitions  int32             `json:"partitions"`
+	KeyFormat   string            `json:"keyFormat"`
+	ValueFormat string            `json:"valueFormat"`
+	ValueProps  map[string]string `json:"valueProps,omitempty"`
+	Key         []types.Column    `json:"key"`
+	Value       []types.Column    `json:"value"`
+	// Timestamp names the value or key column holding record time; empty
+	// means the Kafka record timestamp.
+	Timestamp string `json:"timestamp,omitempty"`
+}
+
+// Schema is the row layout a source emits: the pseudo-columns, then key
+// columns, then value columns.
+func (s *Source) Schema() []types.Column {
+	out := make([]types.Column, 0, PseudoColumns+len(s.Key)+len(s.Value))
+	out = append(out,
+		types.Column{Name: RowTime, Type: types.BigintType},
+		types.Column{Name: RowPartition, Type: types.IntType},
+		types.Column{Name: RowOffset, Type: types.BigintType},
+	)
+	out = append(out, s.Key...)
+	return append(out, s.Value...)
+}
+
+// StepKind names an operator.
+type StepKind string
+
+// The step kinds.
+const (
+	Filter  StepKind = "filter"
+	Project StepKind = "project"
+)
+
+// Step is one operator.
+type Step struct {
+	Kind StepKind `json:"kind"`
+	// Predicate is a Filter's condition; rows where it is not true are
+	// dropped.
+	Predicate *expr.Expr `json:"predicate,omitempty"`
+	// Exprs are a Project's output expressions, one per column of Schema.
+	Exprs []*expr.Expr `json:"exprs,omitempty"`
+	// Schema is the step's output row layout.
+	Schema []types.Column `json:"schema"`
+}
+
+// Sink is a topic a persistent query writes.
+type Sink struct {
+	Name        string            `json:"name"`
+	Topic       string            `json:"topic"`
+	Partitions  int32             `json:"partitions"`
+	KeyFormat   string            `json:"keyFormat"`
+	ValueFormat string            `json:"valueFormat"`
+	ValueProps  map[string]string `json:"valueProps,omitempty"`
+}
+
+// String draws the graph as EXPLAIN shows it, sink first.
+func (g *Graph) String() string {
+	var b strings.Builder
+	depth := 0
+	line := func(format string, args ...any) {
+		b.WriteString(strings.Repeat("  ", depth))
+		b.WriteString(" > ")
+		fmt.Fprintf(&b, format, args...)
+		b.WriteByte('\n')
+		depth++
+	}
+	if g.Sink != nil {
+		line("[ SINK ] | Name: %s | Topic: %s | Partitions: %d | Key format: %s | Value format: %s | Schema: %s",
+			g.Sink.Name, g.Sink.Topic, g.Sink.Partitions, g.Sink.KeyFormat, g.Sink.ValueFormat, schemaString(g.Output, g.KeyColumns))
+	} else {
+		lim := ""
+		if g.Limit > 0 {
+			lim = fmt.Sprintf(" | Limit: %d", g.Limit)
+		}
+		line("[ OUTPUT ] | Schema: %s%s", schemaString(g.Output, g.KeyColumns), lim)
+	}
+	for i := len(g.Steps) - 1; i >= 0; i-- {
+		st := g.Steps[i]
+		switch st.Kind {
+		case Filter:
+			line("[ FILTER ] | Predicate: %s", st.Predicate)
+		case Project:
+			parts := make([]string, len(st.Exprs))
+			for j, e := range st.Exprs {
+				parts[j] = e.String() + " AS " + st.Schema[j].Name
+			}
+			line("[ PROJECT ] | %s", strings.Join(parts, ", "))
+		default:
+			line("[ %s ]", strings.ToUpper(string(st.Kind)))
+		}
+	}
+	s := g.Source
+	ts := "ROWTIME"
+	if s.Timestamp != "" {
+		ts = s.Timestamp
+	}
+	line("[ SOURCE ] | Name: %s | Topic: %s | Partitions: %d | Key format: %s | Value format: %s | Timestamp: %s | Start: %s",
+		s.Name, s.Topic, s.Partitions, s.KeyFormat, s.ValueFormat, ts, g.OffsetReset)
+	return b.String()
+}
+
+func schemaString(cols []types.Column, keys int) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = c.Name + " " + c.Type.String()
+		if i < keys {
+			parts[i] += " KEY"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
