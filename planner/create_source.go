@@ -1,0 +1,173 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/format"
+	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/internal/types"
+	"github.com/sluice-sql/sluice/parser/ast"
+)
+
+// SourceSpec is a planned CREATE STREAM/TABLE: the catalog entry and what
+// its topic must look like.
+type SourceSpec struct {
+	Source *catalog.Source
+	// Partitions and Replicas are from the WITH clause; Partitions > 0 means
+	// the topic is created when missing.
+	Partitions int32
+	Replicas   int16
+}
+
+var reservedColumns = []string{topology.RowTime, topology.RowPartition, topology.RowOffset, "WINDOWSTART", "WINDOWEND"}
+
+// PlanCreateSource checks a CREATE STREAM/TABLE with a column list and returns
+// the source it declares. Whether the name is free and the topic exists is
+// the caller's to check.
+func PlanCreateSource(s *ast.CreateSource) (*SourceSpec, error) {
+	kind := catalog.Stream
+	if s.Kind == ast.Table {
+		kind = catalog.Table
+	}
+	p, err := checkProps(s.Props, sourceProps)
+	if err != nil {
+		return nil, err
+	}
+	topic, _, err := p.str("KAFKA_TOPIC", "")
+	if err != nil {
+		return nil, err
+	}
+	if topic == "" {
+		return nil, errorf(s.Pos, "missing required property KAFKA_TOPIC; add WITH (KAFKA_TOPIC='topic-name', ...)")
+	}
+	keyFormat, valueFormat, err := p.formats(s.Pos, "KAFKA", "")
+	if err != nil {
+		return nil, err
+	}
+	vprops, err := p.valueProps()
+	if err != nil {
+		return nil, err
+	}
+	partitions, err := p.int("PARTITIONS", 0)
+	if err != nil {
+		return nil, err
+	}
+	replicas, err := p.int("REPLICAS", 0)
+	if err != nil {
+		return nil, err
+	}
+	if partitions < 0 || partitions > 1<<20 {
+		prop, _ := s.Props.Get("PARTITIONS")
+		return nil, errorf(prop.Pos, "PARTITIONS must be a positive number")
+	}
+	if len(s.Columns) == 0 {
+		return nil, errorf(s.Pos, "the statement does not define any columns; list them, e.g. CREATE %s %s (ID VARCHAR KEY, V BIGINT) WITH (...)", s.Kind, s.Name)
+	}
+	src := &catalog.Source{
+		Name: s.Name, Kind: kind, Topic: topic, Partitions: int32(partitions),
+		KeyFormat: keyFormat, ValueFormat: valueFormat, ValueProps: vprops,
+		IsSource: s.IsSource, SQL: s.SQL(),
+	}
+	seen := map[string]bool{}
+	for _, c := range s.Columns {
+		for _, r := range reservedColumns {
+			if c.Name == r {
+				return nil, errorf(c.Pos, "'%s' is a reserved column name; choose another name", c.Name)
+			}
+		}
+		if seen[c.Name] {
+			return nil, errorf(c.Pos, "column %s is defined more than once; remove or rename one", c.Name)
+		}
+		seen[c.Name] = true
+		if c.Type == nil || c.Type.Kind == types.Unknown {
+			name := ""
+			if c.Type != nil {
+				name = c.Type.Name
+			}
+			return nil, errorf(c.Pos, "unknown type %s for column %s; use a SQL type such as STRING, BIGINT or DOUBLE", name, c.Name)
+		}
+		col := types.Column{Name: c.Name, Type: c.Type}
+		switch c.Constraint {
+		case ast.KeyColumn:
+			if kind == catalog.Table {
+				return nil, errorf(c.Pos, "column %s is a 'KEY' column: use 'PRIMARY KEY' for tables", c.Name)
+			}
+			src.Key = append(src.Key, col)
+		case ast.PrimaryKeyColumn:
+			if kind == catalog.Stream {
+				return nil, errorf(c.Pos, "column %s is a 'PRIMARY KEY' column: use 'KEY' for streams", c.Name)
+			}
+			src.Key = append(src.Key, col)
+		case ast.HeadersColumn, ast.HeaderColumn:
+			return nil, errorf(c.Pos, "header columns are not supported yet; remove HEADERS from column %s", c.Name)
+		default:
+			src.Value = append(src.Value, col)
+		}
+	}
+	if kind == catalog.Table && len(src.Key) == 0 {
+		return nil, errorf(s.Pos, "tables require a PRIMARY KEY; mark the key column, e.g. ID VARCHAR PRIMARY KEY")
+	}
+	if len(src.Key) == 0 && keyFormat != "KAFKA" && keyFormat != "NONE" {
+		// A keyless source reads no key, whatever its format.
+		src.KeyFormat = "NONE"
+	}
+	if len(src.Key) == 0 && keyFormat == "KAFKA" {
+		src.KeyFormat = "KAFKA"
+	}
+	if ts, tpos, err := p.str("TIMESTAMP", ""); err != nil {
+		return nil, err
+	} else if ts != "" {
+		name := strings.ToUpper(ts)
+		var found *types.Column
+		for _, c := range src.Columns() {
+			if c.Name == name || c.Name == ts {
+				c := c
+				found = &c
+				break
+			}
+		}
+		if found == nil {
+			return nil, errorf(*tpos, "the TIMESTAMP column %s is not a column of %s; name one of its columns", ts, s.Name)
+		}
+		if found.Type.Kind != types.Bigint && found.Type.Kind != types.Timestamp {
+			return nil, errorf(*tpos, "the TIMESTAMP column %s is %s; it must be BIGINT (milliseconds) or TIMESTAMP", found.Name, found.Type)
+		}
+		src.Timestamp = found.Name
+	}
+	if err := checkCodecs(s.Pos, src.KeyFormat, src.Key, src.ValueFormat, src.Value, vprops); err != nil {
+		return nil, err
+	}
+	return &SourceSpec{Source: src, Partitions: int32(partitions), Replicas: int16(replicas)}, nil
+}
+
+// checkCodecs builds the key and value codecs once so that an unsupported
+// format or schema is refused when the statement runs, not when the first
+// record arrives.
+func checkCodecs(pos ast.Pos, keyFormat string, key []types.Column, valueFormat string, value []types.Column, vprops map[string]string) error {
+	if _, err := format.NewKeyCodec(keyFormat, key); err != nil {
+		return errorf(pos, "key format: %v", err)
+	}
+	if _, err := format.NewValueCodec(valueFormat, value, vprops); err != nil {
+		return errorf(pos, "value format: %v", err)
+	}
+	return nil
+}
+
+// SourceNode returns the plan node that reads s.
+func SourceNode(s *catalog.Source) *topology.Source {
+	return &topology.Source{
+		Name: s.Name, Topic: s.Topic, Partitions: s.Partitions,
+		KeyFormat: s.KeyFormat, ValueFormat: s.ValueFormat, ValueProps: s.ValueProps,
+		Key: s.Key, Value: s.Value, Timestamp: s.Timestamp,
+	}
+}
+
+func describeColumns(cols []types.Column) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}
+

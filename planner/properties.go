@@ -1,0 +1,130 @@
+package planner
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sluice-sql/sluice/parser/ast"
+)
+
+// knownProps are the WITH properties the planner understands, per statement
+// family.
+var (
+	sourceProps = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE"}
+	sinkProps   = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE"}
+)
+
+// props is a checked WITH list.
+type props struct {
+	list ast.Properties
+}
+
+func checkProps(list ast.Properties, known []string) (props, error) {
+	seen := map[string]bool{}
+	for _, p := range list {
+		if seen[p.Name] {
+			return props{}, errorf(p.Pos, "property %s is given twice in the WITH clause; keep one", p.Name)
+		}
+		seen[p.Name] = true
+		ok := false
+		for _, k := range known {
+			if k == p.Name {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			sorted := append([]string(nil), known...)
+			sort.Strings(sorted)
+			return props{}, errorf(p.Pos, "invalid config variable in the WITH clause: %s; valid properties are %s", p.Name, strings.Join(sorted, ", "))
+		}
+	}
+	return props{list: list}, nil
+}
+
+// str returns a string property, or def when absent.
+func (p props) str(name, def string) (string, *ast.Pos, error) {
+	prop, ok := p.list.Get(name)
+	if !ok {
+		return def, nil, nil
+	}
+	if prop.Value.Kind != ast.StringLit {
+		return "", nil, errorf(prop.Pos, "property %s takes a string in single quotes, e.g. %s='value'", name, name)
+	}
+	return prop.Value.Text, &prop.Pos, nil
+}
+
+// int returns an integer property, or def when absent.
+func (p props) int(name string, def int64) (int64, error) {
+	prop, ok := p.list.Get(name)
+	if !ok {
+		return def, nil
+	}
+	v, err := strconv.ParseInt(prop.Value.Text, 10, 64)
+	if err != nil || (prop.Value.Kind != ast.IntLit && prop.Value.Kind != ast.StringLit) {
+		return 0, errorf(prop.Pos, "property %s takes a whole number, e.g. %s=4", name, name)
+	}
+	return v, nil
+}
+
+// bool returns a boolean property, and whether it was set.
+func (p props) bool(name string) (bool, bool, error) {
+	prop, ok := p.list.Get(name)
+	if !ok {
+		return false, false, nil
+	}
+	switch strings.ToUpper(prop.Value.Text) {
+	case "TRUE":
+		return true, true, nil
+	case "FALSE":
+		return false, true, nil
+	}
+	return false, false, errorf(prop.Pos, "property %s takes true or false", name)
+}
+
+// formats resolves FORMAT, KEY_FORMAT and VALUE_FORMAT, with defaults used
+// when none is given (zero defaults mean required).
+func (p props) formats(stmtPos ast.Pos, defKey, defValue string) (key, value string, err error) {
+	format, fpos, err := p.str("FORMAT", "")
+	if err != nil {
+		return "", "", err
+	}
+	key, kpos, err := p.str("KEY_FORMAT", "")
+	if err != nil {
+		return "", "", err
+	}
+	value, vpos, err := p.str("VALUE_FORMAT", "")
+	if err != nil {
+		return "", "", err
+	}
+	if format != "" {
+		if kpos != nil {
+			return "", "", errorf(*kpos, "cannot supply both KEY_FORMAT and FORMAT; FORMAT sets both key and value formats")
+		}
+		if vpos != nil {
+			return "", "", errorf(*vpos, "cannot supply both VALUE_FORMAT and FORMAT; FORMAT sets both key and value formats")
+		}
+		key, value = format, format
+		_ = fpos
+	}
+	if key == "" {
+		key = defKey
+	}
+	if value == "" {
+		value = defValue
+	}
+	if value == "" {
+		return "", "", errorf(stmtPos, "missing required property VALUE_FORMAT, which has no default; add WITH (VALUE_FORMAT='JSON') or FORMAT='JSON'")
+	}
+	return strings.ToUpper(key), strings.ToUpper(value), nil
+}
+
+// valueProps returns the format properties the value codec takes.
+func (p props) valueProps() (map[string]string, error) {
+	wrap, set, err := p.bool("WRAP_SINGLE_VALUE")
+	if err != nil || !set {
+		return nil, err
+	}
+	return map[string]string{"WRAP_SINGLE_VALUE": strconv.FormatBool(wrap)}, nil
+}

@@ -1,0 +1,268 @@
+package planner
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/internal/types"
+	"github.com/sluice-sql/sluice/parser/ast"
+)
+
+// QueryOptions say what kind of query a SELECT is planned for.
+type QueryOptions struct {
+	// QueryID names a persistent query; empty for a push query.
+	QueryID string
+	// Sink is the CREATE ... AS SELECT target's name; empty for a push
+	// query.
+	Sink    string
+	SinkPos ast.Pos
+	// SinkProps is the WITH list of CREATE ... AS SELECT.
+	SinkProps ast.Properties
+	// OffsetReset is "earliest" or "latest".
+	OffsetReset string
+}
+
+// QueryPlan is a planned query.
+type QueryPlan struct {
+	Graph *topology.Graph
+	// Sink is the source a CREATE ... AS SELECT declares; nil for a push
+	// query.
+	Sink     *catalog.Source
+	Replicas int16
+}
+
+// PlanSelect binds a SELECT against the catalog and returns its plan.
+func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPlan, error) {
+	persistent := opts.Sink != ""
+	ref, ok := q.From.(*ast.TableRef)
+	if !ok {
+		return nil, errorf(q.From.Position(), "JOIN is not supported yet; query a single stream")
+	}
+	src, ok := cat.Source(ref.Name)
+	if !ok {
+		return nil, errorf(ref.Pos, "%s does not exist; SHOW STREAMS lists the streams you can query", ref.Name)
+	}
+	if src.Kind == catalog.Table {
+		return nil, errorf(ref.Pos, "%s is a table; queries over tables are not supported yet, query a stream", ref.Name)
+	}
+	switch {
+	case q.Window != nil:
+		return nil, errorf(q.Window.Pos, "WINDOW is not supported yet")
+	case len(q.GroupBy) > 0:
+		return nil, errorf(q.GroupBy[0].Position(), "GROUP BY is not supported yet")
+	case q.Having != nil:
+		return nil, errorf(q.Having.Position(), "HAVING is not supported yet")
+	case len(q.PartitionBy) > 0:
+		return nil, errorf(q.PartitionBy[0].Position(), "PARTITION BY is not supported yet")
+	case q.Emit == ast.EmitFinal:
+		return nil, errorf(q.Pos, "EMIT FINAL needs a windowed aggregation; use EMIT CHANGES")
+	case persistent && q.Limit != nil:
+		return nil, errorf(q.Pos, "LIMIT is not supported in CREATE ... AS SELECT; remove it")
+	}
+
+	node := SourceNode(src)
+	in := node.Schema()
+	qualifier := src.Name
+	if ref.Alias != "" {
+		qualifier = ref.Alias
+	}
+	sc := expr.ScopeOf(qualifier, in)
+	g := &topology.Graph{QueryID: opts.QueryID, Source: node, OffsetReset: opts.OffsetReset}
+
+	if q.Where != nil {
+		pred, err := bind(q.Where, sc)
+		if err != nil {
+			return nil, err
+		}
+		if pred.Type.Kind != types.Boolean {
+			return nil, errorf(q.Where.Position(), "WHERE must be a BOOLEAN condition, not %s", pred.Type)
+		}
+		g.Steps = append(g.Steps, topology.Step{Kind: topology.Filter, Predicate: pred, Schema: in})
+	}
+
+	items, err := projection(q.Items, sc, qualifier, src)
+	if err != nil {
+		return nil, err
+	}
+	if persistent {
+		items, g.KeyColumns, err = keysFirst(items, src, opts.Sink)
+		if err != nil {
+			return nil, err
+		}
+	}
+	seen := map[string]ast.Pos{}
+	proj := topology.Step{Kind: topology.Project}
+	for _, it := range items {
+		if _, dup := seen[it.name]; dup {
+			return nil, errorf(it.pos, "the projection has more than one column named %s; give one an alias with AS", it.name)
+		}
+		seen[it.name] = it.pos
+		proj.Exprs = append(proj.Exprs, it.e)
+		proj.Schema = append(proj.Schema, types.Column{Name: it.name, Type: it.e.Type})
+	}
+	g.Steps = append(g.Steps, proj)
+	g.Output = proj.Schema
+	if q.Limit != nil {
+		if *q.Limit < 0 {
+			return nil, errorf(q.Pos, "LIMIT must not be negative")
+		}
+		g.Limit = *q.Limit
+	}
+	plan := &QueryPlan{Graph: g}
+	if persistent {
+		if err := planSink(plan, src, opts); err != nil {
+			return nil, err
+		}
+	}
+	return plan, nil
+}
+
+// item is one output column being planned.
+type item struct {
+	pos    ast.Pos
+	name   string
+	e      *expr.Expr
+	keyCol string // the source key column it copies, if any
+}
+
+func projection(list []ast.SelectItem, sc expr.ColumnScope, qualifier string, src *catalog.Source) ([]item, error) {
+	var out []item
+	generated := 0
+	isKey := map[string]bool{}
+	for _, k := range src.Key {
+		isKey[k.Name] = true
+	}
+	for _, si := range list {
+		if si.Star {
+			if si.StarSource != "" && si.StarSource != qualifier {
+				return nil, errorf(si.Pos, "%s.* names no source of this query; use %s.*", si.StarSource, qualifier)
+			}
+			for i, c := range sc[topology.PseudoColumns:] {
+				idx := i + topology.PseudoColumns
+				it := item{pos: si.Pos, name: c.Name, e: expr.Column(idx, c.Name, c.Type)}
+				if isKey[c.Name] {
+					it.keyCol = c.Name
+				}
+				out = append(out, it)
+			}
+			continue
+		}
+		if si.StructStar {
+			return nil, errorf(si.Pos, "selecting every field of a struct with -> * is not supported yet; name the fields")
+		}
+		e, err := bind(si.Expr, sc)
+		if err != nil {
+			return nil, err
+		}
+		it := item{pos: si.Pos, e: e}
+		if cr, ok := si.Expr.(*ast.ColumnRef); ok && isKey[cr.Name] {
+			it.keyCol = cr.Name
+		}
+		switch {
+		case si.Alias != "":
+			it.name = si.Alias
+		default:
+			switch x := si.Expr.(type) {
+			case *ast.ColumnRef:
+				it.name = x.Name
+			case *ast.Dereference:
+				it.name = x.Field
+			default:
+				it.name = fmt.Sprintf("KSQL_COL_%d", generated)
+				generated++
+			}
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
+
+// keysFirst moves the copied key columns to the front, as a persistent
+// query's sink schema has them.
+func keysFirst(items []item, src *catalog.Source, sink string) ([]item, int, error) {
+	var keys, values []item
+	byKey := map[string]item{}
+	for _, it := range items {
+		if it.keyCol == "" {
+			values = append(values, it)
+			continue
+		}
+		if prev, dup := byKey[it.keyCol]; dup {
+			return nil, 0, errorf(it.pos, "the projection contains a key column (`%s`) more than once, aliased as: %s and %s; keep one", it.keyCol, prev.name, it.name)
+		}
+		byKey[it.keyCol] = it
+		keys = append(keys, it)
+	}
+	return append(keys, values...), len(keys), nil
+}
+
+func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions) error {
+	p, err := checkProps(opts.SinkProps, sinkProps)
+	if err != nil {
+		return err
+	}
+	topic, _, err := p.str("KAFKA_TOPIC", opts.Sink)
+	if err != nil {
+		return err
+	}
+	keyFormat, valueFormat, err := p.formats(opts.SinkPos, src.KeyFormat, src.ValueFormat)
+	if err != nil {
+		return err
+	}
+	vprops, err := p.valueProps()
+	if err != nil {
+		return err
+	}
+	if vprops == nil && valueFormat == src.ValueFormat {
+		vprops = src.ValueProps
+	}
+	partitions, err := p.int("PARTITIONS", int64(src.Partitions))
+	if err != nil {
+		return err
+	}
+	replicas, err := p.int("REPLICAS", 0)
+	if err != nil {
+		return err
+	}
+	g := plan.Graph
+	key := g.Output[:g.KeyColumns]
+	value := g.Output[g.KeyColumns:]
+	if len(key) == 0 && keyFormat != "NONE" {
+		keyFormat = "KAFKA"
+	}
+	if err := checkCodecs(opts.SinkPos, keyFormat, key, valueFormat, value, vprops); err != nil {
+		return err
+	}
+	sink := &catalog.Source{
+		Name: opts.Sink, Kind: catalog.Stream, Topic: topic, Partitions: int32(partitions),
+		KeyFormat: keyFormat, ValueFormat: valueFormat, ValueProps: vprops,
+		Key: append([]types.Column(nil), key...), Value: append([]types.Column(nil), value...),
+	}
+	if ts, tpos, err := p.str("TIMESTAMP", ""); err != nil {
+		return err
+	} else if ts != "" {
+		return errorf(*tpos, "TIMESTAMP in CREATE ... AS SELECT is not supported yet; remove it")
+	}
+	g.Sink = &topology.Sink{
+		Name: sink.Name, Topic: topic, Partitions: sink.Partitions,
+		KeyFormat: keyFormat, ValueFormat: valueFormat, ValueProps: vprops,
+	}
+	plan.Sink = sink
+	plan.Replicas = int16(replicas)
+	return nil
+}
+
+func bind(e ast.Expr, sc expr.Scope) (*expr.Expr, error) {
+	out, err := expr.Bind(e, sc)
+	if err != nil {
+		var be *expr.Error
+		if errors.As(err, &be) {
+			return nil, &Error{Pos: be.Pos, Msg: be.Msg}
+		}
+		return nil, errorf(e.Position(), "%v", err)
+	}
+	return out, nil
+}
