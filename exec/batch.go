@@ -1,0 +1,48 @@
+package exec
+
+// ChangeKind says what a row means in a changelog.
+type ChangeKind uint8
+
+// The change kinds. Streams carry only Insert rows; tables carry all four.
+const (
+	Insert ChangeKind = iota
+	Delete
+	UpdateBefore
+	UpdateAfter
+)
+
+// Batch is a run of rows moving between operators, each with its record
+// time and change kind. A batch and its rows are valid only during the call
+// that received them; an operator copies what it keeps.
+type Batch struct {
+	rows  [][]any
+	times []int64
+	kinds []ChangeKind
+}
+
+// Len returns the number of rows.
+func (b *Batch) Len() int { return len(b.rows) }
+
+// Row returns row i, laid out as the producing step's schema.
+func (b *Batch) Row(i int) []any { return b.rows[i] }
+
+// Time returns row i's record time in milliseconds.
+func (b *Batch) Time(i int) int64 { return b.times[i] }
+
+// Kind returns row i's change kind.
+func (b *Batch) Kind(i int) ChangeKind { return b.kinds[i] }
+
+// Append adds a row.
+func (b *Batch) Append(row []any, time int64, kind ChangeKind) {
+	b.rows = append(b.rows, row)
+	b.times = append(b.times, time)
+	b.kinds = append(b.kinds, kind)
+}
+
+// Reset empties the batch, keeping its capacity.
+func (b *Batch) Reset() {
+	clear(b.rows)
+	b.rows = b.rows[:0]
+	b.times = b.times[:0]
+	b.kinds = b.kinds[:0]
+}

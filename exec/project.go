@@ -1,0 +1,67 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/sluice-sql/sluice/internal/expr"
+)
+
+// projectOp computes output columns from input rows.
+type projectOp struct {
+	exprs []expr.Evaluator
+	texts []string
+	errs  ErrorSink
+	out   Batch
+	arena []any // backing store of the output rows, reused across batches
+}
+
+func newProjectOp(es []*expr.Expr) (*projectOp, error) {
+	p := &projectOp{}
+	for _, e := range es {
+		ev, err := expr.Compile(e)
+		if err != nil {
+			return nil, err
+		}
+		p.exprs = append(p.exprs, ev)
+		p.texts = append(p.texts, e.String())
+	}
+	return p, nil
+}
+
+func (p *projectOp) Open(_ context.Context, oc *OpContext) error {
+	p.errs = oc.Errors
+	return nil
+}
+
+func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) error {
+	n, w := b.Len(), len(p.exprs)
+	if cap(p.arena) < n*w {
+		p.arena = make([]any, n*w)
+	}
+	arena := p.arena[:n*w]
+	p.out.Reset()
+	for i := 0; i < n; i++ {
+		in := b.Row(i)
+		row := arena[i*w : (i+1)*w : (i+1)*w]
+		for j, ev := range p.exprs {
+			v, err := ev.Eval(in)
+			if err != nil {
+				// ksqlDB's rule: a failing expression yields null and the
+				// failure is logged; the row goes on.
+				p.errs.RowError("error computing "+p.texts[j]+": "+err.Error(), in)
+				v = nil
+			}
+			row[j] = v
+		}
+		p.out.Append(row, b.Time(i), b.Kind(i))
+	}
+	err := out.Emit(ctx, &p.out)
+	clear(arena)
+	return err
+}
+
+func (p *projectOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
+func (p *projectOp) OnCommit(context.Context, Emitter) error           { return nil }
+func (p *projectOp) Close(context.Context) error                       { return nil }
+
+var _ Operator = (*projectOp)(nil)

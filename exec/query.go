@@ -1,0 +1,197 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/kafka"
+)
+
+// Deps are the services a query runs on.
+type Deps struct {
+	Kafka kafka.Client
+	// Group is the consumer group under which a persistent query commits its
+	// input offsets; empty for a push query, which commits nothing.
+	Group string
+	// ProcessingLog is the topic that receives records the query could not
+	// process.
+	ProcessingLog string
+	Logger        *slog.Logger
+	// Progress, when set, is called after a task moved its position; the
+	// engine's flush barrier waits on it.
+	Progress func()
+}
+
+// Output receives a push query's rows, one at a time, in the layout of the
+// graph's Output schema. row is valid only during the call. It returns false
+// to end the query.
+type Output func(ctx context.Context, row []any) (more bool, err error)
+
+// Query is a running query: one task per input partition.
+type Query struct {
+	graph  *topology.Graph
+	deps   Deps
+	tasks  []*task
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	done   chan struct{}
+
+	mu  sync.Mutex
+	err error
+}
+
+// Start builds the graph's operators and starts its tasks. A persistent
+// query (with a Sink) resumes from its group's committed offsets; where none
+// are committed it starts at g.OffsetReset and commits that start at once,
+// so a restart never moves it. out receives a push query's rows and must be
+// nil for a persistent query.
+func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Query, error) {
+	if (g.Sink == nil) == (out == nil) {
+		return nil, errors.New("exec: a query needs exactly one of a sink and an output")
+	}
+	if deps.Logger == nil {
+		deps.Logger = slog.Default()
+	}
+	starts, err := startOffsets(ctx, g, deps)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	q := &Query{graph: g, deps: deps, cancel: cancel, done: make(chan struct{})}
+	for p, off := range starts {
+		t, err := newTask(q, int32(p), off, out)
+		if err != nil {
+			cancel()
+			q.closeTasks()
+			return nil, err
+		}
+		q.tasks = append(q.tasks, t)
+	}
+	for _, t := range q.tasks {
+		q.wg.Add(1)
+		go func() {
+			defer q.wg.Done()
+			if err := t.run(runCtx); err != nil {
+				q.fail(err)
+			}
+		}()
+	}
+	go func() {
+		q.wg.Wait()
+		q.closeTasks()
+		close(q.done)
+	}()
+	return q, nil
+}
+
+// startOffsets returns the absolute offset each partition's task starts at.
+func startOffsets(ctx context.Context, g *topology.Graph, deps Deps) ([]int64, error) {
+	src := g.Source
+	bounds, err := deps.Kafka.ListOffsets(ctx, src.Topic)
+	if err != nil {
+		return nil, fmt.Errorf("exec: list offsets of %s: %w", src.Topic, err)
+	}
+	starts := make([]int64, len(bounds))
+	committed := make([]int64, len(bounds))
+	for i := range committed {
+		committed[i] = -1
+	}
+	if deps.Group != "" {
+		c, err := deps.Kafka.FetchOffsets(ctx, deps.Group, src.Topic)
+		if err != nil {
+			return nil, fmt.Errorf("exec: fetch committed offsets of %s: %w", deps.Group, err)
+		}
+		copy(committed, c)
+	}
+	fresh := map[int32]int64{}
+	for p, b := range bounds {
+		switch {
+		case committed[p] >= 0:
+			starts[p] = committed[p]
+		case g.OffsetReset == "earliest":
+			starts[p] = b.Start
+			fresh[int32(p)] = b.Start
+		default:
+			starts[p] = b.End
+			fresh[int32(p)] = b.End
+		}
+	}
+	if deps.Group != "" && len(fresh) > 0 {
+		if err := deps.Kafka.CommitOffsets(ctx, deps.Group, map[string]map[int32]int64{src.Topic: fresh}); err != nil {
+			return nil, fmt.Errorf("exec: commit start offsets of %s: %w", deps.Group, err)
+		}
+	}
+	return starts, nil
+}
+
+func (q *Query) fail(err error) {
+	q.mu.Lock()
+	if q.err == nil {
+		q.err = err
+		q.deps.Logger.Error("query failed", "query", q.graph.QueryID, "err", err)
+	}
+	q.mu.Unlock()
+	q.cancel()
+}
+
+func (q *Query) closeTasks() {
+	for _, t := range q.tasks {
+		t.close()
+	}
+}
+
+// Stop stops every task after the batch it is working on (whose output is
+// produced and whose offsets are committed) and waits for them. Safe to
+// call twice.
+func (q *Query) Stop() error {
+	q.cancel()
+	<-q.done
+	return q.Err()
+}
+
+// Done is closed when every task has ended: stopped, failed, or (for a push
+// query) finished.
+func (q *Query) Done() <-chan struct{} { return q.done }
+
+// Err returns the error that ended the query, if any.
+func (q *Query) Err() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.err
+}
+
+// Positions returns, per input partition, the next offset the query will
+// read: everything before it is processed, and (for a persistent query)
+// committed.
+func (q *Query) Positions() []int64 {
+	out := make([]int64, len(q.tasks))
+	for i, t := range q.tasks {
+		out[i] = t.pos.Load()
+	}
+	return out
+}
+
+// Stats returns counters summed over the query's tasks.
+func (q *Query) Stats() Stats {
+	var s Stats
+	for _, t := range q.tasks {
+		s.RecordsIn += t.stats.in.Load()
+		s.RecordsOut += t.stats.out.Load()
+		s.Errors += t.stats.errors.Load()
+	}
+	return s
+}
+
+// Stats are a query's counters.
+type Stats struct {
+	RecordsIn, RecordsOut, Errors int64
+}
+
+// stopGrace bounds how long a stopping task may take to produce and commit
+// the batch it is working on.
+const stopGrace = 30 * time.Second

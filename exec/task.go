@@ -1,0 +1,370 @@
+package exec
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"github.com/sluice-sql/sluice/format"
+	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/internal/types"
+	"github.com/sluice-sql/sluice/kafka"
+)
+
+// task runs one input partition of a query.
+type task struct {
+	q         *Query
+	partition int32
+	pos       atomic.Int64 // next offset to read; all before it is done
+	consumer  kafka.Consumer
+	producer  kafka.Producer
+
+	keyCodec, valueCodec format.Codec
+	nKey, nValue         int
+	tsCol                int // index in the source row of the timestamp column, or -1
+
+	ops   []Operator
+	sink  *sink
+	out   Output
+	ended bool // the push query's output asked to stop
+
+	// pending collects the records one batch produces: sink rows and
+	// processing-log entries, sent in one call.
+	pending []*kafka.Record
+	// cur is the input record being decoded, and polled the batch being
+	// processed: error reports name the record a row came from.
+	cur    *kafka.Record
+	polled []*kafka.Record
+	in     Batch
+	arena  []any
+
+	stats struct{ in, out, errors atomic.Int64 }
+}
+
+func newTask(q *Query, partition int32, start int64, out Output) (*task, error) {
+	g := q.graph
+	src := g.Source
+	t := &task{q: q, partition: partition, out: out, nKey: len(src.Key), nValue: len(src.Value), tsCol: -1}
+	t.pos.Store(start)
+	if _, err := newTaskParts(t, g); err != nil {
+		return nil, err
+	}
+	clientID := g.QueryID
+	if clientID == "" {
+		clientID = "transient-" + src.Name
+	}
+	var err error
+	if t.consumer, err = q.deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: clientID}); err != nil {
+		t.close()
+		return nil, err
+	}
+	t.consumer.Assign(map[string]map[int32]int64{src.Topic: {partition: start}})
+	if t.producer, err = q.deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: clientID}); err != nil {
+		t.close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// newTaskParts builds what a task needs besides Kafka: codecs, operators
+// and the sink encoder.
+func newTaskParts(t *task, g *topology.Graph) (*task, error) {
+	src := g.Source
+	var err error
+	if t.keyCodec, err = format.NewKeyCodec(src.KeyFormat, src.Key); err != nil {
+		return nil, fmt.Errorf("exec: source %s key: %w", src.Name, err)
+	}
+	if t.valueCodec, err = format.NewValueCodec(src.ValueFormat, src.Value, src.ValueProps); err != nil {
+		return nil, fmt.Errorf("exec: source %s value: %w", src.Name, err)
+	}
+	if src.Timestamp != "" {
+		for i, c := range src.Schema() {
+			if c.Name == src.Timestamp {
+				t.tsCol = i
+			}
+		}
+		if t.tsCol < 0 {
+			return nil, fmt.Errorf("exec: timestamp column %s is not in source %s", src.Timestamp, src.Name)
+		}
+	}
+	oc := &OpContext{QueryID: g.QueryID, Partition: t.partition, Logger: t.q.deps.Logger, Errors: t}
+	for _, st := range g.Steps {
+		var op Operator
+		switch st.Kind {
+		case topology.Filter:
+			op, err = newFilterOp(st.Predicate)
+		case topology.Project:
+			op, err = newProjectOp(st.Exprs)
+		default:
+			err = fmt.Errorf("exec: unknown step kind %q", st.Kind)
+		}
+		if err != nil {
+			t.close()
+			return nil, err
+		}
+		if err := op.Open(context.Background(), oc); err != nil {
+			t.close()
+			return nil, err
+		}
+		t.ops = append(t.ops, op)
+	}
+	if g.Sink != nil {
+		if t.sink, err = newSink(g); err != nil {
+			t.close()
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+func (t *task) close() {
+	for _, op := range t.ops {
+		_ = op.Close(context.Background())
+	}
+	t.ops = nil
+	if t.consumer != nil {
+		t.consumer.Close()
+		t.consumer = nil
+	}
+	if t.producer != nil {
+		t.producer.Close()
+		t.producer = nil
+	}
+}
+
+// run polls, processes and commits until ctx is done or the push query's
+// output ends it. A batch once polled is finished under its own deadline,
+// even when ctx is cancelled meanwhile, so a stop never loses or repeats
+// work.
+func (t *task) run(ctx context.Context) error {
+	for !t.ended {
+		recs, err := t.consumer.Poll(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("exec: poll %s[%d]: %w", t.q.graph.Source.Topic, t.partition, err)
+		}
+		if len(recs) == 0 {
+			continue
+		}
+		work, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopGrace)
+		err = t.process(work, recs)
+		cancel()
+		if err != nil {
+			return err
+		}
+		if t.ended {
+			t.q.cancel()
+		}
+	}
+	return nil
+}
+
+// process runs one polled batch through the operators and the sink, then
+// commits.
+func (t *task) process(ctx context.Context, recs []*kafka.Record) error {
+	t.polled = recs
+	defer func() { t.polled = nil }()
+	t.decode(recs)
+	t.stats.in.Add(int64(len(recs)))
+	if t.in.Len() > 0 {
+		if err := t.push(ctx, 0, &t.in); err != nil {
+			return err
+		}
+	}
+	clear(t.arena)
+	t.in.Reset()
+	next := recs[len(recs)-1].Offset + 1
+	if len(t.pending) > 0 {
+		if err := t.producer.Produce(ctx, t.pending); err != nil {
+			return fmt.Errorf("exec: produce: %w", err)
+		}
+		clear(t.pending)
+		t.pending = t.pending[:0]
+	}
+	if t.q.deps.Group != "" {
+		offs := map[string]map[int32]int64{t.q.graph.Source.Topic: {t.partition: next}}
+		if err := t.q.deps.Kafka.CommitOffsets(ctx, t.q.deps.Group, offs); err != nil {
+			return fmt.Errorf("exec: commit offsets: %w", err)
+		}
+	}
+	t.pos.Store(next)
+	if t.q.deps.Progress != nil {
+		t.q.deps.Progress()
+	}
+	return nil
+}
+
+// push sends b into operator i (or the sink after the last).
+func (t *task) push(ctx context.Context, i int, b *Batch) error {
+	if i == len(t.ops) {
+		return t.emit(ctx, b)
+	}
+	return t.ops[i].OnBatch(ctx, 0, b, emitterFunc(func(ctx context.Context, b *Batch) error {
+		return t.push(ctx, i+1, b)
+	}))
+}
+
+// emit hands the last operator's rows to the sink or the push output.
+func (t *task) emit(ctx context.Context, b *Batch) error {
+	if t.sink != nil {
+		for i := 0; i < b.Len(); i++ {
+			rec, err := t.sink.record(b.Row(i), b.Time(i))
+			if err != nil {
+				t.RowError(err.Error(), b.Row(i))
+				continue
+			}
+			t.pending = append(t.pending, rec)
+		}
+		t.stats.out.Add(int64(b.Len()))
+		return nil
+	}
+	for i := 0; i < b.Len() && !t.ended; i++ {
+		more, err := t.out(ctx, b.Row(i))
+		if err != nil {
+			return err
+		}
+		t.stats.out.Add(1)
+		if !more {
+			t.ended = true
+		}
+	}
+	return nil
+}
+
+// decode turns records into source rows: pseudo-columns, key, value.
+// Records that cannot be read go to the processing log.
+func (t *task) decode(recs []*kafka.Record) {
+	width := topology.PseudoColumns + t.nKey + t.nValue
+	if cap(t.arena) < len(recs)*width {
+		t.arena = make([]any, len(recs)*width)
+	}
+	arena := t.arena[:len(recs)*width]
+	for i, r := range recs {
+		t.cur = r
+		if r.Value == nil {
+			// A tombstone means nothing on a stream.
+			continue
+		}
+		row := arena[i*width : (i+1)*width : (i+1)*width]
+		row[0] = r.Timestamp.UnixMilli()
+		row[1] = r.Partition
+		row[2] = r.Offset
+		if err := t.keyCodec.Decode(r.Key, row[topology.PseudoColumns:topology.PseudoColumns+t.nKey]); err != nil {
+			t.recordError("cannot decode key: "+err.Error(), r)
+			continue
+		}
+		if err := t.valueCodec.Decode(r.Value, row[topology.PseudoColumns+t.nKey:]); err != nil {
+			t.recordError("cannot decode value: "+err.Error(), r)
+			continue
+		}
+		ts := r.Timestamp.UnixMilli()
+		if t.tsCol >= 0 {
+			switch v := row[t.tsCol].(type) {
+			case int64:
+				ts = v
+			case types.TimestampValue:
+				ts = int64(v)
+			default:
+				t.recordError(fmt.Sprintf("timestamp column %s is null", t.q.graph.Source.Timestamp), r)
+				continue
+			}
+			if ts < 0 {
+				t.recordError(fmt.Sprintf("timestamp column %s is negative (%d)", t.q.graph.Source.Timestamp, ts), r)
+				continue
+			}
+			row[0] = ts
+		}
+		t.in.Append(row, ts, Insert)
+	}
+	t.cur = nil
+}
+
+// RowError sends a row an operator could not process to the processing log.
+func (t *task) RowError(msg string, row []any) {
+	t.recordError(msg, t.origin(row))
+}
+
+// origin finds the polled record a source-layout row was decoded from, by
+// its ROWOFFSET pseudo-column.
+func (t *task) origin(row []any) *kafka.Record {
+	if t.cur != nil || len(row) < topology.PseudoColumns {
+		return t.cur
+	}
+	off, ok := row[2].(int64)
+	if !ok {
+		return nil
+	}
+	i := sort.Search(len(t.polled), func(i int) bool { return t.polled[i].Offset >= off })
+	if i < len(t.polled) && t.polled[i].Offset == off {
+		return t.polled[i]
+	}
+	return nil
+}
+
+// processingLogEntry is one processing-log record's value.
+type processingLogEntry struct {
+	Level     string `json:"level"`
+	QueryID   string `json:"queryId,omitempty"`
+	Message   string `json:"message"`
+	Topic     string `json:"topic"`
+	Partition int32  `json:"partition"`
+	Offset    int64  `json:"offset"`
+	Timestamp int64  `json:"timestamp"`
+	Key       []byte `json:"key"`
+	Value     []byte `json:"value"`
+}
+
+// recordError logs a bad record with its bytes and coordinates; the record
+// is skipped and the query goes on.
+func (t *task) recordError(msg string, r *kafka.Record) {
+	t.stats.errors.Add(1)
+	e := processingLogEntry{Level: "ERROR", QueryID: t.q.graph.QueryID, Message: msg, Topic: t.q.graph.Source.Topic, Partition: t.partition, Offset: -1}
+	if r != nil {
+		e.Offset, e.Timestamp, e.Key, e.Value = r.Offset, r.Timestamp.UnixMilli(), r.Key, r.Value
+	}
+	t.q.deps.Logger.Warn("record skipped", "query", e.QueryID, "topic", e.Topic, "partition", e.Partition, "offset", e.Offset, "reason", msg)
+	if t.q.deps.ProcessingLog == "" {
+		return
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		return
+	}
+	t.pending = append(t.pending, &kafka.Record{Topic: t.q.deps.ProcessingLog, Partition: -1, Value: b, Timestamp: time.Now()})
+}
+
+// sink encodes output rows into records of the sink topic.
+type sink struct {
+	topic                string
+	keyCodec, valueCodec format.Codec
+	nKey                 int
+}
+
+func newSink(g *topology.Graph) (*sink, error) {
+	s := &sink{topic: g.Sink.Topic, nKey: g.KeyColumns}
+	var err error
+	if s.keyCodec, err = format.NewKeyCodec(g.Sink.KeyFormat, g.Output[:g.KeyColumns]); err != nil {
+		return nil, fmt.Errorf("exec: sink %s key: %w", g.Sink.Name, err)
+	}
+	if s.valueCodec, err = format.NewValueCodec(g.Sink.ValueFormat, g.Output[g.KeyColumns:], g.Sink.ValueProps); err != nil {
+		return nil, fmt.Errorf("exec: sink %s value: %w", g.Sink.Name, err)
+	}
+	return s, nil
+}
+
+func (s *sink) record(row []any, ts int64) (*kafka.Record, error) {
+	key, err := s.keyCodec.Encode(nil, row[:s.nKey])
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode key: %w", err)
+	}
+	value, err := s.valueCodec.Encode(nil, row[s.nKey:])
+	if err != nil {
+		return nil, fmt.Errorf("cannot encode value: %w", err)
+	}
+	return &kafka.Record{Topic: s.topic, Partition: -1, Key: key, Value: value, Timestamp: time.UnixMilli(ts)}, nil
+}
