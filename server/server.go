@@ -1,0 +1,329 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"maps"
+	"net"
+	"sync"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+
+	"github.com/sluice-sql/sluice/engine"
+	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
+)
+
+// Engine is what the server needs from the engine: *engine.Engine
+// implements it. Execute is called concurrently, once per request.
+type Engine interface {
+	// Execute runs the statements of sql in order in session s and returns
+	// one result per statement that succeeded, and the first failure.
+	Execute(ctx context.Context, s *engine.Session, sql string) ([]engine.Result, error)
+}
+
+var _ Engine = (*engine.Engine)(nil)
+
+// Options configure a Server. The zero value is usable.
+type Options struct {
+	// Version is reported by the Info call.
+	Version string
+	// ServiceID names the Sluice cluster; reported by Info.
+	ServiceID string
+	// KafkaBootstrapServers is the Kafka cluster in use; reported by Info.
+	KafkaBootstrapServers string
+	// Playground is true when the server runs its own development broker;
+	// reported by Info.
+	Playground bool
+	// Logger receives the server's logs; default slog.Default().
+	Logger *slog.Logger
+	// GRPCOptions are passed to grpc.NewServer.
+	GRPCOptions []grpc.ServerOption
+}
+
+// Server serves the Sluice gRPC API, gRPC health and reflection.
+type Server struct {
+	eng    Engine
+	opts   Options
+	log    *slog.Logger
+	grpc   *grpc.Server
+	health *health.Server
+
+	// shutdown is cancelled when the server stops: running push queries end.
+	shutdown context.Context
+	cancel   context.CancelFunc
+	stopOnce sync.Once
+}
+
+// New returns a server over eng. Call Serve to start it.
+func New(eng Engine, opts Options) *Server {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{
+		eng:      eng,
+		opts:     opts,
+		log:      log,
+		grpc:     grpc.NewServer(opts.GRPCOptions...),
+		health:   health.NewServer(),
+		shutdown: ctx,
+		cancel:   cancel,
+	}
+	sluicev1.RegisterSluiceServer(s.grpc, &service{s: s})
+	healthpb.RegisterHealthServer(s.grpc, s.health)
+	reflection.Register(s.grpc)
+	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	s.health.SetServingStatus(sluicev1.Sluice_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	return s
+}
+
+// Serve accepts connections on lis until the server stops. It returns nil
+// after GracefulStop, Stop or Shutdown, and the listener's error otherwise.
+func (s *Server) Serve(lis net.Listener) error {
+	err := s.grpc.Serve(lis)
+	if errors.Is(err, grpc.ErrServerStopped) {
+		return nil
+	}
+	return err
+}
+
+// beginStop marks the server not serving and ends running push queries.
+func (s *Server) beginStop() {
+	s.stopOnce.Do(func() {
+		s.health.Shutdown()
+		s.cancel()
+	})
+}
+
+// GracefulStop stops accepting connections, ends running push queries
+// (their clients receive a StreamEnd with END_REASON_SERVER_SHUTDOWN), and
+// waits for the other calls in progress to finish.
+func (s *Server) GracefulStop() {
+	s.beginStop()
+	s.grpc.GracefulStop()
+}
+
+// Stop closes every connection and listener at once.
+func (s *Server) Stop() {
+	s.beginStop()
+	s.grpc.Stop()
+}
+
+// Shutdown stops the server gracefully, and forcibly if ctx ends first, in
+// which case it returns ctx.Err().
+func (s *Server) Shutdown(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		s.GracefulStop()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		s.grpc.Stop()
+		<-done
+		return ctx.Err()
+	}
+}
+
+// service implements sluicev1.SluiceServer.
+type service struct {
+	sluicev1.UnimplementedSluiceServer
+	s *Server
+}
+
+// Info implements sluicev1.SluiceServer.
+func (svc *service) Info(context.Context, *sluicev1.InfoRequest) (*sluicev1.InfoResponse, error) {
+	o := svc.s.opts
+	return &sluicev1.InfoResponse{
+		Version:               o.Version,
+		ServiceId:             o.ServiceID,
+		KafkaBootstrapServers: o.KafkaBootstrapServers,
+		Playground:            o.Playground,
+	}, nil
+}
+
+// Execute implements sluicev1.SluiceServer.
+func (svc *service) Execute(req *sluicev1.ExecuteRequest, out grpc.ServerStreamingServer[sluicev1.ExecuteResponse]) error {
+	s := svc.s
+	ctx := out.Context()
+	sess := engine.NewSession()
+	maps.Copy(sess.Properties, req.GetProperties())
+	maps.Copy(sess.Variables, req.GetVariables())
+
+	results, execErr := s.eng.Execute(ctx, sess, req.GetSql())
+	defer func() {
+		for _, r := range results {
+			if r.Stream != nil {
+				r.Stream.Close()
+			}
+		}
+	}()
+
+	if err := out.Send(&sluicev1.ExecuteResponse{
+		Payload: &sluicev1.ExecuteResponse_Session{Session: &sluicev1.Session{
+			Properties: sess.Properties,
+			Variables:  sess.Variables,
+		}},
+	}); err != nil {
+		return err
+	}
+
+	for i, r := range results {
+		if err := s.sendResult(ctx, out, int32(i), r); err != nil {
+			return err
+		}
+	}
+	if execErr != nil {
+		return s.statusOf(execErr, len(results))
+	}
+	return nil
+}
+
+// sendResult sends one statement's result; for a push query it forwards
+// rows until the query ends, the client cancels or the server stops.
+func (s *Server) sendResult(ctx context.Context, out grpc.ServerStreamingServer[sluicev1.ExecuteResponse], index int32, r engine.Result) error {
+	resp := &sluicev1.ExecuteResponse{StatementIndex: index}
+	switch r.Kind {
+	case engine.ResultMessage:
+		resp.Payload = &sluicev1.ExecuteResponse_Message{Message: &sluicev1.MessageResult{
+			Statement: r.Statement,
+			Text:      r.Message,
+			QueryId:   r.QueryID,
+		}}
+		return out.Send(resp)
+	case engine.ResultTable:
+		resp.Payload = &sluicev1.ExecuteResponse_Table{Table: tableResult(r)}
+		return out.Send(resp)
+	case engine.ResultStream:
+		if r.Stream == nil {
+			return status.Errorf(codes.Internal, "bug: push query result without a stream for statement %q", r.Statement)
+		}
+		return s.forward(ctx, out, index, r)
+	default:
+		return status.Errorf(codes.Internal, "bug: unknown result kind %d for statement %q", r.Kind, r.Statement)
+	}
+}
+
+func tableResult(r engine.Result) *sluicev1.TableResult {
+	tr := &sluicev1.TableResult{
+		Statement: r.Statement,
+		Note:      r.Message,
+		QueryId:   r.QueryID,
+	}
+	if t := r.Table; t != nil {
+		tr.Title = t.Title
+		tr.Columns = t.Columns
+		tr.Footer = t.Footer
+		tr.Rows = make([]*sluicev1.TableRow, len(t.Rows))
+		for i, row := range t.Rows {
+			tr.Rows[i] = &sluicev1.TableRow{Cells: row}
+		}
+	}
+	return tr
+}
+
+// forward streams a push query's header, rows and end.
+func (s *Server) forward(ctx context.Context, out grpc.ServerStreamingServer[sluicev1.ExecuteResponse], index int32, r engine.Result) error {
+	st := r.Stream
+	defer st.Close()
+
+	cols := make([]*sluicev1.Column, len(st.Columns))
+	for i, c := range st.Columns {
+		cols[i] = &sluicev1.Column{Name: c.Name, Type: c.Type.String()}
+	}
+	if err := out.Send(&sluicev1.ExecuteResponse{
+		StatementIndex: index,
+		Payload: &sluicev1.ExecuteResponse_StreamHeader{StreamHeader: &sluicev1.StreamHeader{
+			Statement: r.Statement,
+			QueryId:   st.ID,
+			Columns:   cols,
+		}},
+	}); err != nil {
+		return err
+	}
+
+	qctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.shutdown, cancel)()
+
+	end := func(reason sluicev1.EndReason) error {
+		return out.Send(&sluicev1.ExecuteResponse{
+			StatementIndex: index,
+			Payload:        &sluicev1.ExecuteResponse_StreamEnd{StreamEnd: &sluicev1.StreamEnd{Reason: reason}},
+		})
+	}
+	for {
+		row, err := st.Next(qctx)
+		switch {
+		case err == nil:
+		case errors.Is(err, io.EOF):
+			return end(sluicev1.EndReason_END_REASON_COMPLETED)
+		case ctx.Err() != nil:
+			return status.FromContextError(ctx.Err()).Err()
+		case s.shutdown.Err() != nil:
+			if err := end(sluicev1.EndReason_END_REASON_SERVER_SHUTDOWN); err != nil {
+				return err
+			}
+			return status.Error(codes.Unavailable, "the server is shutting down; push query "+st.ID+" was stopped")
+		default:
+			s.log.Error("push query failed", "query", st.ID, "err", err)
+			return s.statusOf(err, int(index))
+		}
+		if err := out.Send(&sluicev1.ExecuteResponse{
+			StatementIndex: index,
+			Payload:        &sluicev1.ExecuteResponse_Row{Row: encodeRow(row, st.Columns)},
+		}); err != nil {
+			return err
+		}
+	}
+}
+
+// statusOf turns an engine error into a gRPC status error with a
+// StatementError detail. index is the failing statement's index.
+func (s *Server) statusOf(err error, index int) error {
+	if _, ok := status.FromError(err); ok && !isStatementError(err) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return status.FromContextError(err).Err()
+	}
+	detail := &sluicev1.StatementError{StatementIndex: int32(index)}
+	code := codes.Internal
+	var se *engine.StatementError
+	if errors.As(err, &se) {
+		detail.Statement = se.Statement
+		detail.Line = int32(se.Line)
+		detail.Column = int32(se.Col)
+		detail.Message = se.Msg
+		detail.Code = int32(se.Code)
+		if se.Code < 50000 {
+			code = codes.InvalidArgument
+		}
+	} else {
+		detail.Message = err.Error()
+		detail.Code = 50000
+	}
+	if code == codes.Internal {
+		s.log.Error("statement failed with a server error", "statement_index", index, "err", err)
+	}
+	st, derr := status.New(code, err.Error()).WithDetails(detail)
+	if derr != nil {
+		return status.Error(code, err.Error())
+	}
+	return st.Err()
+}
+
+func isStatementError(err error) bool {
+	var se *engine.StatementError
+	return errors.As(err, &se)
+}
