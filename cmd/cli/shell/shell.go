@@ -1,0 +1,285 @@
+package shell
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
+)
+
+// ErrInterrupted is returned by Run when its context ended while a
+// statement ran (the user pressed Ctrl-C); the statements after it did not
+// run.
+var ErrInterrupted = errors.New("interrupted")
+
+// Error is a failed statement as the shell reports it.
+type Error struct {
+	// Source names the script the statement came from; empty for typed or
+	// -e input.
+	Source string
+	// Line and Col locate the error in the source (1-based): where the
+	// server says, else the statement's start. Line is zero for errors
+	// that concern no statement (the server cannot be reached).
+	Line, Col int
+	// Statement is the failing statement's text.
+	Statement string
+	// Message says what went wrong and what to do.
+	Message string
+	// Code is the server's ksqlDB-style error code; zero when unknown.
+	Code int
+}
+
+// Error returns the report printed to the user:
+//
+//	Error: script.sql:3:15: no such stream B; create it first
+//	Statement: SELECT * FROM B EMIT CHANGES;
+func (e *Error) Error() string {
+	if e.Line == 0 {
+		return "Error: " + e.Message
+	}
+	where := fmt.Sprintf("line %d:%d", e.Line, e.Col)
+	if e.Source != "" {
+		where = fmt.Sprintf("%s:%d:%d", e.Source, e.Line, e.Col)
+	}
+	return fmt.Sprintf("Error: %s: %s\nStatement: %s", where, e.Message, e.Statement)
+}
+
+// Shell runs statements and prints their results. A Shell is used by one
+// goroutine at a time.
+type Shell struct {
+	client   sluicev1.SluiceClient
+	out      io.Writer
+	errOut   io.Writer
+	readFile func(string) ([]byte, error)
+
+	// Server is the server's address, named in connection errors.
+	Server string
+	// Properties are the session properties sent with every statement.
+	Properties map[string]string
+	// Variables are the session variables sent with every statement.
+	Variables map[string]string
+	// TermWidth, when > 0, is the terminal's width: push query tables
+	// share it between their columns. When 0 columns get a width by type.
+	TermWidth int
+	// Interactive adds the hints meant for a person at a terminal.
+	Interactive bool
+}
+
+// New returns a shell over client that prints results to stdout and
+// errors to stderr, with an empty session.
+func New(client sluicev1.SluiceClient, stdout, stderr io.Writer) *Shell {
+	return &Shell{
+		client:     client,
+		out:        stdout,
+		errOut:     stderr,
+		readFile:   os.ReadFile,
+		Properties: map[string]string{},
+		Variables:  map[string]string{},
+	}
+}
+
+// Run runs the statements of text one at a time, in order, and stops at the
+// first failing one, which it reports on stderr and returns as an *Error.
+// source names text in error positions (a file name, or empty). An
+// unfinished statement at the end of text (no ';') is an error. If ctx ends
+// while a statement runs, Run closes its output and returns ErrInterrupted.
+func (s *Shell) Run(ctx context.Context, source, text string) error {
+	stmts, rest := splitStatements(text)
+	for _, st := range stmts {
+		if err := s.runStatement(ctx, source, st); err != nil {
+			return err
+		}
+	}
+	if rest != "" {
+		line, col := endOf(text[:len(text)-len(rest)])
+		e := &Error{Source: source, Line: line, Col: col, Statement: rest,
+			Message: "the statement has no terminating ';': end it with ';'"}
+		return s.report(e)
+	}
+	return nil
+}
+
+// endOf returns the line and column just past text, 1-based.
+func endOf(text string) (line, col int) {
+	line, col = 1, 1
+	for _, r := range text {
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+var runScript = regexp.MustCompile(`(?is)^RUN\s+SCRIPT\s+'((?:[^']|'')*)'\s*;$`)
+
+// runStatement runs one statement: the shell's RUN SCRIPT, or one Execute
+// call.
+func (s *Shell) runStatement(ctx context.Context, source string, st statement) error {
+	if m := runScript.FindStringSubmatch(st.Text); m != nil {
+		path := strings.ReplaceAll(m[1], "''", "'")
+		b, err := s.readFile(path)
+		if err != nil {
+			e := &Error{Source: source, Line: st.Line, Col: st.Col, Statement: st.Text,
+				Message: fmt.Sprintf("cannot read the script: %v", err)}
+			return s.report(e)
+		}
+		return s.Run(ctx, path, string(b))
+	}
+
+	stream, err := s.client.Execute(ctx, &sluicev1.ExecuteRequest{
+		Sql:        st.Text,
+		Properties: s.Properties,
+		Variables:  s.Variables,
+	})
+	if err != nil {
+		return s.fail(ctx, source, st, err)
+	}
+	var push *pushTable
+	shutdown := false // the server said it is shutting down
+	for {
+		m, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			if push != nil {
+				push.end("")
+			}
+			return nil
+		}
+		if err != nil {
+			if push != nil {
+				if ctx.Err() != nil {
+					if s.Interactive {
+						fmt.Fprintln(s.out) // after the terminal's ^C
+					}
+					push.end("Query terminated")
+					return ErrInterrupted
+				}
+				push.end("")
+			}
+			if shutdown {
+				return s.report(&Error{Source: source, Line: st.Line, Col: st.Col, Statement: st.Text,
+					Message: status.Convert(err).Message()})
+			}
+			return s.fail(ctx, source, st, err)
+		}
+		switch p := m.GetPayload().(type) {
+		case *sluicev1.ExecuteResponse_Session:
+			s.Properties = nonNil(p.Session.GetProperties())
+			s.Variables = nonNil(p.Session.GetVariables())
+		case *sluicev1.ExecuteResponse_Message:
+			fmt.Fprintln(s.out, p.Message.GetText())
+		case *sluicev1.ExecuteResponse_Table:
+			s.printTable(p.Table)
+		case *sluicev1.ExecuteResponse_StreamHeader:
+			cols := p.StreamHeader.GetColumns()
+			names := make([]string, len(cols))
+			types := make([]string, len(cols))
+			for i, c := range cols {
+				names[i], types[i] = c.GetName(), c.GetType()
+			}
+			if s.Interactive {
+				fmt.Fprintln(s.out, "Press CTRL-C to interrupt")
+			}
+			push = newPushTable(s.out, names, types, s.TermWidth)
+			push.header(names)
+		case *sluicev1.ExecuteResponse_Row:
+			if push == nil {
+				continue
+			}
+			vals := p.Row.GetValues()
+			cells := make([]string, len(vals))
+			for i, v := range vals {
+				cells[i] = formatValue(v)
+			}
+			push.row(cells)
+		case *sluicev1.ExecuteResponse_StreamEnd:
+			if push == nil {
+				continue
+			}
+			switch p.StreamEnd.GetReason() {
+			case sluicev1.EndReason_END_REASON_SERVER_SHUTDOWN:
+				push.end("Query terminated: the server is shutting down")
+				shutdown = true
+			default:
+				push.end("Limit Reached")
+			}
+			push = nil
+		}
+	}
+}
+
+func (s *Shell) printTable(t *sluicev1.TableResult) {
+	if t.GetTitle() != "" {
+		fmt.Fprintln(s.out, t.GetTitle())
+	}
+	if len(t.GetColumns()) > 0 {
+		rows := make([][]string, len(t.GetRows()))
+		for i, r := range t.GetRows() {
+			rows[i] = r.GetCells()
+		}
+		renderTable(s.out, t.GetColumns(), rows)
+	}
+	if t.GetFooter() != "" {
+		fmt.Fprintln(s.out, t.GetFooter())
+	}
+	if t.GetNote() != "" {
+		fmt.Fprintln(s.out, t.GetNote())
+	}
+}
+
+// fail reports a failed call. Positions the server gives are relative to
+// the statement's text; fail moves them into the source.
+func (s *Shell) fail(ctx context.Context, source string, st statement, err error) error {
+	if ctx.Err() != nil {
+		return ErrInterrupted
+	}
+	e := &Error{Source: source, Line: st.Line, Col: st.Col, Statement: st.Text}
+	stat := status.Convert(err)
+	var detail *sluicev1.StatementError
+	for _, d := range stat.Details() {
+		if d, ok := d.(*sluicev1.StatementError); ok {
+			detail = d
+		}
+	}
+	switch {
+	case detail != nil:
+		e.Message = detail.GetMessage()
+		e.Code = int(detail.GetCode())
+		if l, c := int(detail.GetLine()), int(detail.GetColumn()); l > 0 {
+			e.Line = st.Line + l - 1
+			if l == 1 {
+				e.Col = st.Col + c - 1
+			} else {
+				e.Col = c
+			}
+		}
+	case stat.Code() == codes.Unavailable:
+		e.Line, e.Col, e.Statement = 0, 0, ""
+		e.Message = fmt.Sprintf("cannot reach the Sluice server at %s (%s); is sluice-server running?", s.Server, stat.Message())
+	default:
+		e.Message = stat.Message()
+	}
+	return s.report(e)
+}
+
+// report prints e on stderr and returns it.
+func (s *Shell) report(e *Error) error {
+	fmt.Fprintln(s.errOut, e.Error())
+	return e
+}
+
+func nonNil(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}
