@@ -10,8 +10,8 @@ import (
 
 // Graph is one query's plan.
 type Graph struct {
-	// QueryID names a persistent query (CSAS_BIG_1); empty for a transient
-	// push query.
+	// QueryID names the query: CSAS_BIG_1 for a persistent query,
+	// transient_<SOURCE>_<n> for a push query.
 	QueryID string `json:"queryId,omitempty"`
 	// Source is the input.
 	Source *Source `json:"source"`

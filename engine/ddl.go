@@ -1,0 +1,176 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/kafka"
+	"github.com/sluice-sql/sluice/parser/ast"
+	"github.com/sluice-sql/sluice/planner"
+)
+
+func kindWord(k catalog.Kind) string { return strings.ToLower(string(k)) }
+
+func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource) (Result, error) {
+	spec, err := planner.PlanCreateSource(st)
+	if err != nil {
+		return Result{}, err
+	}
+	src := spec.Source
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	if old, ok := e.cat.Source(src.Name); ok {
+		switch {
+		case st.IfNotExists:
+			return Result{Kind: ResultMessage, Message: fmt.Sprintf("Cannot add %s %s: a %s with the same name already exists; nothing done.", kindWord(src.Kind), src.Name, kindWord(old.Kind))}, nil
+		case !st.OrReplace:
+			return Result{}, userError(st.NamePos, "cannot add %s %s: a %s with the same name already exists; DROP it first, or use CREATE OR REPLACE", kindWord(src.Kind), src.Name, kindWord(old.Kind))
+		case old.Kind != src.Kind:
+			return Result{}, userError(st.NamePos, "cannot replace %s %s with a %s; DROP it first", kindWord(old.Kind), src.Name, kindWord(src.Kind))
+		}
+	}
+	partitions, err := e.sourceTopic(ctx, st.Pos, src.Topic, spec.Partitions, spec.Replicas)
+	if err != nil {
+		return Result{}, err
+	}
+	src.Partitions = partitions
+	if err := e.write(ctx, &catalog.Command{Kind: catalog.CreateSource, Source: src, Replace: st.OrReplace}); err != nil {
+		return Result{}, &internalError{err}
+	}
+	word := "Stream"
+	if src.Kind == catalog.Table {
+		word = "Table"
+	}
+	return Result{Kind: ResultMessage, Message: word + " created"}, nil
+}
+
+// sourceTopic checks that a source's topic exists (creating it when the
+// statement gave PARTITIONS) and returns its partition count.
+func (e *Engine) sourceTopic(ctx context.Context, pos ast.Pos, topic string, partitions int32, replicas int16) (int32, error) {
+	info, err := e.cfg.Kafka.DescribeTopic(ctx, topic)
+	switch {
+	case err == nil:
+		if partitions > 0 && info.Partitions != partitions {
+			return 0, userError(pos, "a Kafka topic with the name '%s' already exists with %d partitions, not the %d given in PARTITIONS; remove PARTITIONS or give %d", topic, info.Partitions, partitions, info.Partitions)
+		}
+		return info.Partitions, nil
+	case !errors.Is(err, kafka.ErrUnknownTopic):
+		return 0, internal("cannot describe topic %s: %v", topic, err)
+	case partitions == 0:
+		return 0, userError(pos, "topic '%s' does not exist; to create it, add PARTITIONS (and optionally REPLICAS) to the WITH clause", topic)
+	}
+	err = e.cfg.Kafka.CreateTopic(ctx, kafka.TopicSpec{Name: topic, Partitions: partitions, ReplicationFactor: replicas})
+	if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
+		return 0, internal("cannot create topic %s: %v", topic, err)
+	}
+	return partitions, nil
+}
+
+func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateAsSelect) (Result, error) {
+	if st.Kind == ast.Table {
+		return Result{}, userError(st.Pos, "CREATE TABLE AS SELECT is not supported yet; use CREATE STREAM AS SELECT")
+	}
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	if old, ok := e.cat.Source(st.Name); ok {
+		switch {
+		case st.IfNotExists:
+			return Result{Kind: ResultMessage, Message: fmt.Sprintf("Cannot add stream %s: a %s with the same name already exists; nothing done.", st.Name, kindWord(old.Kind))}, nil
+		default:
+			return Result{}, userError(st.NamePos, "cannot add stream %s: a %s with the same name already exists; DROP it first", st.Name, kindWord(old.Kind))
+		}
+	}
+	id := e.cat.NextQueryID("CSAS", st.Name)
+	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{
+		QueryID: id, Sink: st.Name, SinkPos: st.NamePos, SinkProps: st.Props, OffsetReset: s.offsetReset(),
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	plan.Sink.SQL = st.SQL()
+	n, err := e.sourceTopic(ctx, st.Pos, plan.Sink.Topic, plan.Sink.Partitions, plan.Replicas)
+	if err != nil {
+		return Result{}, err
+	}
+	plan.Sink.Partitions, plan.Graph.Sink.Partitions = n, n
+	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: st.Name, State: catalog.Running, Plan: plan.Graph}
+	if err := e.write(ctx, &catalog.Command{Kind: catalog.CreateQuery, Query: q, Source: plan.Sink}); err != nil {
+		return Result{}, &internalError{err}
+	}
+	if err := e.startPersistent(ctx, q); err != nil {
+		return Result{}, internal("query %s was created but could not start: %v", id, err)
+	}
+	return Result{Kind: ResultMessage, Message: "Created query with ID " + id, QueryID: id}, nil
+}
+
+func (e *Engine) terminate(ctx context.Context, st *ast.Terminate) (Result, error) {
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	var ids []string
+	if st.All {
+		for _, q := range e.cat.Queries() {
+			ids = append(ids, q.ID)
+		}
+	} else {
+		id := strings.ToUpper(st.QueryID)
+		if _, ok := e.cat.Query(id); !ok {
+			return Result{}, userError(st.Pos, "unknown query id %s; SHOW QUERIES lists the running queries", st.QueryID)
+		}
+		ids = []string{id}
+	}
+	for _, id := range ids {
+		e.mu.Lock()
+		rq := e.running[id]
+		delete(e.running, id)
+		e.mu.Unlock()
+		if rq != nil {
+			_ = rq.Stop()
+		}
+		if err := e.write(ctx, &catalog.Command{Kind: catalog.TerminateQuery, QueryID: id}); err != nil {
+			return Result{}, &internalError{err}
+		}
+		if err := e.cfg.Kafka.DeleteGroup(ctx, e.groupOf(id)); err != nil {
+			e.log.Warn("cannot delete the consumer group of a terminated query", "query", id, "err", err)
+		}
+	}
+	msg := "Query terminated."
+	if st.All {
+		msg = fmt.Sprintf("%d queries terminated.", len(ids))
+	}
+	return Result{Kind: ResultMessage, Message: msg}, nil
+}
+
+func (e *Engine) drop(ctx context.Context, st *ast.Drop) (Result, error) {
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	src, ok := e.cat.Source(st.Name)
+	if !ok {
+		if st.IfExists {
+			return Result{Kind: ResultMessage, Message: fmt.Sprintf("Source %s does not exist; nothing done.", st.Name)}, nil
+		}
+		return Result{}, userError(st.NamePos, "%s %s does not exist; SHOW STREAMS lists the streams", kindWord(catalog.Kind(st.Kind.String())), st.Name)
+	}
+	if want := catalog.Kind(st.Kind.String()); src.Kind != want {
+		return Result{}, userError(st.NamePos, "%s is a %s, not a %s; use DROP %s", st.Name, kindWord(src.Kind), kindWord(want), src.Kind)
+	}
+	if ws := e.cat.Writers(st.Name); len(ws) > 0 {
+		return Result{}, userError(st.NamePos, "cannot drop %s: the following queries write into it: %s; TERMINATE them first", st.Name, strings.Join(ws, ", "))
+	}
+	if rs := e.cat.Readers(st.Name); len(rs) > 0 {
+		return Result{}, userError(st.NamePos, "cannot drop %s: the following queries read from it: %s; TERMINATE them first", st.Name, strings.Join(rs, ", "))
+	}
+	if err := e.write(ctx, &catalog.Command{Kind: catalog.DropSource, Name: st.Name}); err != nil {
+		return Result{}, &internalError{err}
+	}
+	msg := fmt.Sprintf("Source `%s` (topic: %s) was dropped.", st.Name, src.Topic)
+	if st.DeleteTopic {
+		if err := e.cfg.Kafka.DeleteTopic(ctx, src.Topic); err != nil && !errors.Is(err, kafka.ErrUnknownTopic) {
+			return Result{}, internal("%s was dropped, but its topic %s could not be deleted: %v", st.Name, src.Topic, err)
+		}
+		msg = fmt.Sprintf("Source `%s` (topic: %s) was dropped and its topic deleted.", st.Name, src.Topic)
+	}
+	return Result{Kind: ResultMessage, Message: msg}, nil
+}

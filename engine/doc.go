@@ -1,0 +1,12 @@
+// Package engine is Sluice's one API: Execute runs statements, push queries
+// come back as Streams, Flush is the barrier tests wait on, Close stops
+// everything. The server, the shell and scripts are thin adapters over it.
+//
+//	text ─▶ parser.Parse ─▶ ast.Statement ─┬─ DDL ──▶ planner ─▶ catalog.Command ─▶ command log ─▶ Catalog
+//	                                       ├─ CREATE … AS SELECT ─▶ planner.PlanSelect ─▶ command log ─▶ exec.Start
+//	                                       ├─ SELECT … EMIT CHANGES ─▶ planner.PlanSelect ─▶ exec.Start ─▶ Stream
+//	                                       └─ INSERT VALUES ─▶ encode ─▶ produce
+//
+// At Open the command log is replayed from its start to rebuild the catalog,
+// and every persistent query restarts from its committed offsets.
+package engine

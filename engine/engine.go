@@ -1,0 +1,347 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/exec"
+	"github.com/sluice-sql/sluice/kafka"
+)
+
+// Config configures an Engine.
+type Config struct {
+	// Kafka is the cluster client; required. The engine does not close it.
+	Kafka kafka.Client
+	// DataDir holds local state; required.
+	DataDir string
+	// ServiceID names this Sluice cluster: it prefixes internal topics and
+	// consumer groups. Default "sluice".
+	ServiceID string
+	// Logger receives the engine's logs; default slog.Default().
+	Logger *slog.Logger
+	// Now is the wall clock: the time of rows inserted with INSERT VALUES
+	// and of processing-log records. Default time.Now; tests fix it.
+	Now func() time.Time
+}
+
+// Engine is Sluice's one API: it runs statements, persistent queries and
+// push queries. Its methods are safe for concurrent use.
+type Engine struct {
+	cfg        Config
+	log        *slog.Logger
+	cat        *catalog.Catalog
+	commands   string // the command log topic
+	processing string // the processing log topic
+
+	// ddl serialises statements that change the catalog, so that what is
+	// checked is still true when its command is written.
+	ddl sync.Mutex
+
+	prodMu   sync.Mutex
+	producer kafka.Producer
+
+	mu        sync.Mutex
+	running   map[string]*exec.Query
+	transient map[string]*exec.Query
+	pushSeq   int
+	closed    bool
+	progress  chan struct{} // closed and replaced whenever a task moves
+}
+
+// Open starts an engine: it replays the command log to rebuild the catalog
+// and restarts every persistent query found there.
+func Open(ctx context.Context, cfg Config) (*Engine, error) {
+	if cfg.Kafka == nil {
+		return nil, errors.New("engine: Config.Kafka is required")
+	}
+	if cfg.DataDir == "" {
+		return nil, errors.New("engine: Config.DataDir is required")
+	}
+	if cfg.ServiceID == "" {
+		cfg.ServiceID = "sluice"
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("engine: data directory: %w", err)
+	}
+	e := &Engine{
+		cfg:        cfg,
+		log:        cfg.Logger,
+		cat:        catalog.New(),
+		commands:   "_sluice-" + cfg.ServiceID + "-command-log",
+		processing: cfg.ServiceID + "_processing_log",
+		running:    map[string]*exec.Query{},
+		transient:  map[string]*exec.Query{},
+		progress:   make(chan struct{}),
+	}
+	if err := e.ensureTopic(ctx, e.commands, map[string]string{"cleanup.policy": "delete", "retention.ms": "-1"}); err != nil {
+		return nil, err
+	}
+	if err := e.ensureTopic(ctx, e.processing, nil); err != nil {
+		return nil, err
+	}
+	var err error
+	if e.producer, err = cfg.Kafka.NewProducer(kafka.ProducerOptions{ClientID: "sluice-engine"}); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	if err := e.replay(ctx); err != nil {
+		e.producer.Close()
+		return nil, err
+	}
+	for _, q := range e.cat.Queries() {
+		if q.State != catalog.Running {
+			continue
+		}
+		if err := e.startPersistent(ctx, q); err != nil {
+			e.log.Error("cannot restart query", "query", q.ID, "err", err)
+		}
+	}
+	e.log.Info("engine ready", "sources", len(e.cat.Sources()), "queries", len(e.cat.Queries()), "data_dir", filepath.Clean(cfg.DataDir))
+	return e, nil
+}
+
+func (e *Engine) ensureTopic(ctx context.Context, name string, configs map[string]string) error {
+	err := e.cfg.Kafka.CreateTopic(ctx, kafka.TopicSpec{Name: name, Partitions: 1, Configs: configs})
+	if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
+		return fmt.Errorf("engine: create internal topic %s: %w", name, err)
+	}
+	return nil
+}
+
+// replay reads the command log from its start to its current end and
+// applies every command. A record that cannot be read is a bug: Open fails.
+func (e *Engine) replay(ctx context.Context) error {
+	bounds, err := e.cfg.Kafka.ListOffsets(ctx, e.commands)
+	if err != nil {
+		return fmt.Errorf("engine: command log offsets: %w", err)
+	}
+	if len(bounds) != 1 {
+		return fmt.Errorf("engine: command log %s has %d partitions; it must have exactly 1", e.commands, len(bounds))
+	}
+	end := bounds[0].End
+	if bounds[0].Start >= end {
+		return nil
+	}
+	c, err := e.cfg.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: "sluice-command-replay"})
+	if err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
+	defer c.Close()
+	c.Assign(map[string]map[int32]int64{e.commands: {0: bounds[0].Start}})
+	n := 0
+	for next := bounds[0].Start; next < end; {
+		recs, err := c.Poll(ctx)
+		if err != nil {
+			return fmt.Errorf("engine: read command log: %w", err)
+		}
+		for _, r := range recs {
+			if r.Offset >= end {
+				break
+			}
+			next = r.Offset + 1
+			cmd, err := catalog.DecodeCommand(r.Value)
+			if err != nil {
+				return fmt.Errorf("engine: command log %s offset %d: %w", e.commands, r.Offset, err)
+			}
+			if err := e.cat.Apply(cmd); err != nil {
+				return fmt.Errorf("engine: command log %s offset %d: %w", e.commands, r.Offset, err)
+			}
+			n++
+		}
+	}
+	e.log.Info("catalog rebuilt from command log", "commands", n, "topic", e.commands)
+	return nil
+}
+
+// write appends a command to the log (acknowledged by all in-sync replicas)
+// and applies it to the catalog.
+func (e *Engine) write(ctx context.Context, cmd *catalog.Command) error {
+	b, err := cmd.Encode()
+	if err != nil {
+		return err
+	}
+	if err := e.produce(ctx, []*kafka.Record{{Topic: e.commands, Partition: 0, Value: b, Timestamp: e.cfg.Now()}}); err != nil {
+		return fmt.Errorf("cannot write to the command log: %w", err)
+	}
+	return e.cat.Apply(cmd)
+}
+
+func (e *Engine) produce(ctx context.Context, recs []*kafka.Record) error {
+	e.prodMu.Lock()
+	defer e.prodMu.Unlock()
+	return e.producer.Produce(ctx, recs)
+}
+
+// groupOf is the consumer group of a persistent query.
+func (e *Engine) groupOf(queryID string) string {
+	return "_sluice-" + e.cfg.ServiceID + "-query-" + queryID
+}
+
+func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
+	rq, err := exec.Start(ctx, q.Plan, exec.Deps{
+		Kafka:         e.cfg.Kafka,
+		Group:         e.groupOf(q.ID),
+		ProcessingLog: e.processing,
+		Logger:        e.log.With("query", q.ID),
+		Progress:      e.notify,
+		Now:           e.cfg.Now,
+	}, nil)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.running[q.ID] = rq
+	e.mu.Unlock()
+	return nil
+}
+
+// notify wakes Flush waiters.
+func (e *Engine) notify() {
+	e.mu.Lock()
+	close(e.progress)
+	e.progress = make(chan struct{})
+	e.mu.Unlock()
+}
+
+// Flush waits until every running persistent query has consumed, processed
+// and committed all the input that existed when Flush was called, including
+// what queries upstream of it produced meanwhile. Tests use it as a barrier
+// instead of sleeping.
+func (e *Engine) Flush(ctx context.Context) error {
+	var last map[string][]int64
+	for {
+		ends, err := e.inputEnds(ctx)
+		if err != nil {
+			return err
+		}
+		if last != nil && sameEnds(last, ends) {
+			return nil
+		}
+		if err := e.waitFor(ctx, ends); err != nil {
+			return err
+		}
+		last = ends
+	}
+}
+
+// inputEnds returns the end offsets of every running query's input.
+func (e *Engine) inputEnds(ctx context.Context) (map[string][]int64, error) {
+	e.mu.Lock()
+	qs := make(map[string]string, len(e.running))
+	for id := range e.running {
+		if q, ok := e.cat.Query(id); ok {
+			qs[id] = q.Plan.Source.Topic
+		}
+	}
+	e.mu.Unlock()
+	out := make(map[string][]int64, len(qs))
+	for id, topic := range qs {
+		bounds, err := e.cfg.Kafka.ListOffsets(ctx, topic)
+		if err != nil {
+			return nil, fmt.Errorf("engine: flush: %w", err)
+		}
+		ends := make([]int64, len(bounds))
+		for i, b := range bounds {
+			ends[i] = b.End
+		}
+		out[id] = ends
+	}
+	return out, nil
+}
+
+func sameEnds(a, b map[string][]int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for id, x := range a {
+		y, ok := b[id]
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if x[i] != y[i] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// waitFor blocks until each query's positions reach ends, or it stopped.
+func (e *Engine) waitFor(ctx context.Context, ends map[string][]int64) error {
+	for {
+		e.mu.Lock()
+		wake := e.progress
+		behind := ""
+		for id, end := range ends {
+			q, ok := e.running[id]
+			if !ok {
+				continue
+			}
+			select {
+			case <-q.Done():
+				continue
+			default:
+			}
+			pos := q.Positions()
+			for p := range end {
+				if p < len(pos) && pos[p] < end[p] {
+					behind = id
+				}
+			}
+		}
+		e.mu.Unlock()
+		if behind == "" {
+			return nil
+		}
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return fmt.Errorf("engine: flush: query %s has not caught up: %w", behind, ctx.Err())
+		}
+	}
+}
+
+// Close stops every query (committing what they processed) and releases
+// local resources. Safe to call twice.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	qs := make([]*exec.Query, 0, len(e.running)+len(e.transient))
+	for _, q := range e.running {
+		qs = append(qs, q)
+	}
+	for _, q := range e.transient {
+		qs = append(qs, q)
+	}
+	e.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, q := range qs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_ = q.Stop()
+		}()
+	}
+	wg.Wait()
+	e.prodMu.Lock()
+	e.producer.Close()
+	e.prodMu.Unlock()
+	return nil
+}

@@ -1,0 +1,121 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/parser"
+	"github.com/sluice-sql/sluice/parser/ast"
+	"github.com/sluice-sql/sluice/planner"
+)
+
+// Execute runs the statements of sql in order in session s. It stops at the
+// first failing statement and returns the results of those before it with
+// the error, a *StatementError naming the statement and position.
+func (e *Engine) Execute(ctx context.Context, s *Session, sql string) ([]Result, error) {
+	if s == nil {
+		s = NewSession()
+	}
+	stmts, err := parser.Parse(sql)
+	if err != nil {
+		var pe *parser.Error
+		if errors.As(err, &pe) {
+			return nil, &StatementError{Statement: pe.Statement, Line: pe.Line, Col: pe.Col, Msg: pe.Msg, Code: CodeBadStatement}
+		}
+		return nil, &StatementError{Statement: sql, Msg: err.Error(), Code: CodeBadStatement}
+	}
+	var out []Result
+	for _, st := range stmts {
+		r, err := e.executeOne(ctx, s, st)
+		if err != nil {
+			return out, statementError(st, err)
+		}
+		r.Statement = st.SQL()
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// statementError attaches the statement and a position to err.
+func statementError(st ast.Statement, err error) *StatementError {
+	var se *StatementError
+	if errors.As(err, &se) {
+		if se.Statement == "" {
+			se.Statement = st.SQL()
+		}
+		return se
+	}
+	out := &StatementError{Statement: st.SQL(), Msg: err.Error(), Code: CodeBadStatement}
+	var pe *planner.Error
+	var ee *expr.Error
+	switch {
+	case errors.As(err, &pe):
+		out.Line, out.Col, out.Msg = pe.Pos.Line, pe.Pos.Col, pe.Msg
+	case errors.As(err, &ee):
+		out.Line, out.Col, out.Msg = ee.Pos.Line, ee.Pos.Col, ee.Msg
+	default:
+		p := st.Position()
+		out.Line, out.Col = p.Line, p.Col
+	}
+	var ie *internalError
+	if errors.As(err, &ie) {
+		out.Code = CodeServerError
+	}
+	return out
+}
+
+// internalError marks a failure of Sluice or its cluster, not of the user's
+// statement.
+type internalError struct{ err error }
+
+func (e *internalError) Error() string { return e.err.Error() }
+func (e *internalError) Unwrap() error { return e.err }
+
+func internal(format string, args ...any) error {
+	return &internalError{err: fmt.Errorf(format, args...)}
+}
+
+// userError is a statement the engine refuses, at a position.
+func userError(pos ast.Pos, format string, args ...any) error {
+	return &planner.Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (e *Engine) executeOne(ctx context.Context, s *Session, st ast.Statement) (Result, error) {
+	switch st := st.(type) {
+	case *ast.CreateSource:
+		return e.createSource(ctx, st)
+	case *ast.CreateAsSelect:
+		return e.createAsSelect(ctx, s, st)
+	case *ast.InsertValues:
+		return e.insertValues(ctx, st)
+	case *ast.Select:
+		return e.selectQuery(ctx, s, st)
+	case *ast.Show:
+		return e.show(ctx, s, st)
+	case *ast.Describe:
+		return e.describe(st)
+	case *ast.Explain:
+		return e.explain(ctx, s, st)
+	case *ast.Terminate:
+		return e.terminate(ctx, st)
+	case *ast.Drop:
+		return e.drop(ctx, st)
+	case *ast.SetProperty:
+		return setProperty(s, st)
+	case *ast.UnsetProperty:
+		return unsetProperty(s, st)
+	}
+	return Result{}, userError(st.Position(), "%s is not supported yet", statementName(st))
+}
+
+// statementName names a statement's kind for messages: "CREATE TYPE".
+func statementName(st ast.Statement) string {
+	fields := strings.Fields(strings.ToUpper(st.SQL()))
+	if len(fields) > 2 {
+		fields = fields[:2]
+	}
+	return strings.Join(fields, " ")
+}

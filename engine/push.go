@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/sluice-sql/sluice/exec"
+	"github.com/sluice-sql/sluice/parser/ast"
+	"github.com/sluice-sql/sluice/planner"
+)
+
+// pushBuffer is how many rows a push query holds for a slow reader before
+// its tasks wait.
+const pushBuffer = 1024
+
+func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (Result, error) {
+	if st.Query.Emit != ast.EmitChanges {
+		return Result{}, userError(st.Pos, "pull queries are not supported yet; add EMIT CHANGES to run a push query")
+	}
+	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{OffsetReset: s.offsetReset()})
+	if err != nil {
+		return Result{}, err
+	}
+	g := plan.Graph
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return Result{}, internal("the server is shutting down")
+	}
+	e.pushSeq++
+	id := fmt.Sprintf("transient_%s_%d", g.Source.Name, e.pushSeq)
+	e.mu.Unlock()
+	g.QueryID = id
+
+	rows := make(chan []any, pushBuffer)
+	stop := make(chan struct{})
+	var mu sync.Mutex
+	var sent int64
+	out := func(ctx context.Context, row []any) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if g.Limit > 0 && sent >= g.Limit {
+			return false, nil
+		}
+		cp := append([]any(nil), row...)
+		select {
+		case rows <- cp:
+		case <-stop:
+			return false, nil
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+		sent++
+		return g.Limit == 0 || sent < g.Limit, nil
+	}
+	q, err := exec.Start(ctx, g, exec.Deps{Kafka: e.cfg.Kafka, ProcessingLog: e.processing, Logger: e.log.With("query", id), Now: e.cfg.Now}, out)
+	if err != nil {
+		return Result{}, internal("cannot start push query: %v", err)
+	}
+	e.mu.Lock()
+	e.transient[id] = q
+	e.mu.Unlock()
+	var once sync.Once
+	closeFn := func() {
+		once.Do(func() {
+			close(stop)
+			_ = q.Stop()
+			e.mu.Lock()
+			delete(e.transient, id)
+			e.mu.Unlock()
+		})
+	}
+	next := func(ctx context.Context) ([]any, error) {
+		select {
+		case r := <-rows:
+			return r, nil
+		default:
+		}
+		select {
+		case r := <-rows:
+			return r, nil
+		case <-q.Done():
+			// Rows sent before the query ended are still delivered.
+			select {
+			case r := <-rows:
+				return r, nil
+			default:
+			}
+			if err := q.Err(); err != nil {
+				return nil, err
+			}
+			return nil, io.EOF
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return Result{Kind: ResultStream, Stream: NewStream(id, g.Output, next, closeFn), QueryID: id}, nil
+}

@@ -1,0 +1,187 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/parser/ast"
+	"github.com/sluice-sql/sluice/planner"
+)
+
+func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, error) {
+	switch st.What {
+	case ast.ShowStreams, ast.ShowTables:
+		kind, title := catalog.Stream, "Stream Name"
+		if st.What == ast.ShowTables {
+			kind, title = catalog.Table, "Table Name"
+		}
+		t := &Table{Columns: []string{title, "Kafka Topic", "Key Format", "Value Format", "Windowed"}}
+		for _, src := range e.cat.Sources() {
+			if src.Kind == kind {
+				t.Rows = append(t.Rows, []string{src.Name, src.Topic, src.KeyFormat, src.ValueFormat, "false"})
+			}
+		}
+		return Result{Kind: ResultTable, Table: t}, nil
+	case ast.ShowQueries:
+		t := &Table{Columns: []string{"Query ID", "Query Type", "Status", "Sink Name", "Sink Kafka Topic", "Query String"}}
+		for _, q := range e.cat.Queries() {
+			t.Rows = append(t.Rows, []string{q.ID, "PERSISTENT", e.queryStatus(q.ID), q.Sink, q.Plan.Sink.Topic, q.SQL})
+		}
+		e.mu.Lock()
+		var ids []string
+		for id := range e.transient {
+			ids = append(ids, id)
+		}
+		e.mu.Unlock()
+		sort.Strings(ids)
+		for _, id := range ids {
+			t.Rows = append(t.Rows, []string{id, "PUSH", "RUNNING", "", "", ""})
+		}
+		t.Footer = "For detailed information on a Query run: EXPLAIN <Query ID>;"
+		return Result{Kind: ResultTable, Table: t}, nil
+	case ast.ShowTopics:
+		topics, err := e.cfg.Kafka.ListTopics(ctx)
+		if err != nil {
+			return Result{}, internal("cannot list topics: %v", err)
+		}
+		t := &Table{Columns: []string{"Kafka Topic", "Partitions", "Partition Replicas"}}
+		for _, tp := range topics {
+			if strings.HasPrefix(tp.Name, "_") && !st.Extended {
+				continue
+			}
+			t.Rows = append(t.Rows, []string{tp.Name, fmt.Sprint(tp.Partitions), fmt.Sprint(tp.ReplicationFactor)})
+		}
+		return Result{Kind: ResultTable, Table: t}, nil
+	case ast.ShowProperties:
+		t := &Table{Columns: []string{"Property", "Scope", "Value"}}
+		keys := make([]string, 0, len(s.Properties))
+		for k := range s.Properties {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			t.Rows = append(t.Rows, []string{k, "SESSION", s.Properties[k]})
+		}
+		if _, ok := s.Properties[propOffsetReset]; !ok {
+			t.Rows = append(t.Rows, []string{propOffsetReset, "DEFAULT", "latest"})
+		}
+		t.Rows = append(t.Rows, []string{"ksql.service.id", "SERVER", e.cfg.ServiceID})
+		return Result{Kind: ResultTable, Table: t}, nil
+	}
+	return Result{}, userError(st.Pos, "%s is not supported yet", statementName(st))
+}
+
+// queryStatus is a persistent query's status as SHOW QUERIES prints it.
+func (e *Engine) queryStatus(id string) string {
+	e.mu.Lock()
+	rq := e.running[id]
+	e.mu.Unlock()
+	if rq == nil {
+		return "NOT_RUNNING"
+	}
+	if rq.Err() != nil {
+		return "ERROR"
+	}
+	return "RUNNING"
+}
+
+func (e *Engine) describe(st *ast.Describe) (Result, error) {
+	src, ok := e.cat.Source(st.Name)
+	if !ok {
+		return Result{}, userError(st.NamePos, "%s does not exist; SHOW STREAMS lists the streams", st.Name)
+	}
+	t := &Table{Columns: []string{"Field", "Type"}}
+	t.Title = fmt.Sprintf("Name                 : %s", src.Name)
+	for _, c := range src.Key {
+		suffix := "(key)"
+		if src.Kind == catalog.Table {
+			suffix = "(primary key)"
+		}
+		t.Rows = append(t.Rows, []string{c.Name, c.Type.String() + "  " + suffix})
+	}
+	for _, c := range src.Value {
+		t.Rows = append(t.Rows, []string{c.Name, c.Type.String()})
+	}
+	if st.Extended {
+		var b strings.Builder
+		fmt.Fprintf(&b, "Type                 : %s\n", src.Kind)
+		fmt.Fprintf(&b, "Timestamp field      : %s\n", orDefault(src.Timestamp, "Not set - using <ROWTIME>"))
+		fmt.Fprintf(&b, "Key format           : %s\n", src.KeyFormat)
+		fmt.Fprintf(&b, "Value format         : %s\n", src.ValueFormat)
+		fmt.Fprintf(&b, "Kafka topic          : %s (partitions: %d)\n", src.Topic, src.Partitions)
+		fmt.Fprintf(&b, "Statement            : %s\n", src.SQL)
+		if ws := e.cat.Writers(src.Name); len(ws) > 0 {
+			fmt.Fprintf(&b, "Queries that write into this %s: %s\n", kindWord(src.Kind), strings.Join(ws, ", "))
+		}
+		if rs := e.cat.Readers(src.Name); len(rs) > 0 {
+			fmt.Fprintf(&b, "Queries that read from this %s: %s\n", kindWord(src.Kind), strings.Join(rs, ", "))
+		}
+		for _, id := range append(e.cat.Writers(src.Name), e.cat.Readers(src.Name)...) {
+			e.mu.Lock()
+			rq := e.running[id]
+			e.mu.Unlock()
+			if rq != nil {
+				s := rq.Stats()
+				fmt.Fprintf(&b, "%s: records in %d, out %d, errors %d\n", id, s.RecordsIn, s.RecordsOut, s.Errors)
+			}
+		}
+		t.Footer = b.String()
+	} else {
+		t.Footer = fmt.Sprintf("For runtime statistics and query details run: DESCRIBE %s EXTENDED;", src.Name)
+	}
+	return Result{Kind: ResultTable, Table: t}, nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func (e *Engine) explain(_ context.Context, s *Session, st *ast.Explain) (Result, error) {
+	if st.Statement != nil {
+		var q *ast.Query
+		opts := planner.QueryOptions{OffsetReset: s.offsetReset()}
+		switch inner := st.Statement.(type) {
+		case *ast.Select:
+			q = inner.Query
+		case *ast.CreateAsSelect:
+			q = inner.Query
+			opts.Sink, opts.SinkPos, opts.SinkProps = inner.Name, inner.NamePos, inner.Props
+			opts.QueryID = e.cat.NextQueryID("CSAS", inner.Name)
+		default:
+			return Result{}, userError(st.Statement.Position(), "EXPLAIN takes a query id, a SELECT or a CREATE ... AS SELECT")
+		}
+		plan, err := planner.PlanSelect(e.cat, q, opts)
+		if err != nil {
+			return Result{}, err
+		}
+		t := &Table{Title: "Query String         : " + st.Statement.SQL(), Footer: "Execution plan\n" + plan.Graph.String()}
+		return Result{Kind: ResultTable, Table: t}, nil
+	}
+	id := st.QueryID
+	q, ok := e.cat.Query(id)
+	if !ok {
+		q, ok = e.cat.Query(strings.ToUpper(id))
+	}
+	if !ok {
+		return Result{}, userError(st.Pos, "unknown query id %s; SHOW QUERIES lists the running queries", id)
+	}
+	t := &Table{
+		Title:   fmt.Sprintf("ID                   : %s\nQuery Type           : PERSISTENT\nSQL                  : %s\nStatus               : %s", q.ID, q.SQL, e.queryStatus(q.ID)),
+		Columns: []string{"Field", "Type"},
+		Footer:  "Execution plan\n" + q.Plan.String(),
+	}
+	for i, c := range q.Plan.Output {
+		typ := c.Type.String()
+		if i < q.Plan.KeyColumns {
+			typ += "  (key)"
+		}
+		t.Rows = append(t.Rows, []string{c.Name, typ})
+	}
+	return Result{Kind: ResultTable, Table: t}, nil
+}

@@ -1,0 +1,299 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/internal/types"
+	"github.com/sluice-sql/sluice/kafka"
+)
+
+// TestSQL runs the datadriven SQL corpus in testdata/sql. Directives:
+//
+//	statement            run statements; print each result (message, table)
+//	                     or the error
+//	produce topic=T      one record a line: [@<ms>] <key|_> <value|_>
+//	                     (_ is null)
+//	flush                wait until every persistent query caught up
+//	subscribe limit=N    run a push query and print its first N rows
+//	consume topic=T      print every record now in topic T, by partition
+//	  [sorted]           and offset (sorted: by partition and text, for
+//	                     outputs fed by several input partitions)
+//	restart              close the engine and open it again on the same
+//	                     data directory and broker
+func TestSQL(t *testing.T) {
+	datadriven.Walk(t, filepath.Join("..", "testdata", "sql"), func(t *testing.T, path string) {
+		h := newHarness(t)
+		defer h.close()
+		datadriven.RunTest(t, path, h.run)
+	})
+}
+
+// fixedClock is the engine's wall clock in the corpus, so that INSERT
+// VALUES rows have a known ROWTIME.
+func fixedClock() time.Time { return time.UnixMilli(1_700_000_000_000) }
+
+// harness is one corpus file's world: a broker, a client, an engine and a
+// session.
+type harness struct {
+	t       *testing.T
+	ctx     context.Context
+	broker  *kafka.Playground
+	client  kafka.Client
+	dataDir string
+	eng     *engine.Engine
+	sess    *engine.Session
+}
+
+func newHarness(t *testing.T) *harness {
+	ctx := context.Background()
+	dir := t.TempDir()
+	broker, err := kafka.StartPlayground(ctx, kafka.PlaygroundConfig{Addr: "127.0.0.1:0", DataDir: filepath.Join(dir, "kafka")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := kafka.NewFranz(kafka.Config{Brokers: []string{broker.Addr()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, ctx: ctx, broker: broker, client: client, dataDir: filepath.Join(dir, "state"), sess: engine.NewSession()}
+	h.open()
+	return h
+}
+
+func (h *harness) open() {
+	eng, err := engine.Open(h.ctx, engine.Config{Kafka: h.client, DataDir: h.dataDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: fixedClock})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.eng = eng
+}
+
+func (h *harness) close() {
+	if h.eng != nil {
+		_ = h.eng.Close()
+	}
+	h.client.Close()
+	h.broker.Close()
+}
+
+func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
+	ctx, cancel := context.WithTimeout(h.ctx, 30*time.Second)
+	defer cancel()
+	switch d.Cmd {
+	case "statement":
+		res, err := h.eng.Execute(ctx, h.sess, d.Input)
+		var b strings.Builder
+		for _, r := range res {
+			writeResult(&b, r)
+		}
+		if err != nil {
+			fmt.Fprintf(&b, "error: %s\n", firstLine(err))
+		}
+		return b.String()
+	case "produce":
+		var topic string
+		d.ScanArgs(t, "topic", &topic)
+		var recs []*kafka.Record
+		for _, line := range strings.Split(d.Input, "\n") {
+			if strings.TrimSpace(line) == "" {
+				continue
+			}
+			recs = append(recs, parseRecord(t, topic, line))
+		}
+		p, err := h.client.NewProducer(kafka.ProducerOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		if err := p.Produce(ctx, recs); err != nil {
+			t.Fatal(err)
+		}
+		return ""
+	case "flush":
+		if err := h.eng.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return ""
+	case "subscribe":
+		var limit int
+		d.ScanArgs(t, "limit", &limit)
+		res, err := h.eng.Execute(ctx, h.sess, d.Input)
+		if err != nil {
+			return "error: " + firstLine(err) + "\n"
+		}
+		if len(res) != 1 || res[0].Stream == nil {
+			t.Fatalf("subscribe needs one push query, got %d results", len(res))
+		}
+		st := res[0].Stream
+		defer st.Close()
+		var b strings.Builder
+		names := make([]string, len(st.Columns))
+		for i, c := range st.Columns {
+			names[i] = c.Name
+		}
+		b.WriteString(strings.Join(names, " | ") + "\n")
+		for i := 0; i < limit; i++ {
+			row, err := st.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				b.WriteString("(end)\n")
+				break
+			}
+			if err != nil {
+				t.Fatalf("row %d: %v", i, err)
+			}
+			b.WriteString(formatRow(row, st.Columns) + "\n")
+		}
+		return b.String()
+	case "consume":
+		var topic string
+		d.ScanArgs(t, "topic", &topic)
+		return h.consume(ctx, topic, d.HasArg("sorted"))
+	case "restart":
+		if err := h.eng.Close(); err != nil {
+			t.Fatal(err)
+		}
+		h.eng = nil
+		h.open()
+		return ""
+	}
+	t.Fatalf("unknown directive %q", d.Cmd)
+	return ""
+}
+
+func writeResult(b *strings.Builder, r engine.Result) {
+	switch r.Kind {
+	case engine.ResultMessage:
+		if r.Message != "" {
+			b.WriteString(r.Message + "\n")
+		}
+	case engine.ResultTable:
+		tb := r.Table
+		if tb.Title != "" {
+			b.WriteString(tb.Title + "\n")
+		}
+		if len(tb.Columns) > 0 {
+			b.WriteString(strings.Join(tb.Columns, " | ") + "\n")
+		}
+		for _, row := range tb.Rows {
+			b.WriteString(strings.Join(row, " | ") + "\n")
+		}
+		if tb.Footer != "" {
+			b.WriteString(strings.TrimRight(tb.Footer, "\n") + "\n")
+		}
+	case engine.ResultStream:
+		b.WriteString("push query " + r.Stream.ID + "\n")
+		r.Stream.Close()
+	}
+}
+
+func firstLine(err error) string {
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func formatRow(row []any, cols []types.Column) string {
+	parts := make([]string, len(row))
+	for i, v := range row {
+		parts[i] = types.FormatValue(v, cols[i].Type)
+	}
+	return strings.Join(parts, " | ")
+}
+
+// parseRecord reads "[@ts] key value" where key or value may be _ (null).
+func parseRecord(t *testing.T, topic, line string) *kafka.Record {
+	rec := &kafka.Record{Topic: topic, Partition: -1}
+	line = strings.TrimSpace(line)
+	if strings.HasPrefix(line, "@") {
+		sp := strings.IndexByte(line, ' ')
+		ms, err := strconv.ParseInt(line[1:sp], 10, 64)
+		if err != nil {
+			t.Fatalf("bad timestamp in %q", line)
+		}
+		rec.Timestamp = time.UnixMilli(ms)
+		line = strings.TrimSpace(line[sp:])
+	} else {
+		rec.Timestamp = time.UnixMilli(0)
+	}
+	key, value, ok := strings.Cut(line, " ")
+	if !ok {
+		t.Fatalf("record needs a key and a value: %q", line)
+	}
+	if key != "_" {
+		rec.Key = []byte(key)
+	}
+	if value = strings.TrimSpace(value); value != "_" {
+		rec.Value = []byte(value)
+	}
+	return rec
+}
+
+// consume prints every record now in topic, partition by partition: the
+// partition, timestamp, key and value.
+func (h *harness) consume(ctx context.Context, topic string, sorted bool) string {
+	bounds, err := h.client.ListOffsets(ctx, topic)
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	c, err := h.client.NewConsumer(kafka.ConsumerOptions{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer c.Close()
+	assign := map[int32]int64{}
+	want := 0
+	for p, b := range bounds {
+		if b.End > b.Start {
+			assign[int32(p)] = b.Start
+			want += int(b.End - b.Start)
+		}
+	}
+	if want == 0 {
+		return "(empty)\n"
+	}
+	c.Assign(map[string]map[int32]int64{topic: assign})
+	var recs []*kafka.Record
+	for len(recs) < want {
+		got, err := c.Poll(ctx)
+		if err != nil {
+			h.t.Fatalf("consume %s: %v", topic, err)
+		}
+		recs = append(recs, got...)
+	}
+	sort.SliceStable(recs, func(i, j int) bool {
+		if recs[i].Partition != recs[j].Partition {
+			return recs[i].Partition < recs[j].Partition
+		}
+		return recs[i].Offset < recs[j].Offset
+	})
+	var lines []string
+	for _, r := range recs {
+		key, value := "_", "_"
+		if r.Key != nil {
+			key = fmt.Sprintf("%q", r.Key)
+		}
+		if r.Value != nil {
+			value = string(r.Value)
+		}
+		lines = append(lines, fmt.Sprintf("p%d @%d %s %s\n", r.Partition, r.Timestamp.UnixMilli(), key, value))
+	}
+	if sorted {
+		sort.Strings(lines)
+	}
+	return strings.Join(lines, "")
+}
