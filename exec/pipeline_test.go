@@ -54,7 +54,7 @@ func testGraph(t testing.TB) *topology.Graph {
 
 // offlineTask builds a task's decode, operators and sink without Kafka.
 func offlineTask(t testing.TB, g *topology.Graph) *task {
-	q := &Query{graph: g, deps: Deps{ProcessingLog: "plog"}}
+	q := &Query{graph: g, deps: Deps{ProcessingLog: "plog", Now: time.Now}}
 	q.deps.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	tk := &task{q: q, nKey: len(g.Source.Key), nValue: len(g.Source.Value), tsCol: -1}
 	full, err := newTaskParts(tk, g)

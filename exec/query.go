@@ -25,6 +25,8 @@ type Deps struct {
 	// Progress, when set, is called after a task moved its position; the
 	// engine's flush barrier waits on it.
 	Progress func()
+	// Now is the wall clock, for processing-log records; default time.Now.
+	Now func() time.Time
 }
 
 // Output receives a push query's rows, one at a time, in the layout of the
@@ -56,6 +58,9 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 	}
 	if deps.Logger == nil {
 		deps.Logger = slog.Default()
+	}
+	if deps.Now == nil {
+		deps.Now = time.Now
 	}
 	starts, err := startOffsets(ctx, g, deps)
 	if err != nil {

@@ -327,7 +327,7 @@ func (t *task) recordError(msg string, r *kafka.Record) {
 	if r != nil {
 		e.Offset, e.Timestamp, e.Key, e.Value = r.Offset, r.Timestamp.UnixMilli(), r.Key, r.Value
 	}
-	t.q.deps.Logger.Warn("record skipped", "query", e.QueryID, "topic", e.Topic, "partition", e.Partition, "offset", e.Offset, "reason", msg)
+	t.q.deps.Logger.Warn("record skipped", "topic", e.Topic, "partition", e.Partition, "offset", e.Offset, "reason", msg)
 	if t.q.deps.ProcessingLog == "" {
 		return
 	}
@@ -335,7 +335,7 @@ func (t *task) recordError(msg string, r *kafka.Record) {
 	if err != nil {
 		return
 	}
-	t.pending = append(t.pending, &kafka.Record{Topic: t.q.deps.ProcessingLog, Partition: -1, Value: b, Timestamp: time.Now()})
+	t.pending = append(t.pending, &kafka.Record{Topic: t.q.deps.ProcessingLog, Partition: -1, Value: b, Timestamp: t.q.deps.Now()})
 }
 
 // sink encodes output rows into records of the sink topic.
