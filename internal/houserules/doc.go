@@ -1,0 +1,4 @@
+// Package houserules holds tests of the repository's own rules: which
+// packages may import the SQL parser library and the Kafka client
+// libraries, and that tests never sleep to wait.
+package houserules
