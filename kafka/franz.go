@@ -1,0 +1,661 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// franzClient is the Client over franz-go: one kgo.Client for admin
+// requests, and one more per producer and per consumer.
+type franzClient struct {
+	cfg  Config
+	cl   *kgo.Client
+	adm  *kadm.Client
+	life lifecycle
+}
+
+// NewFranz returns a Client over franz-go (kgo and kadm). It does not
+// contact the brokers until the first call.
+func NewFranz(cfg Config) (Client, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	c := &franzClient{cfg: cfg}
+	cl, err := kgo.NewClient(c.baseOpts(cfg.ClientID)...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: new franz client: %w", err)
+	}
+	c.cl = cl
+	c.adm = kadm.NewClient(cl)
+	return c, nil
+}
+
+// baseOpts are the options every kgo.Client of this Client shares.
+func (c *franzClient) baseOpts(clientID string) []kgo.Opt {
+	if clientID == "" {
+		clientID = c.cfg.ClientID
+	}
+	opts := []kgo.Opt{
+		kgo.SeedBrokers(c.cfg.Brokers...),
+		kgo.ClientID(clientID),
+		// No KIP-714 telemetry pushes: they cost requests and, with the
+		// broker gone, up to a second on Close.
+		kgo.DisableClientMetrics(),
+	}
+	if c.cfg.Logger != nil {
+		opts = append(opts, kgo.WithLogger(kgoLogger{c.cfg.Logger}))
+	}
+	if c.cfg.TLS != nil {
+		opts = append(opts, kgo.DialTLSConfig(c.cfg.TLS.Clone()))
+	}
+	if c.cfg.AllowAutoTopicCreation {
+		opts = append(opts, kgo.AllowAutoTopicCreation())
+	}
+	return opts
+}
+
+// reqCtx bounds ctx by the configured request timeout when ctx has no
+// deadline.
+func (c *franzClient) reqCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, c.cfg.RequestTimeout)
+}
+
+func (c *franzClient) CreateTopic(ctx context.Context, spec TopicSpec) error {
+	if c.life.isClosed() {
+		return ErrClosed
+	}
+	ctx, cancel := c.reqCtx(ctx)
+	defer cancel()
+	parts := spec.Partitions
+	if parts <= 0 {
+		parts = -1
+	}
+	rf := spec.ReplicationFactor
+	if rf <= 0 {
+		rf = -1
+	}
+	var configs map[string]*string
+	if len(spec.Configs) > 0 {
+		configs = make(map[string]*string, len(spec.Configs))
+		for k, v := range spec.Configs {
+			configs[k] = kmsg.StringPtr(v)
+		}
+	}
+	resp, err := c.adm.CreateTopic(ctx, parts, rf, configs, spec.Name)
+	if err == nil {
+		err = resp.Err
+		if err != nil && resp.ErrMessage != "" {
+			err = fmt.Errorf("%w (%s)", err, resp.ErrMessage)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("kafka: create topic %q: %w", spec.Name, franzErr(err))
+	}
+	return nil
+}
+
+func (c *franzClient) DeleteTopic(ctx context.Context, name string) error {
+	if c.life.isClosed() {
+		return ErrClosed
+	}
+	ctx, cancel := c.reqCtx(ctx)
+	defer cancel()
+	resp, err := c.adm.DeleteTopic(ctx, name)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil {
+		return fmt.Errorf("kafka: delete topic %q: %w", name, franzErr(err))
+	}
+	return nil
+}
+
+// metadata issues an uncached metadata request for topics (all when none)
+// that never creates a topic.
+func (c *franzClient) metadata(ctx context.Context, topics ...string) (*kmsg.MetadataResponse, error) {
+	req := kmsg.NewPtrMetadataRequest()
+	req.AllowAutoTopicCreation = false
+	for _, t := range topics {
+		rt := kmsg.NewMetadataRequestTopic()
+		rt.Topic = kmsg.StringPtr(t)
+		req.Topics = append(req.Topics, rt)
+	}
+	return req.RequestWith(ctx, c.cl)
+}
+
+// describe returns one topic's metadata, or an error wrapping
+// ErrUnknownTopic.
+func (c *franzClient) describe(ctx context.Context, name string) (kmsg.MetadataResponseTopic, error) {
+	resp, err := c.metadata(ctx, name)
+	if err != nil {
+		return kmsg.MetadataResponseTopic{}, franzErr(err)
+	}
+	for _, t := range resp.Topics {
+		if t.Topic == nil || *t.Topic != name {
+			continue
+		}
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
+			return t, franzErr(err)
+		}
+		return t, nil
+	}
+	return kmsg.MetadataResponseTopic{}, ErrUnknownTopic
+}
+
+func topicInfo(t kmsg.MetadataResponseTopic) TopicInfo {
+	info := TopicInfo{Name: *t.Topic, Partitions: int32(len(t.Partitions))}
+	for _, p := range t.Partitions {
+		if p.Partition == 0 {
+			info.ReplicationFactor = int16(len(p.Replicas))
+		}
+	}
+	return info
+}
+
+func (c *franzClient) DescribeTopic(ctx context.Context, name string) (TopicInfo, error) {
+	if c.life.isClosed() {
+		return TopicInfo{}, ErrClosed
+	}
+	ctx, cancel := c.reqCtx(ctx)
+	defer cancel()
+	t, err := c.describe(ctx, name)
+	if err != nil {
+		return TopicInfo{}, fmt.Errorf("kafka: describe topic %q: %w", name, err)
+	}
+	return topicInfo(t), nil
+}
+
+func (c *franzClient) ListTopics(ctx context.Context) ([]TopicInfo, error) {
+	if c.life.isClosed() {
+		return nil, ErrClosed
+	}
+	ctx, cancel := c.reqCtx(ctx)
+	defer cancel()
+	resp, err := c.metadata(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: list topics: %w", franzErr(err))
+	}
+	out := make([]TopicInfo, 0, len(resp.Topics))
+	for _, t := range resp.Topics {
+		if t.Topic == nil || t.ErrorCode != 0 {
+			continue
+		}
+		out = append(out, topicInfo(t))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func (c *franzClient) ListOffsets(ctx context.Context, topic string) ([]Offsets, error) {
+	if c.life.isClosed() {
+		return nil, ErrClosed
+	}
+	ctx, cancel := c.reqCtx(ctx)
+	defer cancel()
+	t, err := c.describe(ctx, topic)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: list offsets of %q: %w", topic, err)
+	}
+	out := make([]Offsets, len(t.Partitions))
+	for _, which := range []int64{OffsetStart, OffsetEnd} {
+		req := kmsg.NewPtrListOffsetsRequest()
+		req.ReplicaID = -1
+		rt := kmsg.NewListOffsetsRequestTopic()
+		rt.Topic = topic
+		for p := range out {
+			rp := kmsg.NewListOffsetsRequestTopicPartition()
+			rp.Partition = int32(p)
+			rp.CurrentLeaderEpoch = -1
+			rp.Timestamp = which
+			rt.Partitions = append(rt.Partitions, rp)
+		}
+		req.Topics = append(req.Topics, rt)
+		resp, err := req.RequestWith(ctx, c.cl)
+		if err != nil {
+			return nil, fmt.Errorf("kafka: list offsets of %q: %w", topic, franzErr(err))
+		}
+		for _, rt := range resp.Topics {
+			for _, rp := range rt.Partitions {
+				if err := kerr.ErrorForCode(rp.ErrorCode); err != nil {
+					return nil, fmt.Errorf("kafka: list offsets of %q partition %d: %w", topic, rp.Partition, franzErr(err))
+				}
+				if rp.Partition < 0 || int(rp.Partition) >= len(out) {
+					continue
+				}
+				if which == OffsetStart {
+					out[rp.Partition].Start = rp.Offset
+				} else {
+					out[rp.Partition].End = rp.Offset
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func (c *franzClient) CommitOffsets(ctx context.Context, group string, offsets map[string]map[int32]int64) error {
+	if c.life.isClosed() {
+		return ErrClosed
+	}
+	ctx, cancel := c.reqCtx(ctx)
+	defer cancel()
+	os := make(kadm.Offsets)
+	for t, ps := range offsets {
+		for p, o := range ps {
+			os.AddOffset(t, p, o, -1)
+		}
+	}
+	if len(os) == 0 {
+		return nil
+	}
+	resps, err := c.adm.CommitOffsets(ctx, group, os)
+	if err == nil {
+		err = resps.Error()
+	}
+	if err != nil {
+		return fmt.Errorf("kafka: commit offsets for group %q: %w", group, franzErr(err))
+	}
+	return nil
+}
+
+func (c *franzClient) FetchOffsets(ctx context.Context, group, topic string) ([]int64, error) {
+	if c.life.isClosed() {
+		return nil, ErrClosed
+	}
+	ctx, cancel := c.reqCtx(ctx)
+	defer cancel()
+	t, err := c.describe(ctx, topic)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: fetch offsets of group %q for %q: %w", group, topic, err)
+	}
+	out := make([]int64, len(t.Partitions))
+	for i := range out {
+		out[i] = -1
+	}
+	resps, err := c.adm.FetchOffsets(ctx, group)
+	if err != nil {
+		if errors.Is(err, kerr.GroupIDNotFound) {
+			return out, nil
+		}
+		return nil, fmt.Errorf("kafka: fetch offsets of group %q for %q: %w", group, topic, franzErr(err))
+	}
+	for p, r := range resps[topic] {
+		if r.Err != nil {
+			return nil, fmt.Errorf("kafka: fetch offsets of group %q for %q partition %d: %w", group, topic, p, franzErr(r.Err))
+		}
+		if p >= 0 && int(p) < len(out) {
+			out[p] = r.At
+		}
+	}
+	return out, nil
+}
+
+func (c *franzClient) DeleteGroup(ctx context.Context, group string) error {
+	if c.life.isClosed() {
+		return ErrClosed
+	}
+	ctx, cancel := c.reqCtx(ctx)
+	defer cancel()
+	_, err := c.adm.DeleteGroup(ctx, group)
+	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
+		return fmt.Errorf("kafka: delete group %q: %w", group, franzErr(err))
+	}
+	return nil
+}
+
+func (c *franzClient) NewProducer(opts ProducerOptions) (Producer, error) {
+	if c.life.isClosed() {
+		return nil, ErrClosed
+	}
+	kopts := append(c.baseOpts(opts.ClientID),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.ProducerLinger(opts.Linger),
+		kgo.RecordPartitioner(newFranzPartitioner()),
+	)
+	cl, err := kgo.NewClient(kopts...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: new producer: %w", err)
+	}
+	p := &franzProducer{parent: c, cl: cl}
+	if err := c.life.add(p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (c *franzClient) NewConsumer(opts ConsumerOptions) (Consumer, error) {
+	if c.life.isClosed() {
+		return nil, ErrClosed
+	}
+	kopts := c.baseOpts(opts.ClientID)
+	if opts.ReadCommitted {
+		kopts = append(kopts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	} else {
+		kopts = append(kopts, kgo.FetchIsolationLevel(kgo.ReadUncommitted()))
+	}
+	cl, err := kgo.NewClient(kopts...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: new consumer: %w", err)
+	}
+	cons := &franzConsumer{parent: c, cl: cl}
+	if err := c.life.add(cons); err != nil {
+		return nil, err
+	}
+	return cons, nil
+}
+
+func (c *franzClient) Close() {
+	if c.life.close() {
+		c.cl.Close()
+	}
+}
+
+// franzProducer is a Producer over its own kgo.Client.
+type franzProducer struct {
+	parent    *franzClient
+	cl        *kgo.Client
+	closeOnce sync.Once
+	closed    bool
+	mu        sync.Mutex
+}
+
+func (p *franzProducer) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
+
+func (p *franzProducer) Produce(ctx context.Context, recs []*Record) error {
+	if p.isClosed() {
+		return ErrClosed
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	type result struct {
+		partition int32
+		offset    int64
+		err       error
+	}
+	// Callbacks write only into results, never into recs, so that recs are
+	// not touched after an early return on ctx.
+	results := make([]result, len(recs))
+	var wg sync.WaitGroup
+	wg.Add(len(recs))
+	for i, r := range recs {
+		kr := &kgo.Record{
+			Topic:     r.Topic,
+			Partition: r.Partition,
+			Key:       r.Key,
+			Value:     r.Value,
+			Timestamp: r.Timestamp,
+		}
+		if r.Partition < 0 {
+			kr.Partition = autoPartition
+		}
+		if len(r.Headers) > 0 {
+			kr.Headers = make([]kgo.RecordHeader, len(r.Headers))
+			for j, h := range r.Headers {
+				kr.Headers[j] = kgo.RecordHeader{Key: h.Key, Value: h.Value}
+			}
+		}
+		p.cl.Produce(ctx, kr, func(kr *kgo.Record, err error) {
+			results[i] = result{kr.Partition, kr.Offset, err}
+			wg.Done()
+		})
+	}
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return fmt.Errorf("kafka: produce: %w", ctx.Err())
+	}
+	for i, res := range results {
+		if res.err != nil {
+			return fmt.Errorf("kafka: produce to %q: %w", recs[i].Topic, franzErr(res.err))
+		}
+	}
+	for i, res := range results {
+		recs[i].Partition = res.partition
+		recs[i].Offset = res.offset
+	}
+	return nil
+}
+
+func (p *franzProducer) Close() {
+	p.closeOnce.Do(func() {
+		p.mu.Lock()
+		p.closed = true
+		p.mu.Unlock()
+		p.cl.Close()
+		p.parent.life.remove(p)
+	})
+}
+
+// autoPartition marks a kgo.Record whose partition the partitioner
+// chooses; any partition >= 0 is used as given.
+const autoPartition int32 = -1
+
+// franzPartitioner sends records with a partition already set to that
+// partition, and hands the others to kgo's default partitioner (murmur2
+// on keys, exactly like the Java client; uniform sticky batches for nil
+// keys).
+type franzPartitioner struct {
+	auto kgo.Partitioner
+}
+
+func newFranzPartitioner() kgo.Partitioner {
+	return franzPartitioner{auto: kgo.UniformBytesPartitioner(64<<10, true, true, nil)}
+}
+
+func (f franzPartitioner) ForTopic(topic string) kgo.TopicPartitioner {
+	tp := f.auto.ForTopic(topic)
+	backup, _ := tp.(kgo.TopicBackupPartitioner)
+	return &franzTopicPartitioner{auto: tp, backup: backup}
+}
+
+// franzTopicPartitioner implements kgo.TopicBackupPartitioner. kgo passes
+// n as the count of all partitions when RequiresConsistency is true, so a
+// manual partition indexes the full partition list.
+type franzTopicPartitioner struct {
+	auto   kgo.TopicPartitioner
+	backup kgo.TopicBackupPartitioner
+}
+
+func (t *franzTopicPartitioner) RequiresConsistency(r *kgo.Record) bool {
+	return r.Partition >= 0 || t.auto.RequiresConsistency(r)
+}
+
+func (t *franzTopicPartitioner) Partition(r *kgo.Record, n int) int {
+	if r.Partition >= 0 {
+		return int(r.Partition)
+	}
+	return t.auto.Partition(r, n)
+}
+
+func (t *franzTopicPartitioner) PartitionByBackup(r *kgo.Record, n int, it kgo.TopicBackupIter) int {
+	if r.Partition >= 0 {
+		return int(r.Partition)
+	}
+	if t.backup != nil {
+		return t.backup.PartitionByBackup(r, n, it)
+	}
+	return t.auto.Partition(r, n)
+}
+
+// franzConsumer is a Consumer over its own direct (group-less) kgo.Client.
+type franzConsumer struct {
+	parent    *franzClient
+	cl        *kgo.Client
+	closeOnce sync.Once
+	mu        sync.Mutex
+	closed    bool
+	pending   error // a fetch error held back because records came with it
+}
+
+func (c *franzConsumer) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+func (c *franzConsumer) Assign(offsets map[string]map[int32]int64) {
+	if c.isClosed() {
+		return
+	}
+	m := make(map[string]map[int32]kgo.Offset, len(offsets))
+	for t, ps := range offsets {
+		if len(ps) == 0 {
+			continue
+		}
+		m[t] = make(map[int32]kgo.Offset, len(ps))
+		for p, o := range ps {
+			m[t][p] = franzOffset(o)
+		}
+	}
+	c.cl.AddConsumePartitions(m)
+}
+
+func franzOffset(o int64) kgo.Offset {
+	switch {
+	case o == OffsetStart:
+		return kgo.NewOffset().AtStart()
+	case o == OffsetEnd:
+		return kgo.NewOffset().AtEnd()
+	case o < 0:
+		return kgo.NewOffset().AtStart()
+	default:
+		return kgo.NewOffset().At(o)
+	}
+}
+
+func (c *franzConsumer) Poll(ctx context.Context) ([]*Record, error) {
+	c.mu.Lock()
+	closed, pending := c.closed, c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	if pending != nil {
+		return nil, pending
+	}
+	for {
+		fs := c.cl.PollFetches(ctx)
+		var firstErr error
+		if errs := fs.Errors(); len(errs) > 0 {
+			fe := errs[0]
+			switch {
+			case errors.Is(fe.Err, kgo.ErrClientClosed):
+				firstErr = ErrClosed
+			case errors.Is(fe.Err, context.Canceled), errors.Is(fe.Err, context.DeadlineExceeded):
+				firstErr = fmt.Errorf("kafka: poll: %w", fe.Err)
+			default:
+				firstErr = fmt.Errorf("kafka: poll %q partition %d: %w", fe.Topic, fe.Partition, franzErr(fe.Err))
+			}
+		}
+		n := fs.NumRecords()
+		if n == 0 {
+			if firstErr != nil {
+				return nil, firstErr
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("kafka: poll: %w", err)
+			}
+			if c.isClosed() {
+				return nil, ErrClosed
+			}
+			continue
+		}
+		out := make([]*Record, 0, n)
+		fs.EachRecord(func(kr *kgo.Record) {
+			out = append(out, fromKgo(kr))
+		})
+		if firstErr != nil {
+			c.mu.Lock()
+			c.pending = firstErr
+			c.mu.Unlock()
+		}
+		return out, nil
+	}
+}
+
+func fromKgo(kr *kgo.Record) *Record {
+	r := &Record{
+		Topic:     kr.Topic,
+		Partition: kr.Partition,
+		Offset:    kr.Offset,
+		Key:       kr.Key,
+		Value:     kr.Value,
+		Timestamp: kr.Timestamp,
+	}
+	if len(kr.Headers) > 0 {
+		r.Headers = make([]Header, len(kr.Headers))
+		for i, h := range kr.Headers {
+			r.Headers[i] = Header{Key: h.Key, Value: h.Value}
+		}
+	}
+	return r
+}
+
+func (c *franzConsumer) Close() {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closed = true
+		c.mu.Unlock()
+		c.cl.Close()
+		c.parent.life.remove(c)
+	})
+}
+
+// franzErr maps franz-go errors onto this package's sentinel errors,
+// keeping the original in the chain.
+func franzErr(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, kerr.TopicAlreadyExists):
+		return fmt.Errorf("%w: %w", ErrTopicExists, err)
+	case errors.Is(err, kerr.UnknownTopicOrPartition), errors.Is(err, kerr.UnknownTopicID):
+		return fmt.Errorf("%w: %w", ErrUnknownTopic, err)
+	case errors.Is(err, kgo.ErrClientClosed):
+		return ErrClosed
+	}
+	return err
+}
+
+// kgoLogger adapts a *slog.Logger to kgo.Logger, passing warnings and
+// errors only.
+type kgoLogger struct{ l *slog.Logger }
+
+func (k kgoLogger) Level() kgo.LogLevel { return kgo.LogLevelWarn }
+
+func (k kgoLogger) Log(level kgo.LogLevel, msg string, keyvals ...any) {
+	lvl := slog.LevelInfo
+	switch level {
+	case kgo.LogLevelError:
+		lvl = slog.LevelError
+	case kgo.LogLevelWarn:
+		lvl = slog.LevelWarn
+	case kgo.LogLevelDebug:
+		lvl = slog.LevelDebug
+	}
+	k.l.Log(context.Background(), lvl, "kafka: "+msg, keyvals...)
+}

@@ -1,0 +1,132 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Record is one Kafka record. On produce, Partition < 0 asks the client to
+// pick the partition from the key with Kafka's default murmur2 partitioner
+// (round-robin/sticky for a nil key); Offset is ignored.
+type Record struct {
+	Topic     string
+	Partition int32
+	Offset    int64
+	Key       []byte
+	Value     []byte
+	Timestamp time.Time
+	Headers   []Header
+}
+
+// Header is one record header.
+type Header struct {
+	Key   string
+	Value []byte
+}
+
+// TopicSpec describes a topic to create.
+type TopicSpec struct {
+	Name              string
+	Partitions        int32
+	ReplicationFactor int16 // <= 0: the broker's default
+	Configs           map[string]string
+}
+
+// TopicInfo describes an existing topic.
+type TopicInfo struct {
+	Name              string
+	Partitions        int32
+	ReplicationFactor int16
+}
+
+// Offsets are the log start and end (high watermark) offsets of a partition.
+type Offsets struct {
+	Start int64
+	End   int64
+}
+
+// Errors returned by clients; test with errors.Is.
+var (
+	ErrTopicExists  = errors.New("kafka: topic already exists")
+	ErrUnknownTopic = errors.New("kafka: unknown topic")
+	ErrClosed       = errors.New("kafka: client closed")
+)
+
+// Client is Sluice's narrow view of a Kafka cluster. A Client is safe for
+// concurrent use. Close releases it; every method after Close returns
+// ErrClosed.
+type Client interface {
+	// CreateTopic creates a topic; ErrTopicExists if it exists.
+	CreateTopic(ctx context.Context, spec TopicSpec) error
+	// DeleteTopic deletes a topic; ErrUnknownTopic if it does not exist.
+	DeleteTopic(ctx context.Context, name string) error
+	// DescribeTopic returns a topic's partition count; ErrUnknownTopic if it
+	// does not exist.
+	DescribeTopic(ctx context.Context, name string) (TopicInfo, error)
+	// ListTopics returns every topic, internal ones (names starting with
+	// '_') included, sorted by name.
+	ListTopics(ctx context.Context) ([]TopicInfo, error)
+	// ListOffsets returns the start and end offsets of every partition of a
+	// topic, indexed by partition.
+	ListOffsets(ctx context.Context, topic string) ([]Offsets, error)
+
+	// NewProducer returns a producer with acks=all and idempotence on.
+	NewProducer(opts ProducerOptions) (Producer, error)
+	// NewConsumer returns a consumer on directly assigned partitions (no
+	// group membership).
+	NewConsumer(opts ConsumerOptions) (Consumer, error)
+
+	// CommitOffsets commits offsets (the next offset to read) for group
+	// without joining it: topic -> partition -> offset.
+	CommitOffsets(ctx context.Context, group string, offsets map[string]map[int32]int64) error
+	// FetchOffsets returns group's committed offsets for topic, indexed by
+	// partition; -1 where none is committed.
+	FetchOffsets(ctx context.Context, group, topic string) ([]int64, error)
+	// DeleteGroup deletes a group's committed offsets; no error if unknown.
+	DeleteGroup(ctx context.Context, group string) error
+
+	Close()
+}
+
+// ProducerOptions configure a producer.
+type ProducerOptions struct {
+	// ClientID names the producer in broker logs; optional.
+	ClientID string
+	// Linger lets the client wait to fill batches; 0 sends at once.
+	Linger time.Duration
+}
+
+// Producer writes records. Use from one goroutine at a time.
+type Producer interface {
+	// Produce sends recs and returns once every one is acknowledged by all
+	// in-sync replicas (acks=all), or with the first error. On success each
+	// record's Partition and Offset are set. recs are not retained.
+	Produce(ctx context.Context, recs []*Record) error
+	Close()
+}
+
+// ConsumerOptions configure a consumer.
+type ConsumerOptions struct {
+	ClientID string
+	// ReadCommitted reads only committed transactional records.
+	ReadCommitted bool
+}
+
+// Consumer reads assigned partitions. Use from one goroutine at a time.
+type Consumer interface {
+	// Assign adds partitions to read, each from the given offset: an
+	// absolute offset >= 0, or OffsetStart / OffsetEnd.
+	Assign(offsets map[string]map[int32]int64)
+	// Poll blocks until records are available or ctx is done, and returns
+	// them in offset order per partition. The returned slice and records are
+	// owned by the caller.
+	Poll(ctx context.Context) ([]*Record, error)
+	Close()
+}
+
+// Special offsets for Consumer.Assign.
+const (
+	OffsetStart int64 = -2 // the earliest available offset
+	OffsetEnd   int64 = -1 // the end of the partition: only new records
+)
