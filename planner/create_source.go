@@ -162,12 +162,3 @@ func SourceNode(s *catalog.Source) *topology.Source {
 		Key: s.Key, Value: s.Value, Timestamp: s.Timestamp,
 	}
 }
-
-func describeColumns(cols []types.Column) string {
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = c.Name
-	}
-	return strings.Join(names, ", ")
-}
-

@@ -24,9 +24,8 @@ func FormatValue(v any, t *Type) string {
 // FormatValue only for structs, written Struct{A=1,B=x} as Kafka Connect
 // prints them.
 func CastToString(v any, t *Type) string {
-	switch v.(type) {
-	case string:
-		return v.(string)
+	if s, ok := v.(string); ok {
+		return s
 	}
 	var b strings.Builder
 	writeValue(&b, v, t, true)
