@@ -33,12 +33,22 @@ import (
 //	                     outputs fed by several input partitions)
 //	restart              close the engine and open it again on the same
 //	                     data directory and broker
+//
+// The corpus runs once per Kafka client adapter: both must give the same
+// results.
 func TestSQL(t *testing.T) {
-	datadriven.Walk(t, filepath.Join("..", "testdata", "sql"), func(t *testing.T, path string) {
-		h := newHarness(t)
-		defer h.close()
-		datadriven.RunTest(t, path, h.run)
-	})
+	for _, adapter := range []struct {
+		name string
+		new  func(kafka.Config) (kafka.Client, error)
+	}{{"franz", kafka.NewFranz}, {"sarama", kafka.NewSarama}} {
+		t.Run(adapter.name, func(t *testing.T) {
+			datadriven.Walk(t, filepath.Join("..", "testdata", "sql"), func(t *testing.T, path string) {
+				h := newHarness(t, adapter.new)
+				defer h.close()
+				datadriven.RunTest(t, path, h.run)
+			})
+		})
+	}
 }
 
 // fixedClock is the engine's wall clock in the corpus, so that INSERT
@@ -57,14 +67,14 @@ type harness struct {
 	sess    *engine.Session
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t *testing.T, newClient func(kafka.Config) (kafka.Client, error)) *harness {
 	ctx := context.Background()
 	dir := t.TempDir()
 	broker, err := kafka.StartPlayground(ctx, kafka.PlaygroundConfig{Addr: "127.0.0.1:0", DataDir: filepath.Join(dir, "kafka")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	client, err := kafka.NewFranz(kafka.Config{Brokers: []string{broker.Addr()}})
+	client, err := newClient(kafka.Config{Brokers: []string{broker.Addr()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,6 +54,8 @@ func (c *saramaClient) baseConfig(clientID string) *sarama.Config {
 	sc.ClientID = clientID
 	sc.Metadata.AllowAutoTopicCreation = c.cfg.AllowAutoTopicCreation
 	sc.Admin.Timeout = c.cfg.RequestTimeout
+	// A short fetch wait keeps an idle consumer quick to poll and to close.
+	sc.Consumer.MaxWaitTime = 100 * time.Millisecond
 	if c.cfg.TLS != nil {
 		sc.Net.TLS.Enable = true
 		sc.Net.TLS.Config = c.cfg.TLS.Clone()
