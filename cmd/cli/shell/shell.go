@@ -176,7 +176,10 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 			s.Properties = nonNil(p.Session.GetProperties())
 			s.Variables = nonNil(p.Session.GetVariables())
 		case *sluicev1.ExecuteResponse_Message:
-			fmt.Fprintln(s.out, p.Message.GetText())
+			// Statements with nothing to say (INSERT VALUES) print nothing.
+			if text := p.Message.GetText(); text != "" {
+				fmt.Fprintln(s.out, text)
+			}
 		case *sluicev1.ExecuteResponse_Table:
 			s.printTable(p.Table)
 		case *sluicev1.ExecuteResponse_StreamHeader:
