@@ -24,6 +24,8 @@ import (
 //
 //	statement            run statements; print each result (message, table)
 //	                     or the error
+//	query                run one statement that returns a table (SHOW,
+//	                     DESCRIBE, EXPLAIN); print the table or the error
 //	produce topic=T      one record a line: [@<ms>] <key|_> <value|_>
 //	                     (_ is null)
 //	flush                wait until every persistent query caught up
@@ -112,6 +114,17 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		if err != nil {
 			fmt.Fprintf(&b, "error: %s\n", firstLine(err))
 		}
+		return b.String()
+	case "query":
+		res, err := h.eng.Execute(ctx, h.sess, d.Input)
+		if err != nil {
+			return "error: " + firstLine(err) + "\n"
+		}
+		if len(res) != 1 || res[0].Kind != engine.ResultTable {
+			t.Fatalf("query needs one statement returning a table, got %d results", len(res))
+		}
+		var b strings.Builder
+		writeResult(&b, res[0])
 		return b.String()
 	case "produce":
 		var topic string
