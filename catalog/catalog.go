@@ -75,6 +75,8 @@ const (
 	DropSource     CommandKind = "drop_source"
 	CreateQuery    CommandKind = "create_query"
 	TerminateQuery CommandKind = "terminate_query"
+	CreateType     CommandKind = "create_type"
+	DropType       CommandKind = "drop_type"
 )
 
 // Command is one entry of the command log. Exactly the fields its Kind
@@ -92,6 +94,9 @@ type Command struct {
 	// TerminateQuery.
 	Query   *Query `json:"query,omitempty"`
 	QueryID string `json:"queryId,omitempty"`
+	// TypeName and Type are set for CreateType; TypeName for DropType.
+	TypeName string      `json:"typeName,omitempty"`
+	Type     *types.Type `json:"type,omitempty"`
 }
 
 // Encode returns the command's log record value.
@@ -112,13 +117,14 @@ type Catalog struct {
 	mu      sync.RWMutex
 	sources map[string]*Source
 	queries map[string]*Query
+	types   map[string]*types.Type
 	// seq counts applied CreateQuery commands; query ids end with it.
 	seq int
 }
 
 // New returns an empty catalog.
 func New() *Catalog {
-	return &Catalog{sources: map[string]*Source{}, queries: map[string]*Query{}}
+	return &Catalog{sources: map[string]*Source{}, queries: map[string]*Query{}, types: map[string]*types.Type{}}
 }
 
 // Apply applies one command. A command that does not fit the catalog (a
@@ -161,6 +167,16 @@ func (c *Catalog) Apply(cmd *Command) error {
 			return fmt.Errorf("catalog: terminate of unknown query %s", cmd.QueryID)
 		}
 		delete(c.queries, cmd.QueryID)
+	case CreateType:
+		if cmd.TypeName == "" || cmd.Type == nil {
+			return fmt.Errorf("catalog: create_type command without a name or type")
+		}
+		c.types[cmd.TypeName] = cmd.Type
+	case DropType:
+		if _, ok := c.types[cmd.TypeName]; !ok {
+			return fmt.Errorf("catalog: drop of unknown type %s", cmd.TypeName)
+		}
+		delete(c.types, cmd.TypeName)
 	default:
 		return fmt.Errorf("catalog: unknown command kind %q", cmd.Kind)
 	}
@@ -237,5 +253,25 @@ func (c *Catalog) Readers(name string) []string {
 			}
 		}
 	}
+	return out
+}
+
+// Type returns the custom type named name (CREATE TYPE).
+func (c *Catalog) Type(name string) (*types.Type, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	t, ok := c.types[name]
+	return t, ok
+}
+
+// TypeNames returns the names of the custom types, sorted.
+func (c *Catalog) TypeNames() []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	out := make([]string, 0, len(c.types))
+	for n := range c.types {
+		out = append(out, n)
+	}
+	sort.Strings(out)
 	return out
 }

@@ -15,7 +15,7 @@ import (
 func kindWord(k catalog.Kind) string { return strings.ToLower(string(k)) }
 
 func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource) (Result, error) {
-	spec, err := planner.PlanCreateSource(st)
+	spec, err := planner.PlanCreateSource(e.cat, st)
 	if err != nil {
 		return Result{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/sluice-sql/sluice/internal/expr"
@@ -19,16 +20,21 @@ func (e *Engine) Execute(ctx context.Context, s *Session, sql string) ([]Result,
 	if s == nil {
 		s = NewSession()
 	}
-	stmts, err := parser.Parse(sql)
+	script, err := parser.NewScript(sql)
 	if err != nil {
-		var pe *parser.Error
-		if errors.As(err, &pe) {
-			return nil, &StatementError{Statement: pe.Statement, Line: pe.Line, Col: pe.Col, Msg: pe.Msg, Code: CodeBadStatement}
-		}
-		return nil, &StatementError{Statement: sql, Msg: err.Error(), Code: CodeBadStatement}
+		return nil, syntaxError(sql, err)
 	}
 	var out []Result
-	for _, st := range stmts {
+	for {
+		// Each statement is parsed after the ones before it ran, so that a
+		// DEFINE applies to the statements after it.
+		st, err := script.Next(s.variable)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return out, syntaxError(sql, err)
+		}
 		r, err := e.executeOne(ctx, s, st)
 		if err != nil {
 			return out, statementError(st, err)
@@ -36,7 +42,19 @@ func (e *Engine) Execute(ctx context.Context, s *Session, sql string) ([]Result,
 		r.Statement = st.SQL()
 		out = append(out, r)
 	}
+	if len(out) == 0 {
+		return nil, &StatementError{Statement: sql, Line: 1, Col: 1, Msg: "no statement found; write a statement such as SHOW STREAMS;", Code: CodeBadStatement}
+	}
 	return out, nil
+}
+
+// syntaxError turns a parser error into a StatementError.
+func syntaxError(sql string, err error) *StatementError {
+	var pe *parser.Error
+	if errors.As(err, &pe) {
+		return &StatementError{Statement: pe.Statement, Line: pe.Line, Col: pe.Col, Msg: pe.Msg, Code: CodeBadStatement}
+	}
+	return &StatementError{Statement: sql, Msg: err.Error(), Code: CodeBadStatement}
 }
 
 // statementError attaches the statement and a position to err.
@@ -107,6 +125,26 @@ func (e *Engine) executeOne(ctx context.Context, s *Session, st ast.Statement) (
 		return setProperty(s, st)
 	case *ast.UnsetProperty:
 		return unsetProperty(s, st)
+	case *ast.Define:
+		return define(s, st)
+	case *ast.Undefine:
+		return undefine(s, st)
+	case *ast.CreateType:
+		return e.createType(ctx, st)
+	case *ast.DropType:
+		return e.dropType(ctx, st)
+	case *ast.AlterSource:
+		return e.alterSource(ctx, st)
+	case *ast.Print:
+		return e.print(ctx, st)
+	case *ast.DescribeFunction:
+		return describeFunction(st)
+	case *ast.RunScript:
+		return Result{}, userError(st.Pos, "RUN SCRIPT reads a file on the client: run it in the sluice shell, or use sluice -f %s; over the API, send the script's statements", st.Path)
+	case *ast.PauseResume:
+		return Result{}, userError(st.Pos, "PAUSE and RESUME are not supported yet")
+	case *ast.InsertInto:
+		return Result{}, userError(st.Pos, "INSERT INTO ... SELECT is not supported yet; use CREATE STREAM ... AS SELECT")
 	}
 	return Result{}, userError(st.Position(), "%s is not supported yet", statementName(st))
 }

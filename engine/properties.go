@@ -56,3 +56,26 @@ func (s *Session) offsetReset() string {
 	}
 	return "latest"
 }
+
+// variable looks a session variable up by its upper-cased name.
+func (s *Session) variable(name string) (string, bool) {
+	v, ok := s.Variables[strings.ToUpper(name)]
+	return v, ok
+}
+
+func define(s *Session, st *ast.Define) (Result, error) {
+	if s.Variables == nil {
+		s.Variables = map[string]string{}
+	}
+	s.Variables[strings.ToUpper(st.Name)] = st.Value
+	return Result{Kind: ResultMessage}, nil
+}
+
+func undefine(s *Session, st *ast.Undefine) (Result, error) {
+	name := strings.ToUpper(st.Name)
+	if _, ok := s.Variables[name]; !ok {
+		return Result{Kind: ResultMessage, Message: fmt.Sprintf("Cannot undefine variable '%s' which was never defined.", st.Name)}, nil
+	}
+	delete(s.Variables, name)
+	return Result{Kind: ResultMessage}, nil
+}

@@ -70,6 +70,26 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 		}
 		t.Rows = append(t.Rows, []string{"ksql.service.id", "SERVER", e.cfg.ServiceID})
 		return Result{Kind: ResultTable, Table: t}, nil
+	case ast.ShowVariables:
+		t := &Table{Columns: []string{"Variable Name", "Value"}}
+		names := make([]string, 0, len(s.Variables))
+		for k := range s.Variables {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			t.Rows = append(t.Rows, []string{k, s.Variables[k]})
+		}
+		return Result{Kind: ResultTable, Table: t}, nil
+	case ast.ShowTypes:
+		t := &Table{Columns: []string{"Type Name", "Schema"}}
+		for _, n := range e.cat.TypeNames() {
+			typ, _ := e.cat.Type(n)
+			t.Rows = append(t.Rows, []string{n, typ.String()})
+		}
+		return Result{Kind: ResultTable, Table: t}, nil
+	case ast.ShowFunctions:
+		return showFunctions(), nil
 	}
 	return Result{}, userError(st.Pos, "%s is not supported yet", statementName(st))
 }

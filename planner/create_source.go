@@ -25,7 +25,7 @@ var reservedColumns = []string{topology.RowTime, topology.RowPartition, topology
 // PlanCreateSource checks a CREATE STREAM/TABLE with a column list and returns
 // the source it declares. Whether the name is free and the topic exists is
 // the caller's to check.
-func PlanCreateSource(s *ast.CreateSource) (*SourceSpec, error) {
+func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource) (*SourceSpec, error) {
 	kind := catalog.Stream
 	if s.Kind == ast.Table {
 		kind = catalog.Table
@@ -80,14 +80,11 @@ func PlanCreateSource(s *ast.CreateSource) (*SourceSpec, error) {
 			return nil, errorf(c.Pos, "column %s is defined more than once; remove or rename one", c.Name)
 		}
 		seen[c.Name] = true
-		if c.Type == nil || c.Type.Kind == types.Unknown {
-			name := ""
-			if c.Type != nil {
-				name = c.Type.Name
-			}
-			return nil, errorf(c.Pos, "unknown type %s for column %s; use a SQL type such as STRING, BIGINT or DOUBLE", name, c.Name)
+		typ, err := types.Resolve(c.Type, cat.Type)
+		if err != nil {
+			return nil, errorf(c.Pos, "column %s: %v", c.Name, err)
 		}
-		col := types.Column{Name: c.Name, Type: c.Type}
+		col := types.Column{Name: c.Name, Type: typ}
 		switch c.Constraint {
 		case ast.KeyColumn:
 			if kind == catalog.Table {
