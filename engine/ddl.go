@@ -73,6 +73,9 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 	if st.Kind == ast.Table {
 		return Result{}, userError(st.Pos, "CREATE TABLE AS SELECT is not supported yet; use CREATE STREAM AS SELECT")
 	}
+	if st.OrReplace {
+		return Result{}, userError(st.Pos, "CREATE OR REPLACE ... AS SELECT (upgrading a running query) is not supported yet; TERMINATE the query, DROP the stream and create it again")
+	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	if old, ok := e.cat.Source(st.Name); ok {
@@ -115,8 +118,16 @@ func (e *Engine) terminate(ctx context.Context, st *ast.Terminate) (Result, erro
 			ids = append(ids, q.ID)
 		}
 	} else {
-		id := strings.ToUpper(st.QueryID)
-		if _, ok := e.cat.Query(id); !ok {
+		id, ok := e.findQuery(st.QueryID)
+		if !ok {
+			e.mu.Lock()
+			tq := e.transient[st.QueryID]
+			e.mu.Unlock()
+			if tq != nil {
+				// Its Stream sees the end and releases itself.
+				_ = tq.Stop()
+				return Result{Kind: ResultMessage, Message: "Query terminated."}, nil
+			}
 			return Result{}, userError(st.Pos, "unknown query id %s; SHOW QUERIES lists the running queries", st.QueryID)
 		}
 		ids = []string{id}
@@ -141,6 +152,25 @@ func (e *Engine) terminate(ctx context.Context, st *ast.Terminate) (Result, erro
 		msg = fmt.Sprintf("%d queries terminated.", len(ids))
 	}
 	return Result{Kind: ResultMessage, Message: msg}, nil
+}
+
+// findQuery finds a persistent query by id: exactly as written, else
+// ignoring case (ids are upper-case unless a quoted sink name made them
+// otherwise).
+func (e *Engine) findQuery(id string) (string, bool) {
+	if _, ok := e.cat.Query(id); ok {
+		return id, true
+	}
+	var found string
+	for _, q := range e.cat.Queries() {
+		if strings.EqualFold(q.ID, id) {
+			if found != "" {
+				return "", false
+			}
+			found = q.ID
+		}
+	}
+	return found, found != ""
 }
 
 func (e *Engine) drop(ctx context.Context, st *ast.Drop) (Result, error) {

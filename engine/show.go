@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/exec"
 	"github.com/sluice-sql/sluice/parser/ast"
 	"github.com/sluice-sql/sluice/planner"
 )
@@ -19,16 +20,45 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 			kind, title = catalog.Table, "Table Name"
 		}
 		t := &Table{Columns: []string{title, "Kafka Topic", "Key Format", "Value Format", "Windowed"}}
+		if st.Extended {
+			t.Columns = append(t.Columns, "Partitions", "Timestamp", "Columns", "Written By", "Read By")
+		}
 		for _, src := range e.cat.Sources() {
-			if src.Kind == kind {
-				t.Rows = append(t.Rows, []string{src.Name, src.Topic, src.KeyFormat, src.ValueFormat, "false"})
+			if src.Kind != kind {
+				continue
 			}
+			row := []string{src.Name, src.Topic, src.KeyFormat, src.ValueFormat, "false"}
+			if st.Extended {
+				cols := make([]string, 0, len(src.Key)+len(src.Value))
+				for _, c := range src.Key {
+					cols = append(cols, c.Name+" "+c.Type.String()+" KEY")
+				}
+				for _, c := range src.Value {
+					cols = append(cols, c.Name+" "+c.Type.String())
+				}
+				row = append(row, fmt.Sprint(src.Partitions), orDefault(src.Timestamp, "ROWTIME"), strings.Join(cols, ", "),
+					strings.Join(e.cat.Writers(src.Name), ", "), strings.Join(e.cat.Readers(src.Name), ", "))
+			}
+			t.Rows = append(t.Rows, row)
 		}
 		return Result{Kind: ResultTable, Table: t}, nil
 	case ast.ShowQueries:
 		t := &Table{Columns: []string{"Query ID", "Query Type", "Status", "Sink Name", "Sink Kafka Topic", "Query String"}}
+		if st.Extended {
+			t.Columns = append(t.Columns, "Records In", "Records Out", "Errors")
+		}
 		for _, q := range e.cat.Queries() {
-			t.Rows = append(t.Rows, []string{q.ID, "PERSISTENT", e.queryStatus(q.ID), q.Sink, q.Plan.Sink.Topic, q.SQL})
+			row := []string{q.ID, "PERSISTENT", e.queryStatus(q.ID), q.Sink, q.Plan.Sink.Topic, q.SQL}
+			if st.Extended {
+				var s exec.Stats
+				e.mu.Lock()
+				if rq := e.running[q.ID]; rq != nil {
+					s = rq.Stats()
+				}
+				e.mu.Unlock()
+				row = append(row, fmt.Sprint(s.RecordsIn), fmt.Sprint(s.RecordsOut), fmt.Sprint(s.Errors))
+			}
+			t.Rows = append(t.Rows, row)
 		}
 		e.mu.Lock()
 		var ids []string
@@ -38,7 +68,14 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 		e.mu.Unlock()
 		sort.Strings(ids)
 		for _, id := range ids {
-			t.Rows = append(t.Rows, []string{id, "PUSH", "RUNNING", "", "", ""})
+			row := []string{id, "PUSH", "RUNNING", "", "", ""}
+			if st.Extended {
+				e.mu.Lock()
+				s := e.transient[id].Stats()
+				e.mu.Unlock()
+				row = append(row, fmt.Sprint(s.RecordsIn), fmt.Sprint(s.RecordsOut), fmt.Sprint(s.Errors))
+			}
+			t.Rows = append(t.Rows, row)
 		}
 		t.Footer = "For detailed information on a Query run: EXPLAIN <Query ID>;"
 		return Result{Kind: ResultTable, Table: t}, nil
@@ -183,11 +220,8 @@ func (e *Engine) explain(_ context.Context, s *Session, st *ast.Explain) (Result
 		t := &Table{Title: "Query String         : " + st.Statement.SQL(), Footer: "Execution plan\n" + plan.Graph.String()}
 		return Result{Kind: ResultTable, Table: t}, nil
 	}
-	id := st.QueryID
-	q, ok := e.cat.Query(id)
-	if !ok {
-		q, ok = e.cat.Query(strings.ToUpper(id))
-	}
+	id, ok := e.findQuery(st.QueryID)
+	q, _ := e.cat.Query(id)
 	if !ok {
 		return Result{}, userError(st.Pos, "unknown query id %s; SHOW QUERIES lists the running queries", id)
 	}

@@ -20,6 +20,25 @@ type props struct {
 	list ast.Properties
 }
 
+// laterProps are ksqlDB WITH properties whose features are not supported
+// yet; naming them says so instead of calling them invalid.
+var laterProps = map[string]string{
+	"TIMESTAMP_FORMAT":                       "string timestamps",
+	"VALUE_DELIMITER":                        "the DELIMITED format",
+	"KEY_DELIMITER":                          "the DELIMITED format",
+	"KEY_SCHEMA_ID":                          "schema-registry formats",
+	"VALUE_SCHEMA_ID":                        "schema-registry formats",
+	"KEY_SCHEMA_FULL_NAME":                   "schema-registry formats",
+	"VALUE_SCHEMA_FULL_NAME":                 "schema-registry formats",
+	"VALUE_AVRO_SCHEMA_FULL_NAME":            "schema-registry formats",
+	"KEY_PROTOBUF_NULLABLE_REPRESENTATION":   "schema-registry formats",
+	"VALUE_PROTOBUF_NULLABLE_REPRESENTATION": "schema-registry formats",
+	"WINDOW_TYPE":                            "windowed sources",
+	"WINDOW_SIZE":                            "windowed sources",
+	"RETENTION_MS":                           "windowed sources",
+	"SOURCE_CONNECTOR":                       "connectors",
+}
+
 func checkProps(list ast.Properties, known []string) (props, error) {
 	seen := map[string]bool{}
 	for _, p := range list {
@@ -33,6 +52,9 @@ func checkProps(list ast.Properties, known []string) (props, error) {
 				ok = true
 				break
 			}
+		}
+		if feature, later := laterProps[p.Name]; !ok && later {
+			return props{}, errorf(p.Pos, "property %s is not supported yet (%s)", p.Name, feature)
 		}
 		if !ok {
 			sorted := append([]string(nil), known...)
