@@ -25,6 +25,16 @@ func Bind(e ast.Expr, scope Scope) (*Expr, error) {
 
 type binder struct {
 	scope Scope
+	// lambdas are the parameters of the lambdas enclosing the node being
+	// bound, outermost first; depth is their total count.
+	lambdas []lambdaScope
+	depth   int
+}
+
+type lambdaScope struct {
+	names []string
+	types []*types.Type
+	first int
 }
 
 var binaryOps = map[ast.BinaryOp]Op{
@@ -96,6 +106,9 @@ func (b *binder) bind(e ast.Expr) (*Expr, error) {
 		x, err := b.bind(n.X)
 		if err != nil {
 			return nil, err
+		}
+		if name := unresolved(n.Type); name != "" {
+			return nil, errorf(n.Pos, "unknown type %s; create it with CREATE TYPE", name)
 		}
 		if _, err := castFunc(x.Type, n.Type); err != nil {
 			return nil, errorf(n.Pos, "%v", err)
@@ -179,7 +192,7 @@ func (b *binder) bind(e ast.Expr) (*Expr, error) {
 		}
 		return &Expr{Op: OpStruct, Type: types.StructOf(fields...), Args: args, Names: names}, nil
 	case *ast.Lambda:
-		return nil, errorf(n.Pos, "lambda expressions are only allowed as arguments of TRANSFORM, REDUCE and FILTER, which are not supported yet")
+		return nil, errorf(n.Pos, "lambda expressions are only allowed as arguments of higher-order functions such as TRANSFORM, REDUCE and FILTER")
 	case *ast.VariableRef:
 		return nil, errorf(n.Pos, "variable ${%s} is not defined", n.Name)
 	case nil:
@@ -236,6 +249,16 @@ func bindLiteral(n *ast.Literal, neg bool) (*Expr, error) {
 }
 
 func (b *binder) bindColumn(n *ast.ColumnRef) (*Expr, error) {
+	if n.Qualifier == "" {
+		for i := len(b.lambdas) - 1; i >= 0; i-- {
+			l := b.lambdas[i]
+			for j, p := range l.names {
+				if p == n.Name {
+					return &Expr{Op: OpLambdaVar, Type: l.types[j], Col: l.first + j, Name: p}, nil
+				}
+			}
+		}
+	}
 	idx, t, ok := b.scope.Resolve(n.Qualifier, n.Name)
 	if ok {
 		return &Expr{Op: OpColumn, Type: t, Col: idx, Qualifier: n.Qualifier, Name: n.Name}, nil
@@ -332,7 +355,7 @@ func (b *binder) bindBinary(n *ast.Binary) (*Expr, error) {
 		return nil, errorf(n.Pos, "|| needs STRING operands, but got %s and %s in %s || %s", l.Type, r.Type, l, r)
 	}
 	if op == OpAdd && l.Type.Kind == types.String && r.Type.Kind == types.String {
-		return &Expr{Op: OpConcat, Type: types.StringType, Args: []*Expr{l, r}}, nil
+		return &Expr{Op: OpAdd, Type: types.StringType, Args: []*Expr{l, r}}, nil
 	}
 	if !l.Type.IsNumeric() || !r.Type.IsNumeric() {
 		return nil, errorf(n.Pos, "cannot apply %s to %s and %s in %s %s %s", n.Op, l.Type, r.Type, l, n.Op, r)
@@ -411,6 +434,14 @@ func (b *binder) compare(pos ast.Pos, op Op, l, r *Expr) (*Expr, error) {
 	l, r, err := coerceLiteralPair(pos, l, r)
 	if err != nil {
 		return nil, err
+	}
+	if isCompound(l.Type) && isCompound(r.Type) {
+		if l, err = coerceCtor(pos, l, r.Type); err != nil {
+			return nil, err
+		}
+		if r, err = coerceCtor(pos, r, l.Type); err != nil {
+			return nil, err
+		}
 	}
 	if !comparable(op, l.Type, r.Type) {
 		return nil, errorf(pos, "cannot compare %s with %s in %s %s %s; cast one side", l.Type, r.Type, l, cmpNames[op], r)
@@ -512,6 +543,10 @@ func (b *binder) bindLike(n *ast.Like) (*Expr, error) {
 // unify computes the common type of es and converts each element to it
 // (literals directly, other nodes through a CAST node).
 func (b *binder) unify(pos ast.Pos, what string, es []*Expr) (*types.Type, error) {
+	return unifyExprs(pos, what, es)
+}
+
+func unifyExprs(pos ast.Pos, what string, es []*Expr) (*types.Type, error) {
 	ts := make([]*types.Type, len(es))
 	for i, e := range es {
 		ts[i] = e.Type
@@ -649,13 +684,40 @@ func (b *binder) bindCall(n *ast.FuncCall) (*Expr, error) {
 	if n.Star || n.Distinct {
 		return nil, errorf(n.Pos, "function '%s' is not an aggregate; * and DISTINCT are not allowed", n.Name)
 	}
-	args, err := b.bindAll(n.Args)
-	if err != nil {
-		return nil, err
+	args := make([]*Expr, len(n.Args))
+	ts := make([]*types.Type, len(n.Args))
+	for i, a := range n.Args {
+		lam, isLam := a.(*ast.Lambda)
+		var params []*types.Type
+		wantLam := false
+		if f.LambdaParams != nil {
+			var err error
+			if params, wantLam, err = f.LambdaParams(ts[:i], i); err != nil {
+				return nil, errorf(a.Position(), "%v", err)
+			}
+		}
+		switch {
+		case isLam && !wantLam:
+			return nil, errorf(a.Position(), "argument %d of %s cannot be a lambda", i+1, f.Name)
+		case !isLam && wantLam:
+			return nil, errorf(a.Position(), "argument %d of %s must be a lambda with %d parameter%s", i+1, f.Name, len(params), plural(len(params)))
+		case isLam:
+			x, err := b.bindLambda(f.Name, i, lam, params)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = x
+		default:
+			x, err := b.bind(a)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = x
+		}
+		ts[i] = args[i].Type
 	}
-	ts := make([]*types.Type, len(args))
-	for i, a := range args {
-		ts[i] = a.Type
+	if len(args) == 0 {
+		args = nil
 	}
 	ret, err := f.Check(ts)
 	if err != nil {
@@ -663,12 +725,176 @@ func (b *binder) bindCall(n *ast.FuncCall) (*Expr, error) {
 	}
 	if f.Coerce != nil {
 		for i, a := range args {
-			if want := f.Coerce(ts, i, ret); want != nil {
-				if args[i], err = convertTo(n.Pos, a, want); err != nil {
+			want := f.Coerce(ts, i, ret)
+			if want == nil {
+				continue
+			}
+			if a.Op == OpLambda {
+				body, err := convertTo(n.Pos, a.Args[0], want)
+				if err != nil {
 					return nil, err
 				}
+				l := *a
+				l.Args, l.Type = []*Expr{body}, want
+				args[i] = &l
+				continue
+			}
+			if args[i], err = convertTo(n.Pos, a, want); err != nil {
+				return nil, err
 			}
 		}
 	}
 	return &Expr{Op: OpCall, Type: ret, Func: f.Name, Args: args}, nil
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// bindLambda binds lambda argument i of function fn, whose parameters have
+// the types params, in a scope where its parameters shadow columns and the
+// parameters of enclosing lambdas.
+func (b *binder) bindLambda(fn string, i int, n *ast.Lambda, params []*types.Type) (*Expr, error) {
+	if len(n.Params) != len(params) {
+		return nil, errorf(n.Pos, "argument %d of %s must be a lambda with %d parameter%s, not %d", i+1, fn, len(params), plural(len(params)), len(n.Params))
+	}
+	for j, p := range n.Params {
+		for _, q := range n.Params[:j] {
+			if p == q {
+				return nil, errorf(n.Pos, "lambda parameter %s is declared twice", p)
+			}
+		}
+	}
+	names := append([]string(nil), n.Params...)
+	b.lambdas = append(b.lambdas, lambdaScope{names: names, types: params, first: b.depth})
+	b.depth += len(names)
+	body, err := b.bind(n.Body)
+	b.depth -= len(names)
+	b.lambdas = b.lambdas[:len(b.lambdas)-1]
+	if err != nil {
+		return nil, err
+	}
+	return &Expr{Op: OpLambda, Type: body.Type, Col: b.depth, Names: names, Args: []*Expr{body}}, nil
+}
+
+func isCompound(t *types.Type) bool {
+	switch t.Kind {
+	case types.Array, types.Map, types.Struct:
+		return true
+	}
+	return false
+}
+
+// coerceCtor converts the STRING literals inside an ARRAY, MAP or STRUCT
+// constructor e to the matching scalar types of t, the type e is compared
+// with, as ksqlDB does for literals in comparisons: STRUCT(A := '7') = S
+// compares A as S->A's type. Other nodes are returned as they are.
+func coerceCtor(pos ast.Pos, e *Expr, t *types.Type) (*Expr, error) {
+	if t == nil || e.Type == nil {
+		return e, nil
+	}
+	switch {
+	case e.Op == OpLiteral && e.Value != nil && e.Type.Kind == types.String && t.Kind != types.String && isScalar(t):
+		c, err := castFunc(e.Type, t)
+		if err != nil {
+			return e, nil
+		}
+		v, err := c(e.Value)
+		if err != nil {
+			return nil, errorf(pos, "%v", err)
+		}
+		return Literal(v, t), nil
+	case e.Op == OpArray && t.Kind == types.Array:
+		args := make([]*Expr, len(e.Args))
+		for i, a := range e.Args {
+			x, err := coerceCtor(pos, a, t.Elem)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = x
+		}
+		et, err := unifyExprs(pos, "ARRAY elements", args)
+		if err != nil || et == nil {
+			return e, err
+		}
+		return &Expr{Op: OpArray, Type: types.ArrayOf(et), Args: args}, nil
+	case e.Op == OpMap && t.Kind == types.Map:
+		keys := make([]*Expr, 0, len(e.Args)/2)
+		vals := make([]*Expr, 0, len(e.Args)/2)
+		for i := 0; i+1 < len(e.Args); i += 2 {
+			k, err := coerceCtor(pos, e.Args[i], t.Key)
+			if err != nil {
+				return nil, err
+			}
+			v, err := coerceCtor(pos, e.Args[i+1], t.Elem)
+			if err != nil {
+				return nil, err
+			}
+			keys, vals = append(keys, k), append(vals, v)
+		}
+		kt, err := unifyExprs(pos, "MAP keys", keys)
+		if err != nil || kt == nil {
+			return e, err
+		}
+		vt, err := unifyExprs(pos, "MAP values", vals)
+		if err != nil || vt == nil {
+			return e, err
+		}
+		args := make([]*Expr, 0, len(e.Args))
+		for i := range keys {
+			args = append(args, keys[i], vals[i])
+		}
+		return &Expr{Op: OpMap, Type: types.MapOf(kt, vt), Args: args}, nil
+	case e.Op == OpStruct && t.Kind == types.Struct:
+		args := make([]*Expr, len(e.Args))
+		fields := make([]types.Field, len(e.Args))
+		for i, a := range e.Args {
+			x := a
+			for _, f := range t.Fields {
+				if f.Name == e.Names[i] {
+					var err error
+					if x, err = coerceCtor(pos, a, f.Type); err != nil {
+						return nil, err
+					}
+					break
+				}
+			}
+			args[i] = x
+			fields[i] = types.Field{Name: e.Names[i], Type: x.Type}
+		}
+		return &Expr{Op: OpStruct, Type: types.StructOf(fields...), Args: args, Names: e.Names}, nil
+	}
+	return e, nil
+}
+
+// unresolved returns the name of the first custom type left unresolved in
+// t (a type of Kind Unknown), or "".
+func unresolved(t *types.Type) string {
+	if t == nil {
+		return ""
+	}
+	switch t.Kind {
+	case types.Unknown:
+		if t.Name == "" {
+			return "UNKNOWN"
+		}
+		return t.Name
+	case types.Array:
+		return unresolved(t.Elem)
+	case types.Map:
+		if s := unresolved(t.Key); s != "" {
+			return s
+		}
+		return unresolved(t.Elem)
+	case types.Struct:
+		for _, f := range t.Fields {
+			if s := unresolved(f.Type); s != "" {
+				return s
+			}
+		}
+	}
+	return ""
 }

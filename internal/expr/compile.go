@@ -12,14 +12,22 @@ import (
 
 // Evaluator evaluates a compiled expression over rows laid out as the scope
 // it was bound against. Eval is safe for concurrent use and does not retain
-// row. An error means the expression failed on this row (division by zero,
-// a failed CAST, a function error); ksqlDB then uses null for the
-// expression and writes the error to the processing log.
+// row.
+//
+// Errors are local, as in ksqlDB: a node that fails on a row (division by
+// zero, a failed CAST, a function error) evaluates to null and the
+// expression goes on around it, so IFNULL(CAST('x' AS INT), 0) is 0. Eval
+// therefore always returns the ksqlDB result of the whole expression, with
+// null in place of every failed sub-expression; a non-nil error reports the
+// first failure on the row, for the processing log. Callers use the value
+// whether or not err is nil and log err when it is not.
 type Evaluator interface {
 	Eval(row []any) (any, error)
 }
 
-// ArgFunc evaluates one argument of a call over a row.
+// ArgFunc evaluates one argument of a call over a row, with the contract of
+// Evaluator.Eval: the value is the argument's ksqlDB result (null where it
+// failed) and err the first failure met while computing it.
 type ArgFunc func(row []any) (any, error)
 
 type evaluator struct{ fn ArgFunc }
@@ -37,20 +45,50 @@ func Truthy(v any) bool {
 // zero.
 var ErrDivideByZero = errors.New("division by zero")
 
+// nullOperandError is the failure of arithmetic on a null operand inside a
+// lambda body. ksqlDB evaluates lambda bodies without null checks, so such
+// an operation fails the whole higher-order call rather than yielding null.
+type nullOperandError struct{ expr string }
+
+func (e *nullOperandError) Error() string {
+	return "null operand in " + e.expr + " inside a lambda"
+}
+
+func isAbort(err error) bool {
+	_, ok := err.(*nullOperandError)
+	return ok
+}
+
+// keep records e in *dst unless an earlier failure is already recorded; a
+// lambda null-operand failure replaces an ordinary one, since it decides
+// the result of the enclosing higher-order call.
+func keep(dst *error, e error) {
+	if e != nil && (*dst == nil || isAbort(e) && !isAbort(*dst)) {
+		*dst = e
+	}
+}
+
 // Compile turns a bound expression into an Evaluator. It fails only on a
 // malformed tree (for example one decoded from a corrupt plan).
 func Compile(e *Expr) (Evaluator, error) {
-	fn, err := compile(e)
+	fn, err := (&compiler{}).compile(e)
 	if err != nil {
 		return nil, err
 	}
 	return evaluator{fn}, nil
 }
 
-func compileArgs(es []*Expr) ([]ArgFunc, error) {
+// compiler holds the context of the node being compiled: depth is the
+// number of lambda parameter slots appended to the row there (0 outside
+// lambda bodies).
+type compiler struct {
+	depth int
+}
+
+func (c *compiler) compileArgs(es []*Expr) ([]ArgFunc, error) {
 	out := make([]ArgFunc, len(es))
 	for i, e := range es {
-		f, err := compile(e)
+		f, err := c.compile(e)
 		if err != nil {
 			return nil, err
 		}
@@ -66,7 +104,7 @@ func arity(e *Expr, n int) error {
 	return nil
 }
 
-func compile(e *Expr) (ArgFunc, error) {
+func (c *compiler) compile(e *Expr) (ArgFunc, error) {
 	if e == nil {
 		return nil, errors.New("expr: nil node")
 	}
@@ -76,169 +114,173 @@ func compile(e *Expr) (ArgFunc, error) {
 		if i < 0 {
 			return nil, fmt.Errorf("expr: negative column index %d", i)
 		}
+		back := c.depth
 		return func(row []any) (any, error) {
-			if i >= len(row) {
-				return nil, fmt.Errorf("row has %d columns; column %d expected", len(row), i)
+			if i >= len(row)-back {
+				return nil, fmt.Errorf("row has %d columns; column %d expected", len(row)-back, i)
 			}
 			return row[i], nil
 		}, nil
 	case OpLiteral:
 		v := e.Value
 		return func([]any) (any, error) { return v, nil }, nil
+	case OpLambdaVar:
+		s := e.Col
+		if s < 0 || s >= c.depth {
+			return nil, fmt.Errorf("expr: lambda variable %s in slot %d outside its lambda", e.Name, s)
+		}
+		back := c.depth - s
+		return func(row []any) (any, error) {
+			i := len(row) - back
+			if i < 0 {
+				return nil, fmt.Errorf("row too short for lambda variable in slot %d", s)
+			}
+			return row[i], nil
+		}, nil
+	case OpLambda:
+		return nil, fmt.Errorf("expr: lambda %s outside a higher-order function call", e)
 	case OpNot:
 		if err := arity(e, 1); err != nil {
 			return nil, err
 		}
-		x, err := compile(e.Args[0])
+		x, err := c.compile(e.Args[0])
 		if err != nil {
 			return nil, err
 		}
 		return func(row []any) (any, error) {
 			v, err := x(row)
-			if v == nil || err != nil {
+			if v == nil {
 				return nil, err
 			}
-			return !v.(bool), nil
+			return !v.(bool), err
 		}, nil
 	case OpNeg:
 		if err := arity(e, 1); err != nil {
 			return nil, err
 		}
-		return compileNeg(e)
+		return c.compileNeg(e)
 	case OpAdd, OpSub, OpMul, OpDiv, OpMod:
 		if err := arity(e, 2); err != nil {
 			return nil, err
 		}
-		return compileArith(e)
+		if e.Type != nil && e.Type.Kind == types.String {
+			return c.compileStringPlus(e)
+		}
+		return c.compileArith(e)
 	case OpConcat:
 		if err := arity(e, 2); err != nil {
 			return nil, err
 		}
-		return compileConcat(e)
+		return c.compileConcat(e)
 	case OpEq, OpNe, OpLt, OpLe, OpGt, OpGe:
 		if err := arity(e, 2); err != nil {
 			return nil, err
 		}
-		return compileCompare(e)
+		return c.compileCompare(e)
 	case OpAnd, OpOr:
 		if err := arity(e, 2); err != nil {
 			return nil, err
 		}
-		return compileLogic(e)
+		return c.compileLogic(e)
 	case OpIsNull, OpIsNotNull:
 		if err := arity(e, 1); err != nil {
 			return nil, err
 		}
-		x, err := compile(e.Args[0])
+		x, err := c.compile(e.Args[0])
 		if err != nil {
 			return nil, err
 		}
 		want := e.Op == OpIsNull
 		return func(row []any) (any, error) {
 			v, err := x(row)
-			if err != nil {
-				return nil, err
-			}
-			return (v == nil) == want, nil
+			return (v == nil) == want, err
 		}, nil
 	case OpIsDistinct, OpIsNotDistinct:
 		if err := arity(e, 2); err != nil {
 			return nil, err
 		}
-		args, err := compileArgs(e.Args)
+		args, err := c.compileArgs(e.Args)
 		if err != nil {
 			return nil, err
 		}
+		eq := equalFunc(e.Args[0].Type, e.Args[1].Type)
 		distinct := e.Op == OpIsDistinct
 		return func(row []any) (any, error) {
 			a, err := args[0](row)
-			if err != nil {
-				return nil, err
-			}
-			b, err := args[1](row)
-			if err != nil {
-				return nil, err
-			}
-			return !types.Equal(a, b) == distinct, nil
+			b, e2 := args[1](row)
+			keep(&err, e2)
+			same := a == nil && b == nil || a != nil && b != nil && eq(a, b)
+			return same != distinct, err
 		}, nil
 	case OpIn, OpNotIn:
 		if len(e.Args) < 2 {
 			return nil, fmt.Errorf("expr: IN node needs at least 2 arguments")
 		}
-		args, err := compileArgs(e.Args)
+		args, err := c.compileArgs(e.Args)
 		if err != nil {
 			return nil, err
+		}
+		eqs := make([]func(a, b any) bool, len(args))
+		for i := 1; i < len(args); i++ {
+			eqs[i] = equalFunc(e.Args[0].Type, e.Args[i].Type)
 		}
 		not := e.Op == OpNotIn
 		return func(row []any) (any, error) {
 			x, err := args[0](row)
-			if err != nil {
-				return nil, err
-			}
 			found := false
 			if x != nil {
-				for _, a := range args[1:] {
-					v, err := a(row)
-					if err != nil {
-						return nil, err
-					}
-					if v != nil && types.Equal(x, v) {
+				for i := 1; i < len(args); i++ {
+					v, e2 := args[i](row)
+					keep(&err, e2)
+					if v != nil && eqs[i](x, v) {
 						found = true
 						break
 					}
 				}
 			}
-			return found != not, nil
+			return found != not, err
 		}, nil
 	case OpBetween, OpNotBetween:
 		if err := arity(e, 3); err != nil {
 			return nil, err
 		}
-		return compileBetween(e)
+		return c.compileBetween(e)
 	case OpLike, OpNotLike:
 		if len(e.Args) != 2 && len(e.Args) != 3 {
 			return nil, fmt.Errorf("expr: LIKE node has %d arguments", len(e.Args))
 		}
-		return compileLike(e)
+		return c.compileLike(e)
 	case OpCase:
-		return compileCase(e)
+		return c.compileCase(e)
 	case OpCast:
 		if err := arity(e, 1); err != nil {
 			return nil, err
 		}
-		x, err := compile(e.Args[0])
+		if e.Type == nil || e.Type.Kind == types.Unknown {
+			return nil, fmt.Errorf("expr: CAST to unresolved type %s", e.Type)
+		}
+		x, err := c.compile(e.Args[0])
 		if err != nil {
 			return nil, err
 		}
-		c, err := castFunc(e.Args[0].Type, e.Type)
+		conv, err := castFunc(e.Args[0].Type, e.Type)
 		if err != nil {
 			return nil, err
 		}
 		return func(row []any) (any, error) {
 			v, err := x(row)
-			if v == nil || err != nil {
+			if v == nil {
 				return nil, err
 			}
-			return c(v)
+			r, e2 := conv(v)
+			if e2 != nil {
+				keep(&err, e2)
+				return nil, err
+			}
+			return r, err
 		}, nil
 	case OpCall:
-		f, ok := LookupFunc(e.Func)
-		if !ok {
-			return nil, fmt.Errorf("expr: unknown function %q", e.Func)
-		}
-		args, err := compileArgs(e.Args)
-		if err != nil {
-			return nil, err
-		}
-		ts := make([]*types.Type, len(e.Args))
-		for i, a := range e.Args {
-			ts[i] = a.Type
-		}
-		impl, err := f.Build(ts, e.Type)
-		if err != nil {
-			return nil, err
-		}
-		return func(row []any) (any, error) { return impl(row, args) }, nil
+		return c.compileCall(e)
 	case OpField:
 		if err := arity(e, 1); err != nil {
 			return nil, err
@@ -255,89 +297,87 @@ func compile(e *Expr) (ArgFunc, error) {
 		if idx < 0 {
 			return nil, fmt.Errorf("expr: field %q not in %s", e.Name, st)
 		}
-		x, err := compile(e.Args[0])
+		x, err := c.compile(e.Args[0])
 		if err != nil {
 			return nil, err
 		}
 		return func(row []any) (any, error) {
 			v, err := x(row)
-			if v == nil || err != nil {
+			if v == nil {
 				return nil, err
 			}
 			s := v.(types.StructValue)
 			if idx >= len(s) {
-				return nil, nil
+				return nil, err
 			}
-			return s[idx], nil
+			return s[idx], err
 		}, nil
 	case OpIndex:
 		if err := arity(e, 2); err != nil {
 			return nil, err
 		}
-		args, err := compileArgs(e.Args)
+		args, err := c.compileArgs(e.Args)
 		if err != nil {
 			return nil, err
 		}
 		return func(row []any) (any, error) {
-			c, err := args[0](row)
-			if c == nil || err != nil {
+			cv, err := args[0](row)
+			if cv == nil {
 				return nil, err
 			}
-			k, err := args[1](row)
-			if k == nil || err != nil {
+			k, e2 := args[1](row)
+			keep(&err, e2)
+			if k == nil {
 				return nil, err
 			}
-			switch x := c.(type) {
+			switch x := cv.(type) {
 			case []any:
 				i := toInt64(k)
 				if i < 0 {
 					i += int64(len(x)) + 1
 				}
 				if i < 1 || i > int64(len(x)) {
-					return nil, nil
+					return nil, err
 				}
-				return x[i-1], nil
+				return x[i-1], err
 			case *types.MapValue:
 				v, _ := x.Get(k)
-				return v, nil
+				return v, err
 			}
-			return nil, fmt.Errorf("cannot subscript %T", c)
+			keep(&err, fmt.Errorf("cannot subscript %T", cv))
+			return nil, err
 		}, nil
 	case OpArray:
-		args, err := compileArgs(e.Args)
+		args, err := c.compileArgs(e.Args)
 		if err != nil {
 			return nil, err
 		}
 		return func(row []any) (any, error) {
+			var err error
 			out := make([]any, len(args))
 			for i, a := range args {
-				v, err := a(row)
-				if err != nil {
-					return nil, err
-				}
+				v, e2 := a(row)
+				keep(&err, e2)
 				out[i] = v
 			}
-			return out, nil
+			return out, err
 		}, nil
 	case OpMap:
 		if len(e.Args)%2 != 0 {
 			return nil, fmt.Errorf("expr: MAP node has an odd number of arguments")
 		}
-		args, err := compileArgs(e.Args)
+		args, err := c.compileArgs(e.Args)
 		if err != nil {
 			return nil, err
 		}
 		return func(row []any) (any, error) {
+			var err error
 			m := &types.MapValue{}
 			for i := 0; i < len(args); i += 2 {
-				k, err := args[i](row)
-				if err != nil {
-					return nil, err
-				}
-				v, err := args[i+1](row)
-				if err != nil {
-					return nil, err
-				}
+				k, e2 := args[i](row)
+				keep(&err, e2)
+				v, e2 := args[i+1](row)
+				keep(&err, e2)
 				if j := m.Index(k); j >= 0 {
 					m.Values[j] = v
 					continue
@@ -345,29 +385,92 @@ func compile(e *Expr) (ArgFunc, error) {
 				m.Keys = append(m.Keys, k)
 				m.Values = append(m.Values, v)
 			}
-			return m, nil
+			return m, err
 		}, nil
 	case OpStruct:
 		if len(e.Names) != len(e.Args) {
 			return nil, fmt.Errorf("expr: STRUCT node has %d names and %d arguments", len(e.Names), len(e.Args))
 		}
-		args, err := compileArgs(e.Args)
+		args, err := c.compileArgs(e.Args)
 		if err != nil {
 			return nil, err
 		}
 		return func(row []any) (any, error) {
+			var err error
 			out := make(types.StructValue, len(args))
 			for i, a := range args {
-				v, err := a(row)
-				if err != nil {
-					return nil, err
-				}
+				v, e2 := a(row)
+				keep(&err, e2)
 				out[i] = v
 			}
-			return out, nil
+			return out, err
 		}, nil
 	}
 	return nil, fmt.Errorf("expr: cannot compile %s node", e.Op)
+}
+
+func (c *compiler) compileCall(e *Expr) (ArgFunc, error) {
+	f, ok := LookupFunc(e.Func)
+	if !ok {
+		return nil, fmt.Errorf("expr: unknown function %q", e.Func)
+	}
+	ts := make([]*types.Type, len(e.Args))
+	args := make([]ArgFunc, len(e.Args))
+	var lambdas []*Lambda
+	for i, a := range e.Args {
+		ts[i] = a.Type
+		if a.Op != OpLambda {
+			fn, err := c.compile(a)
+			if err != nil {
+				return nil, err
+			}
+			args[i] = fn
+			continue
+		}
+		if f.BuildHigher == nil {
+			return nil, fmt.Errorf("expr: function %s does not take lambda arguments", f.Name)
+		}
+		if lambdas == nil {
+			lambdas = make([]*Lambda, len(e.Args))
+		}
+		l, err := c.compileLambda(a)
+		if err != nil {
+			return nil, err
+		}
+		lambdas[i] = l
+	}
+	var impl Impl
+	var err error
+	if f.BuildHigher != nil {
+		if lambdas == nil {
+			lambdas = make([]*Lambda, len(e.Args))
+		}
+		impl, err = f.BuildHigher(ts, e.Type, lambdas)
+	} else {
+		impl, err = f.Build(ts, e.Type)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return func(row []any) (any, error) { return impl(row, args) }, nil
+}
+
+func (c *compiler) compileLambda(e *Expr) (*Lambda, error) {
+	if err := arity(e, 1); err != nil {
+		return nil, err
+	}
+	if e.Col != c.depth {
+		return nil, fmt.Errorf("expr: lambda %s has its first slot at %d, want %d", e, e.Col, c.depth)
+	}
+	if len(e.Names) == 0 {
+		return nil, fmt.Errorf("expr: lambda without parameters")
+	}
+	inner := &compiler{depth: c.depth + len(e.Names)}
+	body, err := inner.compile(e.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	return &Lambda{Params: len(e.Names), body: body}, nil
 }
 
 func toInt64(v any) int64 {
@@ -409,142 +512,157 @@ func toDec(v any) types.Dec {
 	return types.Dec{}
 }
 
-func compileNeg(e *Expr) (ArgFunc, error) {
-	x, err := compile(e.Args[0])
+// nullOperand returns the failure of an arithmetic node on a null operand:
+// nil outside lambda bodies, where the result is simply null.
+func (c *compiler) nullOperand(e *Expr) error {
+	if c.depth == 0 {
+		return nil
+	}
+	return &nullOperandError{expr: e.String()}
+}
+
+func (c *compiler) compileNeg(e *Expr) (ArgFunc, error) {
+	x, err := c.compile(e.Args[0])
 	if err != nil {
 		return nil, err
 	}
+	npe := c.nullOperand(e)
 	return func(row []any) (any, error) {
 		v, err := x(row)
-		if v == nil || err != nil {
+		if v == nil {
+			keep(&err, npe)
 			return nil, err
 		}
 		switch n := v.(type) {
 		case int32:
-			return -n, nil
+			return -n, err
 		case int64:
-			return -n, nil
+			return -n, err
 		case float64:
-			return -n, nil
+			return -n, err
 		case types.Dec:
-			return n.Neg(), nil
+			return n.Neg(), err
 		}
-		return nil, fmt.Errorf("cannot negate %T", v)
+		keep(&err, fmt.Errorf("cannot negate %T", v))
+		return nil, err
 	}, nil
 }
 
-func binaryArgs(e *Expr) (ArgFunc, ArgFunc, error) {
-	l, err := compile(e.Args[0])
+func (c *compiler) binaryArgs(e *Expr) (ArgFunc, ArgFunc, error) {
+	l, err := c.compile(e.Args[0])
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := compile(e.Args[1])
+	r, err := c.compile(e.Args[1])
 	if err != nil {
 		return nil, nil, err
 	}
 	return l, r, nil
 }
 
-// eval2 evaluates both operands; done is true when the result is already
-// decided (an error, or null because an operand is null).
-func eval2(l, r ArgFunc, row []any) (a, b any, done bool, err error) {
-	if a, err = l(row); a == nil || err != nil {
-		return nil, nil, true, err
+// eval2 evaluates both operands, skipping the right one when the left is
+// null; err is the first failure of either.
+func eval2(l, r ArgFunc, row []any) (a, b any, err error) {
+	if a, err = l(row); a == nil {
+		return nil, nil, err
 	}
-	if b, err = r(row); b == nil || err != nil {
-		return nil, nil, true, err
-	}
-	return a, b, false, nil
+	b, e2 := r(row)
+	keep(&err, e2)
+	return a, b, err
 }
 
-func compileArith(e *Expr) (ArgFunc, error) {
-	l, r, err := binaryArgs(e)
+func (c *compiler) compileArith(e *Expr) (ArgFunc, error) {
+	l, r, err := c.binaryArgs(e)
 	if err != nil {
 		return nil, err
 	}
 	if e.Type == nil {
 		return nil, fmt.Errorf("expr: untyped %s node", e.Op)
 	}
+	npe := c.nullOperand(e)
 	op := e.Op
 	switch e.Type.Kind {
 	case types.Int:
 		return func(row []any) (any, error) {
-			a, b, done, err := eval2(l, r, row)
-			if done {
+			a, b, err := eval2(l, r, row)
+			if a == nil || b == nil {
+				keep(&err, npe)
 				return nil, err
 			}
 			x, y := a.(int32), b.(int32)
 			switch op {
 			case OpAdd:
-				return x + y, nil
+				return x + y, err
 			case OpSub:
-				return x - y, nil
+				return x - y, err
 			case OpMul:
-				return x * y, nil
-			case OpDiv:
-				if y == 0 {
-					return nil, ErrDivideByZero
-				}
-				return x / y, nil
+				return x * y, err
 			}
 			if y == 0 {
-				return nil, ErrDivideByZero
+				keep(&err, ErrDivideByZero)
+				return nil, err
 			}
-			return x % y, nil
+			if op == OpDiv {
+				return x / y, err
+			}
+			return x % y, err
 		}, nil
 	case types.Bigint:
 		return func(row []any) (any, error) {
-			a, b, done, err := eval2(l, r, row)
-			if done {
+			a, b, err := eval2(l, r, row)
+			if a == nil || b == nil {
+				keep(&err, npe)
 				return nil, err
 			}
 			x, y := toInt64(a), toInt64(b)
 			switch op {
 			case OpAdd:
-				return x + y, nil
+				return x + y, err
 			case OpSub:
-				return x - y, nil
+				return x - y, err
 			case OpMul:
-				return x * y, nil
-			case OpDiv:
-				if y == 0 {
-					return nil, ErrDivideByZero
-				}
-				return x / y, nil
+				return x * y, err
 			}
 			if y == 0 {
-				return nil, ErrDivideByZero
+				keep(&err, ErrDivideByZero)
+				return nil, err
 			}
-			return x % y, nil
+			if op == OpDiv {
+				return x / y, err
+			}
+			return x % y, err
 		}, nil
 	case types.Double:
 		return func(row []any) (any, error) {
-			a, b, done, err := eval2(l, r, row)
-			if done {
+			a, b, err := eval2(l, r, row)
+			if a == nil || b == nil {
+				keep(&err, npe)
 				return nil, err
 			}
 			x, y := toFloat(a), toFloat(b)
 			switch op {
 			case OpAdd:
-				return x + y, nil
+				return x + y, err
 			case OpSub:
-				return x - y, nil
+				return x - y, err
 			case OpMul:
-				return x * y, nil
+				return x * y, err
 			case OpDiv:
-				return x / y, nil
+				return x / y, err
 			}
-			return math.Mod(x, y), nil
+			return math.Mod(x, y), err
 		}, nil
 	case types.Decimal:
 		rt := e.Type
 		return func(row []any) (any, error) {
-			a, b, done, err := eval2(l, r, row)
-			if done {
+			a, b, err := eval2(l, r, row)
+			if a == nil || b == nil {
+				keep(&err, npe)
 				return nil, err
 			}
 			x, y := toDec(a), toDec(b)
 			var d types.Dec
+			var e2 error
 			switch op {
 			case OpAdd:
 				d = x.Add(y)
@@ -553,38 +671,69 @@ func compileArith(e *Expr) (ArgFunc, error) {
 			case OpMul:
 				d = x.Mul(y)
 			case OpDiv:
-				if d, err = x.Quo(y, rt.Scale); err != nil {
-					return nil, ErrDivideByZero
-				}
+				d, e2 = x.Quo(y, rt.Scale)
 			default:
-				if d, err = x.Rem(y); err != nil {
-					return nil, ErrDivideByZero
-				}
+				d, e2 = x.Rem(y)
 			}
-			return d.Rescale(rt.Scale), nil
+			if e2 != nil {
+				keep(&err, ErrDivideByZero)
+				return nil, err
+			}
+			return d.Rescale(rt.Scale), err
 		}, nil
 	}
 	return nil, fmt.Errorf("expr: %s of type %s", e.Op, e.Type)
 }
 
-func compileConcat(e *Expr) (ArgFunc, error) {
-	l, r, err := binaryArgs(e)
+// compileStringPlus compiles + on strings, which ksqlDB runs as Java string
+// concatenation: a null operand is written as the text null.
+func (c *compiler) compileStringPlus(e *Expr) (ArgFunc, error) {
+	if e.Op != OpAdd {
+		return nil, fmt.Errorf("expr: %s of type %s", e.Op, e.Type)
+	}
+	l, r, err := c.binaryArgs(e)
 	if err != nil {
 		return nil, err
 	}
+	str := func(v any) string {
+		if v == nil {
+			return "null"
+		}
+		return v.(string)
+	}
 	return func(row []any) (any, error) {
-		a, b, done, err := eval2(l, r, row)
-		if done {
-			return nil, err
-		}
-		switch x := a.(type) {
-		case string:
-			return x + b.(string), nil
-		case []byte:
-			out := make([]byte, 0, len(x)+len(b.([]byte)))
-			return append(append(out, x...), b.([]byte)...), nil
-		}
-		return nil, fmt.Errorf("cannot concatenate %T", a)
+		a, err := l(row)
+		b, e2 := r(row)
+		keep(&err, e2)
+		return str(a) + str(b), err
+	}, nil
+}
+
+// compileConcat compiles ||, which ksqlDB runs as CONCAT: null operands are
+// skipped.
+func (c *compiler) compileConcat(e *Expr) (ArgFunc, error) {
+	l, r, err := c.binaryArgs(e)
+	if err != nil {
+		return nil, err
+	}
+	if e.Type != nil && e.Type.Kind == types.Bytes {
+		return func(row []any) (any, error) {
+			a, err := l(row)
+			b, e2 := r(row)
+			keep(&err, e2)
+			x, _ := a.([]byte)
+			y, _ := b.([]byte)
+			out := make([]byte, 0, len(x)+len(y))
+			return append(append(out, x...), y...), err
+		}, nil
+	}
+	return func(row []any) (any, error) {
+		a, err := l(row)
+		b, e2 := r(row)
+		keep(&err, e2)
+		x, _ := a.(string)
+		y, _ := b.(string)
+		return x + y, err
 	}, nil
 }
 
@@ -605,11 +754,6 @@ func cmpFunc(l, r *types.Type) func(a, b any) int {
 			}
 			return 0
 		}
-	case l.Kind == types.Double && r.Kind == types.Double:
-		return func(a, b any) int {
-			c, _ := types.Compare(a, b)
-			return c
-		}
 	}
 	return func(a, b any) int {
 		c, _ := types.Compare(a, b)
@@ -617,8 +761,117 @@ func cmpFunc(l, r *types.Type) func(a, b any) int {
 	}
 }
 
-func compileCompare(e *Expr) (ArgFunc, error) {
-	l, r, err := binaryArgs(e)
+// equalFunc returns the equality of non-null values of types l and r as =
+// and IN test it: numbers by value, arrays element by element, maps by
+// their entries and structs field by field matched by name, a field missing
+// from one side counting as null. Nulls inside compound values are equal
+// to each other.
+func equalFunc(l, r *types.Type) func(a, b any) bool {
+	if l == nil || r == nil {
+		return types.Equal
+	}
+	switch {
+	case l.Kind == types.Struct && r.Kind == types.Struct:
+		type pair struct {
+			l, r int
+			eq   func(a, b any) bool
+		}
+		var pairs []pair
+		for i, f := range l.Fields {
+			p := pair{l: i, r: -1, eq: types.Equal}
+			for j, g := range r.Fields {
+				if g.Name == f.Name {
+					p.r, p.eq = j, equalFunc(f.Type, g.Type)
+					break
+				}
+			}
+			pairs = append(pairs, p)
+		}
+		for j, g := range r.Fields {
+			found := false
+			for _, f := range l.Fields {
+				if f.Name == g.Name {
+					found = true
+					break
+				}
+			}
+			if !found {
+				pairs = append(pairs, pair{l: -1, r: j, eq: types.Equal})
+			}
+		}
+		field := func(s types.StructValue, i int) any {
+			if i < 0 || i >= len(s) {
+				return nil
+			}
+			return s[i]
+		}
+		return func(a, b any) bool {
+			x, y := a.(types.StructValue), b.(types.StructValue)
+			for _, p := range pairs {
+				u, v := field(x, p.l), field(y, p.r)
+				if u == nil || v == nil {
+					if u != nil || v != nil {
+						return false
+					}
+					continue
+				}
+				if !p.eq(u, v) {
+					return false
+				}
+			}
+			return true
+		}
+	case l.Kind == types.Array && r.Kind == types.Array:
+		eq := equalFunc(l.Elem, r.Elem)
+		return func(a, b any) bool {
+			x, y := a.([]any), b.([]any)
+			if len(x) != len(y) {
+				return false
+			}
+			for i := range x {
+				if x[i] == nil || y[i] == nil {
+					if x[i] != nil || y[i] != nil {
+						return false
+					}
+					continue
+				}
+				if !eq(x[i], y[i]) {
+					return false
+				}
+			}
+			return true
+		}
+	case l.Kind == types.Map && r.Kind == types.Map:
+		eq := equalFunc(l.Elem, r.Elem)
+		return func(a, b any) bool {
+			x, y := a.(*types.MapValue), b.(*types.MapValue)
+			if len(x.Keys) != len(y.Keys) {
+				return false
+			}
+			for i, k := range x.Keys {
+				j := y.Index(k)
+				if j < 0 {
+					return false
+				}
+				u, v := x.Values[i], y.Values[j]
+				if u == nil || v == nil {
+					if u != nil || v != nil {
+						return false
+					}
+					continue
+				}
+				if !eq(u, v) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return types.Equal
+}
+
+func (c *compiler) compileCompare(e *Expr) (ArgFunc, error) {
+	l, r, err := c.binaryArgs(e)
 	if err != nil {
 		return nil, err
 	}
@@ -630,92 +883,80 @@ func compileCompare(e *Expr) (ArgFunc, error) {
 	switch lt.Kind {
 	case types.Array, types.Map, types.Struct:
 		ne := op == OpNe
+		eq := equalFunc(lt, rt)
 		return func(row []any) (any, error) {
-			a, b, done, err := eval2(l, r, row)
-			if done {
+			a, b, err := eval2(l, r, row)
+			if a == nil || b == nil {
 				return false, err
 			}
-			return types.Equal(a, b) != ne, nil
+			return eq(a, b) != ne, err
 		}, nil
 	}
 	cmp := cmpFunc(lt, rt)
 	return func(row []any) (any, error) {
-		a, b, done, err := eval2(l, r, row)
-		if done {
+		a, b, err := eval2(l, r, row)
+		if a == nil || b == nil {
 			// ksqlDB: a comparison with a null operand is false.
-			if err != nil {
-				return nil, err
-			}
-			return false, nil
+			return false, err
 		}
 		c := cmp(a, b)
 		switch op {
 		case OpEq:
-			return c == 0, nil
+			return c == 0, err
 		case OpNe:
-			return c != 0, nil
+			return c != 0, err
 		case OpLt:
-			return c < 0, nil
+			return c < 0, err
 		case OpLe:
-			return c <= 0, nil
+			return c <= 0, err
 		case OpGt:
-			return c > 0, nil
+			return c > 0, err
 		}
-		return c >= 0, nil
+		return c >= 0, err
 	}, nil
 }
 
-func compileLogic(e *Expr) (ArgFunc, error) {
-	l, r, err := binaryArgs(e)
+func (c *compiler) compileLogic(e *Expr) (ArgFunc, error) {
+	l, r, err := c.binaryArgs(e)
 	if err != nil {
 		return nil, err
 	}
 	if e.Op == OpAnd {
 		return func(row []any) (any, error) {
 			a, err := l(row)
-			if err != nil {
-				return nil, err
-			}
 			if a == false {
-				return false, nil
+				return false, err
 			}
-			b, err := r(row)
-			if err != nil {
-				return nil, err
-			}
+			b, e2 := r(row)
+			keep(&err, e2)
 			if b == false {
-				return false, nil
+				return false, err
 			}
 			if a == nil || b == nil {
-				return nil, nil
+				return nil, err
 			}
-			return true, nil
+			return true, err
 		}, nil
 	}
 	return func(row []any) (any, error) {
 		a, err := l(row)
-		if err != nil {
-			return nil, err
-		}
 		if a == true {
-			return true, nil
+			return true, err
 		}
-		b, err := r(row)
-		if err != nil {
-			return nil, err
-		}
+		b, e2 := r(row)
+		keep(&err, e2)
 		if b == true {
-			return true, nil
+			return true, err
 		}
 		if a == nil || b == nil {
-			return nil, nil
+			return nil, err
 		}
-		return false, nil
+		return false, err
 	}, nil
 }
 
-func compileBetween(e *Expr) (ArgFunc, error) {
-	args, err := compileArgs(e.Args)
+func (c *compiler) compileBetween(e *Expr) (ArgFunc, error) {
+	args, err := c.compileArgs(e.Args)
 	if err != nil {
 		return nil, err
 	}
@@ -727,24 +968,17 @@ func compileBetween(e *Expr) (ArgFunc, error) {
 	not := e.Op == OpNotBetween
 	return func(row []any) (any, error) {
 		v, err := args[0](row)
-		if err != nil {
-			return nil, err
-		}
-		a, err := args[1](row)
-		if err != nil {
-			return nil, err
-		}
-		b, err := args[2](row)
-		if err != nil {
-			return nil, err
-		}
+		a, e2 := args[1](row)
+		keep(&err, e2)
+		b, e2 := args[2](row)
+		keep(&err, e2)
 		in := v != nil && a != nil && b != nil && c1(v, a) >= 0 && c2(v, b) <= 0
-		return in != not, nil
+		return in != not, err
 	}, nil
 }
 
-func compileCase(e *Expr) (ArgFunc, error) {
-	args, err := compileArgs(e.Args)
+func (c *compiler) compileCase(e *Expr) (ArgFunc, error) {
+	args, err := c.compileArgs(e.Args)
 	if err != nil {
 		return nil, err
 	}
@@ -761,24 +995,27 @@ func compileCase(e *Expr) (ArgFunc, error) {
 		return nil, fmt.Errorf("expr: CASE has an odd number of WHEN/THEN arguments")
 	}
 	return func(row []any) (any, error) {
+		var err error
 		for i := 0; i < n; i += 2 {
-			c, err := args[i](row)
-			if err != nil {
-				return nil, err
-			}
-			if c == true {
-				return args[i+1](row)
+			cond, e2 := args[i](row)
+			keep(&err, e2)
+			if cond == true {
+				v, e2 := args[i+1](row)
+				keep(&err, e2)
+				return v, err
 			}
 		}
 		if elseFn != nil {
-			return elseFn(row)
+			v, e2 := elseFn(row)
+			keep(&err, e2)
+			return v, err
 		}
-		return nil, nil
+		return nil, err
 	}, nil
 }
 
-func compileLike(e *Expr) (ArgFunc, error) {
-	args, err := compileArgs(e.Args)
+func (c *compiler) compileLike(e *Expr) (ArgFunc, error) {
+	args, err := c.compileArgs(e.Args)
 	if err != nil {
 		return nil, err
 	}
@@ -794,18 +1031,19 @@ func compileLike(e *Expr) (ArgFunc, error) {
 	}
 	return func(row []any) (any, error) {
 		v, err := args[0](row)
-		if v == nil || err != nil {
+		if v == nil {
 			return nil, err
 		}
 		toks := fixed
 		if toks == nil {
-			p, err := args[1](row)
-			if p == nil || err != nil {
+			p, e2 := args[1](row)
+			keep(&err, e2)
+			if p == nil {
 				return nil, err
 			}
 			toks = parseLike(p.(string), esc)
 		}
-		return likeMatch(toks, v.(string)) != not, nil
+		return likeMatch(toks, v.(string)) != not, err
 	}, nil
 }
 

@@ -55,6 +55,15 @@ const (
 	OpMap   // MAP(Args[0] := Args[1], ...): keys and values alternate
 	// OpStruct is STRUCT(Names[i] := Args[i], ...).
 	OpStruct
+	// OpLambda is a lambda argument of a higher-order function call:
+	// Names are its parameters, Args[0] its body and Type the body's type.
+	// Col is the slot of its first parameter: slots number the parameters
+	// of nested lambdas, outermost first, so a lambda directly in a call
+	// outside any lambda starts at slot 0.
+	OpLambda
+	// OpLambdaVar reads the lambda parameter in slot Col; Name is the
+	// parameter's name.
+	OpLambdaVar
 	opCount
 )
 
@@ -96,6 +105,8 @@ var opNames = [...]string{
 	OpArray:         "ARRAY",
 	OpMap:           "MAP",
 	OpStruct:        "STRUCT",
+	OpLambda:        "LAMBDA",
+	OpLambdaVar:     "LAMBDA_VAR",
 }
 
 // String returns the op's stable name, used in the JSON form.
@@ -133,7 +144,8 @@ type Expr struct {
 	Op Op
 	// Type is the node's SQL type; nil only for an untyped NULL literal.
 	Type *types.Type
-	// Col is the row index read by OpColumn.
+	// Col is the row index read by OpColumn, and the lambda parameter
+	// slot of OpLambda and OpLambdaVar.
 	Col int
 	// Qualifier and Name name the column of OpColumn (Qualifier may be
 	// empty); Name is also the field of OpField.
@@ -145,7 +157,8 @@ type Expr struct {
 	Func string
 	// Args are the operands.
 	Args []*Expr
-	// Names are the field names of OpStruct, one per argument.
+	// Names are the field names of OpStruct, one per argument, and the
+	// parameter names of OpLambda.
 	Names []string
 	// Else marks an OpCase whose last argument is the ELSE result.
 	Else bool
@@ -311,6 +324,18 @@ func (e *Expr) write(b *strings.Builder) {
 			a.write(b)
 		}
 		b.WriteByte(')')
+	case OpLambda:
+		if len(e.Names) == 1 {
+			b.WriteString(e.Names[0])
+		} else {
+			b.WriteString("(" + strings.Join(e.Names, ", ") + ")")
+		}
+		b.WriteString(" => ")
+		if len(e.Args) > 0 {
+			e.Args[0].write(b)
+		}
+	case OpLambdaVar:
+		b.WriteString(e.Name)
 	default:
 		b.WriteString(e.Op.String())
 	}

@@ -28,11 +28,25 @@ type Func struct {
 	// Build returns the implementation of a call with these argument types
 	// (after Coerce) and result type. Compile calls it once per call site.
 	Build func(args []*types.Type, ret *types.Type) (Impl, error)
+	// LambdaParams, set for higher-order functions, reports whether
+	// argument i must be a lambda, given the types of the arguments before
+	// it, and if so returns the types of the lambda's parameters. Check then
+	// sees the type of a lambda's body as the type of its argument, and
+	// Coerce, for a lambda argument, converts the body.
+	LambdaParams func(args []*types.Type, i int) (params []*types.Type, isLambda bool, err error)
+	// BuildHigher replaces Build for higher-order functions: lambdas holds
+	// the compiled lambda of each lambda argument (nil for the others,
+	// whose ArgFunc is then nil in the Impl's args).
+	BuildHigher func(args []*types.Type, ret *types.Type, lambdas []*Lambda) (Impl, error)
 }
 
 // Impl evaluates one call over a row. args evaluate the call's arguments;
 // an Impl evaluates only those it needs, so COALESCE stops at the first
-// non-null argument. Impls must be safe for concurrent use.
+// non-null argument. An Impl follows the contract of Evaluator.Eval: it
+// returns the call's ksqlDB result, and the first failure met, whether of
+// an argument (whose value is then null and the call goes on with it) or of
+// the function itself, in which case the result is null. Impls must be safe
+// for concurrent use.
 type Impl func(row []any, args []ArgFunc) (any, error)
 
 var (
@@ -75,14 +89,21 @@ func Strict(fn func(args []any) (any, error)) Impl {
 	return func(row []any, args []ArgFunc) (any, error) {
 		var buf [4]any
 		vals := buf[:0]
+		var err error
 		for _, a := range args {
-			v, err := a(row)
-			if v == nil || err != nil {
+			v, e := a(row)
+			keep(&err, e)
+			if v == nil {
 				return nil, err
 			}
 			vals = append(vals, v)
 		}
-		return fn(vals)
+		r, e := fn(vals)
+		if e != nil {
+			keep(&err, e)
+			return nil, err
+		}
+		return r, err
 	}
 }
 
@@ -90,10 +111,15 @@ func Strict(fn func(args []any) (any, error)) Impl {
 func Strict1(fn func(a any) (any, error)) Impl {
 	return func(row []any, args []ArgFunc) (any, error) {
 		v, err := args[0](row)
-		if v == nil || err != nil {
+		if v == nil {
 			return nil, err
 		}
-		return fn(v)
+		r, e := fn(v)
+		if e != nil {
+			keep(&err, e)
+			return nil, err
+		}
+		return r, err
 	}
 }
 
@@ -241,11 +267,10 @@ func init() {
 			if ret.Kind == types.Bytes {
 				return func(row []any, args []ArgFunc) (any, error) {
 					var out []byte
+					var err error
 					for _, a := range args {
-						v, err := a(row)
-						if err != nil {
-							return nil, err
-						}
+						v, e := a(row)
+						keep(&err, e)
 						if v != nil {
 							out = append(out, v.([]byte)...)
 						}
@@ -253,21 +278,20 @@ func init() {
 					if out == nil {
 						out = []byte{}
 					}
-					return out, nil
+					return out, err
 				}, nil
 			}
 			return func(row []any, args []ArgFunc) (any, error) {
 				var b strings.Builder
+				var err error
 				for _, a := range args {
-					v, err := a(row)
-					if err != nil {
-						return nil, err
-					}
+					v, e := a(row)
+					keep(&err, e)
 					if v != nil {
 						b.WriteString(v.(string))
 					}
 				}
-				return b.String(), nil
+				return b.String(), err
 			}, nil
 		},
 	})
@@ -458,16 +482,15 @@ func init() {
 	}
 	firstNonNull := func(func(a, b any) bool) Impl {
 		return func(row []any, args []ArgFunc) (any, error) {
+			var err error
 			for _, a := range args {
-				v, err := a(row)
-				if err != nil {
-					return nil, err
-				}
+				v, e := a(row)
+				keep(&err, e)
 				if v != nil {
-					return v, nil
+					return v, err
 				}
 			}
-			return nil, nil
+			return nil, err
 		}
 	}
 	Register(nullFunc("COALESCE", 1, 0, "Returns the first non-null argument.", firstNonNull))
@@ -475,17 +498,15 @@ func init() {
 	Register(nullFunc("NULLIF", 2, 2, "NULLIF(x, y): null when x equals y, else x.", func(eq func(a, b any) bool) Impl {
 		return func(row []any, args []ArgFunc) (any, error) {
 			a, err := args[0](row)
-			if a == nil || err != nil {
+			if a == nil {
 				return nil, err
 			}
-			b, err := args[1](row)
-			if err != nil {
-				return nil, err
-			}
+			b, e := args[1](row)
+			keep(&err, e)
 			if b != nil && eq(a, b) {
-				return nil, nil
+				return nil, err
 			}
-			return a, nil
+			return a, err
 		}
 	}))
 }

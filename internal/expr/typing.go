@@ -129,6 +129,28 @@ func widen(a, b *types.Type) (*types.Type, bool) {
 			return nil, false
 		}
 		return types.MapOf(k, v), true
+	case types.Struct:
+		// The union of the fields, by name in order of appearance, each of
+		// the common type of its occurrences.
+		fields := append([]types.Field(nil), a.Fields...)
+		for _, g := range b.Fields {
+			found := false
+			for i, f := range fields {
+				if f.Name == g.Name {
+					w, ok := widen(f.Type, g.Type)
+					if !ok {
+						return nil, false
+					}
+					fields[i].Type = w
+					found = true
+					break
+				}
+			}
+			if !found {
+				fields = append(fields, g)
+			}
+		}
+		return types.StructOf(fields...), true
 	}
 	return nil, false
 }

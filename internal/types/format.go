@@ -234,13 +234,18 @@ func ParseTimestamp(s string) (TimestampValue, error) {
 	return 0, &time.ParseError{Layout: "yyyy-MM-ddTHH:mm:ss.SSS", Value: s, Message: ": not an ISO-8601 timestamp"}
 }
 
-// ParseDate parses yyyy-MM-dd.
+// ParseDate parses yyyy-MM-dd, or a prefix yyyy-MM or yyyy of it (the
+// first day of the month or year), as ksqlDB's CAST to DATE does.
 func ParseDate(s string) (DateValue, error) {
-	tm, err := time.Parse("2006-01-02", strings.TrimSpace(s))
-	if err != nil {
-		return 0, err
+	s = strings.TrimSpace(s)
+	var err error
+	for _, l := range []string{"2006-01-02", "2006-01", "2006"} {
+		var tm time.Time
+		if tm, err = time.Parse(l, s); err == nil {
+			return DateValue(tm.Unix() / 86400), nil
+		}
 	}
-	return DateValue(tm.Unix() / 86400), nil
+	return 0, err
 }
 
 // ParseTime parses HH:mm[:ss[.SSS]].
