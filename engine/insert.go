@@ -45,7 +45,7 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 			return Result{}, userError(st.Values[i].Position(), "column %s is given twice", name)
 		}
 		seen[name] = true
-		v, t, err := constant(st.Values[i])
+		v, t, err := e.constant(st.Values[i])
 		if err != nil {
 			return Result{}, err
 		}
@@ -108,7 +108,10 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 }
 
 // constant evaluates an expression that may use no columns.
-func constant(x ast.Expr) (any, *types.Type, error) {
+func (e *Engine) constant(x ast.Expr) (any, *types.Type, error) {
+	if err := expr.ResolveTypes(x, e.cat.Type); err != nil {
+		return nil, nil, err
+	}
 	b, err := expr.Bind(x, noColumns{})
 	if err != nil {
 		return nil, nil, err

@@ -31,10 +31,11 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 	f.out.Reset()
 	for i := 0; i < b.Len(); i++ {
 		row := b.Row(i)
+		// A failing sub-expression yields null and is logged; the
+		// condition's value decides, as in ksqlDB.
 		v, err := f.pred.Eval(row)
 		if err != nil {
 			f.errs.RowError("error evaluating WHERE "+f.text+": "+err.Error(), row)
-			continue
 		}
 		if expr.Truthy(v) {
 			f.out.Append(row, b.Time(i), b.Kind(i))

@@ -44,12 +44,11 @@ func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 		in := b.Row(i)
 		row := arena[i*w : (i+1)*w : (i+1)*w]
 		for j, ev := range p.exprs {
+			// A failing sub-expression yields null within the value and
+			// is logged; the row goes on, as in ksqlDB.
 			v, err := ev.Eval(in)
 			if err != nil {
-				// ksqlDB's rule: a failing expression yields null and the
-				// failure is logged; the row goes on.
 				p.errs.RowError("error computing "+p.texts[j]+": "+err.Error(), in)
-				v = nil
 			}
 			row[j] = v
 		}

@@ -73,7 +73,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	g := &topology.Graph{QueryID: opts.QueryID, Source: node, OffsetReset: opts.OffsetReset}
 
 	if q.Where != nil {
-		pred, err := bind(q.Where, sc)
+		pred, err := bind(cat, q.Where, sc)
 		if err != nil {
 			return nil, err
 		}
@@ -83,7 +83,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		g.Steps = append(g.Steps, topology.Step{Kind: topology.Filter, Predicate: pred, Schema: in})
 	}
 
-	items, err := projection(q.Items, sc, qualifier, src)
+	items, err := projection(cat, q.Items, sc, qualifier, src)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ type item struct {
 	keyCol string // the source key column it copies, if any
 }
 
-func projection(list []ast.SelectItem, sc expr.ColumnScope, qualifier string, src *catalog.Source) ([]item, error) {
+func projection(cat *catalog.Catalog, list []ast.SelectItem, sc expr.ColumnScope, qualifier string, src *catalog.Source) ([]item, error) {
 	var out []item
 	generated := 0
 	isKey := map[string]bool{}
@@ -153,7 +153,7 @@ func projection(list []ast.SelectItem, sc expr.ColumnScope, qualifier string, sr
 		if si.StructStar {
 			return nil, errorf(si.Pos, "selecting every field of a struct with -> * is not supported yet; name the fields")
 		}
-		e, err := bind(si.Expr, sc)
+		e, err := bind(cat, si.Expr, sc)
 		if err != nil {
 			return nil, err
 		}
@@ -255,8 +255,14 @@ func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions) error {
 	return nil
 }
 
-func bind(e ast.Expr, sc expr.Scope) (*expr.Expr, error) {
-	out, err := expr.Bind(e, sc)
+// bind resolves custom type names in e's CASTs against the catalog, then
+// binds e in scope sc.
+func bind(cat *catalog.Catalog, e ast.Expr, sc expr.Scope) (*expr.Expr, error) {
+	err := expr.ResolveTypes(e, cat.Type)
+	var out *expr.Expr
+	if err == nil {
+		out, err = expr.Bind(e, sc)
+	}
 	if err != nil {
 		var be *expr.Error
 		if errors.As(err, &be) {
