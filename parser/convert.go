@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -210,7 +211,7 @@ func (cv *converter) expr(n tast.ExprNode) (ast.Expr, error) {
 	p := cv.pos(off)
 	switch n := n.(type) {
 	case *test_driver.ValueExpr:
-		return cv.literal(n, off)
+		return cv.literal(n, off, false)
 	case *tast.ColumnNameExpr:
 		if n.Name.Schema.O != "" {
 			return nil, cv.errAt(off, "a column is named as col or source.col; for struct fields write col->field")
@@ -236,7 +237,13 @@ func (cv *converter) expr(n tast.ExprNode) (ast.Expr, error) {
 		}
 		return &ast.Binary{Pos: p, Op: op, L: l, R: r}, nil
 	case *tast.UnaryOperationExpr:
-		x, err := cv.expr(n.V)
+		var x ast.Expr
+		var err error
+		if v, ok := n.V.(*test_driver.ValueExpr); ok && n.Op == opcode.Minus {
+			x, err = cv.literal(v, v.OriginTextPosition(), true)
+		} else {
+			x, err = cv.expr(n.V)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -293,7 +300,11 @@ func (cv *converter) expr(n tast.ExprNode) (ast.Expr, error) {
 		}
 		l := &ast.Like{Pos: p, X: x, Pattern: pat, Not: n.Not}
 		if !n.IsLike { // the front writes ILIKE for a LIKE with ESCAPE
-			l.Escape = &ast.Literal{Pos: p, Kind: ast.StringLit, Text: string(n.Escape)}
+			i := strings.IndexByte(escapeAlphabet, n.Escape)
+			if i < 0 || i >= len(cv.r.escapes) {
+				return nil, cv.errAt(off, "expected ESCAPE followed by one character in quotes, e.g. ESCAPE '!'")
+			}
+			l.Escape = &ast.Literal{Pos: p, Kind: ast.StringLit, Text: cv.r.escapes[i]}
 		}
 		return l, nil
 	case *tast.CaseExpr:
@@ -330,13 +341,14 @@ func (cv *converter) expr(n tast.ExprNode) (ast.Expr, error) {
 		text := strconv.Itoa(n.N)
 		return &ast.Literal{Pos: cv.findNumber(text), Kind: ast.IntLit, Text: text}, nil
 	case *tast.RowExpr:
-		return nil, cv.errAt(off, "a list of values is not allowed here; write one expression")
+		return nil, cv.errAt(off, "a list of values is not allowed here; expected one expression")
 	}
 	return nil, cv.errAt(off, "unsupported expression")
 }
 
-// literal converts a constant using the token the user wrote.
-func (cv *converter) literal(v *test_driver.ValueExpr, off int) (ast.Expr, error) {
+// literal converts a constant using the token the user wrote; neg says a
+// '-' comes right before it, for the range check of numbers.
+func (cv *converter) literal(v *test_driver.ValueExpr, off int, neg bool) (ast.Expr, error) {
 	p := cv.pos(off)
 	t, ok := cv.r.toks[off]
 	if !ok {
@@ -354,6 +366,9 @@ func (cv *converter) literal(v *test_driver.ValueExpr, off int) (ast.Expr, error
 		} else if dec {
 			k = ast.DecimalLit
 		}
+		if err := cv.checkRange(k, t.text, neg, off); err != nil {
+			return nil, err
+		}
 		return &ast.Literal{Pos: p, Kind: k, Text: t.text}, nil
 	case tkWord:
 		switch t.upper() {
@@ -364,6 +379,26 @@ func (cv *converter) literal(v *test_driver.ValueExpr, off int) (ast.Expr, error
 		}
 	}
 	return nil, cv.errAt(off, "unsupported literal "+t.describe())
+}
+
+// checkRange rejects integer literals outside BIGINT and double literals
+// outside DOUBLE, as ksqlDB's parser does.
+func (cv *converter) checkRange(k ast.LiteralKind, text string, neg bool, off int) error {
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	switch k {
+	case ast.IntLit:
+		if _, err := strconv.ParseInt(sign+text, 10, 64); err != nil {
+			return cv.errAt(off, "Invalid numeric literal: "+sign+text+"; expected a whole number from -9223372036854775808 to 9223372036854775807 (BIGINT), or a decimal such as "+sign+text+".0")
+		}
+	case ast.DoubleLit:
+		if f, err := strconv.ParseFloat(text, 64); err != nil && math.IsInf(f, 0) {
+			return cv.errAt(off, "Number overflows DOUBLE: "+sign+text+"; expected a magnitude of at most 1.7976931348623157E308")
+		}
+	}
+	return nil
 }
 
 // strArg returns the string value of a placeholder's literal argument.
@@ -458,8 +493,11 @@ func (cv *converter) funcCall(n *tast.FuncCallExpr, off int, p ast.Pos) (ast.Exp
 		if err != nil {
 			return nil, err
 		}
-		idx := a[1].(*test_driver.ValueExpr).GetInt64()
-		return &ast.Cast{Pos: p, X: x, Type: cv.r.types[idx]}, nil
+		v, ok := a[1].(*test_driver.ValueExpr)
+		if len(a) != 2 || !ok || v.GetInt64() < 0 || v.GetInt64() >= int64(len(cv.r.types)) {
+			return nil, cv.errAt(off, "expected CAST(expression AS type)")
+		}
+		return &ast.Cast{Pos: p, X: x, Type: cv.r.types[v.GetInt64()]}, nil
 	case phStar:
 		return &ast.FuncCall{Pos: p, Name: strArg(a[0]), Star: true}, nil
 	case phDistinct:

@@ -84,6 +84,9 @@ func (c *cursor) create(src ast.Source) (ast.Statement, error) {
 	if err := c.end("the " + kind.String() + " definition; to create from a query write AS SELECT ..."); err != nil {
 		return nil, err
 	}
+	if err := c.checkWindowProps(props); err != nil {
+		return nil, err
+	}
 	return &ast.CreateSource{Source: src, Kind: kind, OrReplace: orReplace, IsSource: isSource,
 		IfNotExists: ifNotExists, Name: name, NamePos: c.pos(nt), Columns: cols, Props: props}, nil
 }
@@ -219,6 +222,45 @@ func (c *cursor) propValue(name string) (*ast.Literal, error) {
 		return &ast.Literal{Pos: p, Kind: k, Text: text}, nil
 	}
 	return nil, c.errAt(t, "expected a value for "+name+" (a 'string', a number, TRUE or FALSE) but found "+t.describe())
+}
+
+// durationUnits are the time units of a duration in a WITH property, as
+// ksqlDB reads them: singular or plural, any case.
+var durationUnits = map[string]bool{
+	"NANOSECOND": true, "MICROSECOND": true, "MILLISECOND": true, "SECOND": true,
+	"MINUTE": true, "HOUR": true, "DAY": true,
+}
+
+// checkWindowProps checks WINDOW_SIZE as ksqlDB's parser does: a duration
+// such as '30 SECONDS', and not set for SESSION windows.
+func (c *cursor) checkWindowProps(ps ast.Properties) error {
+	size, ok := ps.Get("WINDOW_SIZE")
+	if !ok {
+		return nil
+	}
+	at := func(p ast.Pos) *Error { return &Error{Line: p.Line, Col: p.Col} }
+	if wt, ok := ps.Get("WINDOW_TYPE"); ok && strings.EqualFold(wt.Value.Text, "SESSION") {
+		e := at(size.Pos)
+		e.Msg = "'WINDOW_SIZE' should not be set for SESSION windows; expected WINDOW_SIZE only with WINDOW_TYPE 'TUMBLING' or 'HOPPING'"
+		return e
+	}
+	v := size.Value.Text
+	f := strings.Fields(v)
+	bad := ""
+	switch {
+	case size.Value.Kind != ast.StringLit || len(f) != 2:
+		bad = "Invalid duration: '" + v + "'"
+	case strings.Trim(f[0], "0123456789") != "":
+		bad = "Invalid duration: '" + v + "'. Not a number: '" + f[0] + "'"
+	case !durationUnits[strings.TrimSuffix(strings.ToUpper(f[1]), "S")]:
+		bad = "Invalid duration: '" + v + "'. Unknown time unit: '" + strings.ToUpper(f[1]) + "'"
+	}
+	if bad != "" {
+		e := at(size.Value.Pos)
+		e.Msg = "Configuration WINDOW_SIZE is invalid: " + bad + "; expected a duration such as '30 SECONDS'"
+		return e
+	}
+	return nil
 }
 
 // createType parses the rest of CREATE TYPE [IF NOT EXISTS] name AS type.

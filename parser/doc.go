@@ -23,6 +23,11 @@
 //	                        ▼
 //	                 ast.Statement (positions in the user's text)
 //
+// The front also rejects what ksqlDB's grammar rejects although TiDB would
+// take it: type parameters other than numbers or STRING, NULL as a type, a
+// condition as a GROUP BY or PARTITION BY item outside parentheses, numeric
+// literals out of BIGINT or DOUBLE range, and an invalid WINDOW_SIZE.
+//
 // Unquoted identifiers are upper-cased; back-quoted and double-quoted ones
 // keep their case. Function names are upper-cased. The one list of words
 // handed to TiDB as keywords lives in keywords.go.

@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"math"
 	"time"
 
 	"github.com/sluice-sql/sluice/parser/ast"
@@ -53,7 +54,7 @@ func (c *cursor) query() (*ast.Query, error) {
 			switch {
 			case u == "FROM" && !toks[i-1].is("DISTINCT") && clauses["FROM"] == nil:
 				name = u
-			case u == "WINDOW" && (nx.is("TUMBLING") || nx.is("HOPPING") || nx.is("SESSION")):
+			case u == "WINDOW" && (isWindowKind(nx) || nx.kind == tkWord && i+2 < len(toks) && isWindowKind(toks[i+2])):
 				name = u
 			case (u == "GROUP" || u == "PARTITION") && nx.is("BY"):
 				name = u
@@ -96,6 +97,14 @@ func (c *cursor) query() (*ast.Query, error) {
 	}
 	if len(from.body) == 0 {
 		return nil, c.errAt(c.toks[len(c.toks)-1], "expected a stream or table after FROM")
+	}
+
+	for _, name := range []string{"GROUP", "PARTITION"} {
+		if cl := clauses[name]; cl != nil {
+			if err := c.checkGrouping(cl); err != nil {
+				return nil, err
+			}
+		}
 	}
 
 	// Take out the ksqlDB-only clauses.
@@ -176,6 +185,89 @@ func (c *cursor) query() (*ast.Query, error) {
 		return nil, err
 	}
 	return q, nil
+}
+
+// isWindowKind reports whether t is TUMBLING, HOPPING or SESSION.
+func isWindowKind(t token) bool { return t.is("TUMBLING") || t.is("HOPPING") || t.is("SESSION") }
+
+// predicateWords and predicateOps make a boolean expression, which ksqlDB's
+// grammar does not take as a GROUP BY or PARTITION BY item unless it is in
+// parentheses.
+var (
+	predicateWords = map[string]bool{"AND": true, "OR": true, "NOT": true, "IS": true, "IN": true, "BETWEEN": true, "LIKE": true}
+	predicateOps   = map[string]bool{"=": true, "<>": true, "!=": true, "<": true, "<=": true, ">": true, ">=": true}
+)
+
+// checkGrouping checks a GROUP BY or PARTITION BY clause as ksqlDB's grammar
+// does: a list of value expressions (no top-level AND, OR, NOT, comparison
+// or other predicate), or one parenthesized list of them as the whole clause.
+func (c *cursor) checkGrouping(cl *clause) error {
+	what := cl.kw[0].upper() + " BY"
+	body := cl.body
+	if len(body) == 0 {
+		return nil
+	}
+	items := splitTop(body, ",")
+	if len(items) == 1 && body[0].isOp("(") {
+		r := newRewriter(c.src, 0)
+		if close, err := r.matchClose(body, 0); err == nil && close == len(body)-1 {
+			if close == 1 {
+				return c.errAt(body[1], "expected at least one expression in "+what+" ()")
+			}
+			if inner := splitTop(body[1:close], ","); len(inner) > 1 {
+				items = inner
+			}
+		}
+	} else if len(items) > 1 {
+		for _, it := range items {
+			if len(it) == 0 || !it[0].isOp("(") {
+				continue
+			}
+			if comma, ok := firstListComma(it); ok {
+				return c.errAt(comma, "missing ')' at ','; expected ')' to close the parenthesized expression: a list in parentheses, as in "+
+					what+" (a, b), must be the whole "+what+" clause")
+			}
+		}
+	}
+	for _, it := range items {
+		depth, cases := 0, 0
+		for _, t := range it {
+			switch {
+			case t.isOp("(") || t.isOp("["):
+				depth++
+			case t.isOp(")") || t.isOp("]"):
+				depth--
+			case t.is("CASE"):
+				cases++
+			case t.is("END"):
+				cases--
+			case depth == 0 && cases == 0 && (t.kind == tkWord && predicateWords[t.upper()] || t.kind == tkOp && predicateOps[t.text]):
+				return c.errAt(t, "mismatched input "+t.describe()+"; expected ',' or the next clause after a "+what+
+					" expression; a condition must be in parentheses, e.g. "+what+" (a = b)")
+			}
+		}
+	}
+	return nil
+}
+
+// firstListComma returns the first ',' directly inside the bracket that
+// opens toks, if any.
+func firstListComma(toks []token) (token, bool) {
+	depth := 0
+	for _, t := range toks {
+		switch {
+		case t.isOp("(") || t.isOp("["):
+			depth++
+		case t.isOp(")") || t.isOp("]"):
+			depth--
+			if depth == 0 {
+				return token{}, false
+			}
+		case depth == 1 && t.isOp(","):
+			return t, true
+		}
+	}
+	return token{}, false
 }
 
 // sub returns a cursor over body, whose EOF sits after the keyword kw when
@@ -282,11 +374,17 @@ func (c *cursor) duration(what string) (time.Duration, error) {
 	if n < 0 {
 		return 0, c.errAt(t, what+" must not be negative")
 	}
+	if n > math.MaxInt64/int64(unit) {
+		return 0, c.errAt(t, what+" is too long; expected at most 106751 DAYS")
+	}
 	return time.Duration(n) * unit, nil
 }
 
 // window parses TUMBLING|HOPPING|SESSION (...) after WINDOW.
 func (c *cursor) window() (*ast.Window, error) {
+	if c.peek().kind == tkWord && isWindowKind(c.peekAt(1)) {
+		c.next() // a window name, which ksqlDB allows and ignores
+	}
 	kt := c.next()
 	w := &ast.Window{Pos: c.pos(kt)}
 	kind := kt.upper()

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sluice-sql/sluice/internal/types"
 )
@@ -11,6 +12,9 @@ import (
 // tkRaw marks a token the front made up (ORDER, BY, STRAIGHT_JOIN): it is
 // written to TiDB as is and maps back to the original token it replaces.
 const tkRaw tokKind = 100
+
+// escapeAlphabet holds the stand-ins written to TiDB for ESCAPE characters.
+const escapeAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 // phKind is the kind of a placeholder function call written for TiDB in
 // place of ksqlDB-only syntax.
@@ -59,7 +63,10 @@ type rewriter struct {
 	toks  map[int]token  // rewritten offset -> original token written there
 	ph    map[int]phKind // rewritten offset -> placeholder function name
 	types []*types.Type  // CAST target types
-	end   int            // original offset of the end of the statement
+	// escapes are the ESCAPE characters of LIKE, in order; TiDB is given
+	// escapeAlphabet[i] in place of escapes[i], since it takes one byte.
+	escapes []string
+	end     int // original offset of the end of the statement
 }
 
 func newRewriter(src string, end int) *rewriter {
@@ -283,6 +290,28 @@ func isOperand(u []piece) bool {
 	return false
 }
 
+// followsOperand reports whether the unit u ends an operand: a string may
+// not come right after it (TiDB would read it as an alias).
+func followsOperand(u []piece) bool {
+	if isOperand(u) {
+		return true
+	}
+	last := u[len(u)-1]
+	if last.tok == nil {
+		return false
+	}
+	switch last.tok.kind {
+	case tkNumber, tkString, tkBytes:
+		return true
+	case tkWord:
+		switch last.tok.upper() {
+		case "NULL", "TRUE", "FALSE", "END":
+			return true
+		}
+	}
+	return false
+}
+
 // expr rewrites a run of tokens (an expression, a list of them, or a whole
 // query) into pieces for TiDB.
 func (r *rewriter) expr(toks []token) ([]piece, error) {
@@ -299,14 +328,20 @@ func (r *rewriter) expr(toks []token) ([]piece, error) {
 		}
 		switch {
 		case t.kind == tkNumber:
-			// TiDB rejects doubles out of its range; the literal is rebuilt
-			// from the token, so TiDB only needs a number in its place.
+			// TiDB rejects doubles out of its range and reads "1. x" as
+			// "1.x"; the literal is rebuilt from the token, so TiDB only
+			// needs a number in its place.
 			p := tokPiece(t)
-			if _, dbl := numberKind(t.text); dbl {
+			if dec, dbl := numberKind(t.text); dbl {
 				p.text = "0e0"
+			} else if dec {
+				p.text = "0.0"
 			}
 			push([]piece{p})
 			i++
+
+		case t.kind == tkString && len(units) > 0 && followsOperand(units[len(units)-1]):
+			return nil, errAt(r.src, t.off, "mismatched input "+t.describe()+"; expected an operator, ',' or AS alias before it (an alias is a name; quote it with back-quotes, not single quotes)")
 
 		case t.kind == tkRaw:
 			push([]piece{tokPiece(t)})
@@ -453,6 +488,18 @@ func (r *rewriter) expr(toks []token) ([]piece, error) {
 				push(call(phIsDistinct, t.off, rhs))
 			}
 			i = end
+
+		case t.is("ESCAPE") && next.kind == tkString:
+			if utf8.RuneCountInString(next.val) != 1 {
+				return nil, errAt(r.src, next.off, "expected one character in quotes after ESCAPE, e.g. ESCAPE '!'")
+			}
+			if len(r.escapes) == len(escapeAlphabet) {
+				return nil, errAt(r.src, t.off, "too many ESCAPE clauses in one statement; expected at most "+strconv.Itoa(len(escapeAlphabet)))
+			}
+			nt := next
+			push([]piece{tokPiece(t), {text: "'" + escapeAlphabet[len(r.escapes):len(r.escapes)+1] + "'", tok: &nt}})
+			r.escapes = append(r.escapes, next.val)
+			i += 2
 
 		case t.is("LIKE"):
 			if likeHasEscape(toks, i) {
@@ -605,6 +652,9 @@ func (r *rewriter) cast(name token, inner []token, closeTok token) ([]piece, err
 	}
 	if as <= 0 {
 		return nil, errAt(r.src, closeTok.off, "expected CAST(expression AS type), e.g. CAST(x AS BIGINT)")
+	}
+	if k := nextTopComma(inner[:as], 0); k < as {
+		return nil, errAt(r.src, inner[k].off, "mismatched input ','; expected AS and a type after the CAST expression, e.g. CAST(x AS BIGINT)")
 	}
 	x, err := r.expr(inner[:as])
 	if err != nil {

@@ -73,7 +73,7 @@ func TestParseStatements(t *testing.T) {
 				Items: []ast.SelectItem{{Expr: col("K")}, {Expr: &ast.FuncCall{Name: "COUNT", Star: true}}},
 				From:  src("S"), Window: &ast.Window{Type: ast.Hopping, Size: 30 * time.Second, Advance: 10 * time.Second},
 				GroupBy: []ast.Expr{col("K")}}}},
-		{"CREATE TABLE t AS SELECT k FROM s WINDOW SESSION (5 MINUTES) GROUP BY k, (a, b)",
+		{"CREATE TABLE t AS SELECT k FROM s WINDOW SESSION (5 MINUTES) GROUP BY (k, a, b)",
 			&ast.CreateAsSelect{Kind: ast.Table, Name: "T", Query: &ast.Query{
 				Items: []ast.SelectItem{{Expr: col("K")}}, From: src("S"),
 				Window:  &ast.Window{Type: ast.Session, Size: 5 * time.Minute},

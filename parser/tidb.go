@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -27,9 +28,10 @@ var totalLenRE = regexp.MustCompile(`\(total length (\d+)\)\s*$`)
 // holds. Errors are mapped back to the user's text.
 func (r *rewriter) parseSelect() (*tast.SelectStmt, error) {
 	text := r.buf.String()
-	p := tidbPool.Get().(*tparser.Parser)
-	stmts, _, err := p.ParseSQL(text)
-	tidbPool.Put(p)
+	stmts, err := tidbParse(text)
+	if pe, ok := err.(*tidbPanic); ok {
+		return nil, errAt(r.src, r.orig(0), "the query could not be parsed ("+pe.msg+"); expected a valid SELECT")
+	}
 	if err != nil {
 		return nil, r.mapError(text, err.Error())
 	}
@@ -41,6 +43,26 @@ func (r *rewriter) parseSelect() (*tast.SelectStmt, error) {
 		return nil, errAt(r.src, r.orig(0), "expected a SELECT query")
 	}
 	return sel, nil
+}
+
+// tidbPanic is a panic of the TiDB parser, recovered.
+type tidbPanic struct{ msg string }
+
+func (p *tidbPanic) Error() string { return p.msg }
+
+// tidbParse runs the TiDB parser on text. A panic inside it comes back as a
+// *tidbPanic error; the parser that panicked is not reused.
+func tidbParse(text string) (stmts []tast.StmtNode, err error) {
+	p := tidbPool.Get().(*tparser.Parser)
+	defer func() {
+		if v := recover(); v != nil {
+			stmts, err = nil, &tidbPanic{msg: fmt.Sprint(v)}
+			return
+		}
+		tidbPool.Put(p)
+	}()
+	stmts, _, err = p.ParseSQL(text)
+	return stmts, err
 }
 
 // mapError turns a TiDB syntax error into an *Error at the user's token.
@@ -73,15 +95,45 @@ func (r *rewriter) mapError(text, msg string) *Error {
 	}
 	o := r.orig(off)
 	if off >= len(text) || o >= r.end {
-		return errAt(r.src, r.end, "unexpected end of statement; the statement is incomplete, check for a missing operand or ')'")
+		return errAt(r.src, r.end, "unexpected end of statement; expected an operand or ')': the statement is incomplete")
 	}
 	toks, _ := lex(r.src[o:r.end])
 	desc := "'" + strings.TrimSpace(r.src[o:r.end]) + "'"
 	if len(toks) > 0 && toks[0].kind != tkEOF {
 		desc = toks[0].describe()
-		if toks[0].kind == tkWord && !isKeyword(toks[0].upper()) && clauseKeywords[toks[0].upper()] == 0 {
-			return errAt(r.src, o, "mismatched input "+desc+"; check the syntax just before it (a missing comma or operator?)")
-		}
 	}
-	return errAt(r.src, o, "mismatched input "+desc+"; check the syntax at and just before it")
+	prev, ok := tokenBefore(r.src, o)
+	if !ok {
+		return errAt(r.src, o, "mismatched input "+desc+"; expected an expression")
+	}
+	if wantsOperand(prev) {
+		return errAt(r.src, o, "mismatched input "+desc+"; expected an expression after "+prev.describe())
+	}
+	return errAt(r.src, o, "mismatched input "+desc+"; expected an operator, ',' or the next clause after "+prev.describe()+" (a missing comma or operator?)")
+}
+
+// tokenBefore returns the token of src that ends last before offset off.
+func tokenBefore(src string, off int) (token, bool) {
+	toks, err := lex(src[:off])
+	if err != nil || len(toks) < 2 {
+		return token{}, false
+	}
+	return toks[len(toks)-2], true
+}
+
+// wantsOperand reports whether an expression must follow t: t is an
+// operator, an opening bracket, a comma, or a keyword other than a literal
+// or END.
+func wantsOperand(t token) bool {
+	switch t.kind {
+	case tkOp:
+		return t.text != ")" && t.text != "]"
+	case tkWord:
+		u := t.upper()
+		if u == "NULL" || u == "TRUE" || u == "FALSE" || u == "END" {
+			return false
+		}
+		return isKeyword(u) || clauseKeywords[u] != 0
+	}
+	return false
 }

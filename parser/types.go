@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"strings"
+
 	"github.com/sluice-sql/sluice/internal/types"
 )
 
@@ -14,37 +16,32 @@ func (c *cursor) parseType(after string) (*types.Type, error) {
 	}
 	c.i++
 	if t.kind == tkQIdent {
-		return &types.Type{Name: t.val, Kind: types.Unknown}, nil
+		return &types.Type{Name: t.val, Kind: types.Unknown}, c.typeParams()
+	}
+	if t.is("NULL") {
+		return nil, c.errAt(t, "expected a type after "+after+", e.g. VARCHAR, BIGINT, but found NULL; NULL is a value, not a type")
 	}
 	switch t.upper() {
 	case "BOOLEAN", "BOOL":
-		return types.BooleanType, nil
+		return types.BooleanType, c.typeParams()
 	case "INT", "INTEGER":
-		return types.IntType, nil
+		return types.IntType, c.typeParams()
 	case "BIGINT":
-		return types.BigintType, nil
+		return types.BigintType, c.typeParams()
 	case "DOUBLE":
-		return types.DoubleType, nil
+		return types.DoubleType, c.typeParams()
 	case "STRING":
-		return types.StringType, nil
+		return types.StringType, c.typeParams()
 	case "VARCHAR":
-		if c.acceptOp("(") {
-			if _, err := c.integer("the VARCHAR length"); err != nil {
-				return nil, err
-			}
-			if err := c.expectOp(")", "to close VARCHAR(n)"); err != nil {
-				return nil, err
-			}
-		}
-		return types.StringType, nil
+		return types.StringType, c.typeParams()
 	case "BYTES":
-		return types.BytesType, nil
+		return types.BytesType, c.typeParams()
 	case "TIMESTAMP":
-		return types.TimestampType, nil
+		return types.TimestampType, c.typeParams()
 	case "DATE":
-		return types.DateType, nil
+		return types.DateType, c.typeParams()
 	case "TIME":
-		return types.TimeType, nil
+		return types.TimeType, c.typeParams()
 	case "DECIMAL":
 		if !c.peek().isOp("(") {
 			return nil, c.errAt(c.peek(), "DECIMAL needs a precision and a scale, e.g. DECIMAL(10, 2)")
@@ -134,7 +131,31 @@ func (c *cursor) parseType(after string) (*types.Type, error) {
 		}
 		return types.StructOf(fields...), nil
 	}
-	return &types.Type{Name: t.val, Kind: types.Unknown}, nil
+	return &types.Type{Name: t.val, Kind: types.Unknown}, c.typeParams()
+}
+
+// typeParams consumes the parameters a type name may carry, as in
+// VARCHAR(100): whole numbers or the word STRING, which ksqlDB's grammar
+// allows after any type name and ignores.
+func (c *cursor) typeParams() error {
+	if !c.acceptOp("(") {
+		return nil
+	}
+	for {
+		t := c.peek()
+		if !(t.kind == tkNumber && !strings.ContainsAny(t.text, ".eE") || t.is("STRING")) {
+			return c.errAt(t, "expected a type parameter (a whole number, as in VARCHAR(100)) but found "+t.describe())
+		}
+		c.i++
+		if c.acceptOp(",") {
+			continue
+		}
+		if c.acceptOp(")") {
+			return nil
+		}
+		t = c.peek()
+		return c.errAt(t, "expected ',' or ')' in the type parameters but found "+t.describe())
+	}
 }
 
 // typedLitTypes are the types of TIMESTAMP '...', DATE '...', TIME '...'.

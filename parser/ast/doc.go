@@ -5,4 +5,8 @@
 // Identifiers are stored canonical: unquoted identifiers upper-cased, quoted
 // (back-quoted or double-quoted) identifiers exactly as written, as ksqlDB
 // does. Positions are 1-based line and column in the text the user gave.
+//
+// Format prints a statement back to canonical SQL (FormatExpr an expression,
+// FormatType a type) that the parser reads back to the same tree, positions
+// aside.
 package ast
