@@ -5,7 +5,7 @@ BIN       ?= bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build run test unit lint fmt proto release clean
+.PHONY: all build run test unit lint fuzz fmt proto release clean
 
 all: build
 
@@ -30,6 +30,12 @@ lint:
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) tool staticcheck ./...
+
+# Each fuzz target for FUZZTIME; seeds are read from ../shared/qtt at run
+# time.
+FUZZTIME ?= 30s
+fuzz:
+	$(GO) test ./parser -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
