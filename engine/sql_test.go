@@ -31,21 +31,31 @@ import (
 //	flush                wait until every persistent query caught up
 //	subscribe limit=N    run a push query and print its first N rows
 //	consume topic=T      print every record now in topic T, by partition
+//	                     (p* for a record without a key: its partition is
+//	                     the producer's choice)
 //	  [sorted]           and offset (sorted: by partition and text, for
 //	                     outputs fed by several input partitions)
-//	restart              close the engine and open it again on the same
-//	                     data directory and broker
+//	restart              close the engine (and the server in front of it)
+//	                     and open it again on the same data directory and
+//	                     broker
 //
-// The corpus runs once per Kafka client adapter: both must give the same
-// results.
+// The corpus runs once per Kafka client adapter (franz, sarama): both must
+// give the same results. It runs a third time (grpc) with statement, query
+// and subscribe going through the gRPC server and a client instead of
+// straight to the engine: the server must not change a byte of the output.
 func TestSQL(t *testing.T) {
-	for _, adapter := range []struct {
-		name string
-		new  func(kafka.Config) (kafka.Client, error)
-	}{{"franz", kafka.NewFranz}, {"sarama", kafka.NewSarama}} {
-		t.Run(adapter.name, func(t *testing.T) {
+	for _, variant := range []struct {
+		name      string
+		newClient func(kafka.Config) (kafka.Client, error)
+		newExec   newExecutor
+	}{
+		{"franz", kafka.NewFranz, inProcess},
+		{"sarama", kafka.NewSarama, inProcess},
+		{"grpc", kafka.NewFranz, overGRPC},
+	} {
+		t.Run(variant.name, func(t *testing.T) {
 			datadriven.Walk(t, filepath.Join("..", "testdata", "sql"), func(t *testing.T, path string) {
-				h := newHarness(t, adapter.new)
+				h := newHarness(t, variant.newClient, variant.newExec)
 				defer h.close()
 				datadriven.RunTest(t, path, h.run)
 			})
@@ -57,8 +67,8 @@ func TestSQL(t *testing.T) {
 // VALUES rows have a known ROWTIME.
 func fixedClock() time.Time { return time.UnixMilli(1_700_000_000_000) }
 
-// harness is one corpus file's world: a broker, a client, an engine and a
-// session.
+// harness is one corpus file's world: a broker, a client, an engine, the
+// executor that runs statements on it, and a session.
 type harness struct {
 	t       *testing.T
 	ctx     context.Context
@@ -66,10 +76,12 @@ type harness struct {
 	client  kafka.Client
 	dataDir string
 	eng     *engine.Engine
+	newExec newExecutor
+	exec    executor
 	sess    *engine.Session
 }
 
-func newHarness(t *testing.T, newClient func(kafka.Config) (kafka.Client, error)) *harness {
+func newHarness(t *testing.T, newClient func(kafka.Config) (kafka.Client, error), newExec newExecutor) *harness {
 	ctx := context.Background()
 	dir := t.TempDir()
 	broker, err := kafka.StartPlayground(ctx, kafka.PlaygroundConfig{Addr: "127.0.0.1:0", DataDir: filepath.Join(dir, "kafka")})
@@ -80,7 +92,7 @@ func newHarness(t *testing.T, newClient func(kafka.Config) (kafka.Client, error)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, ctx: ctx, broker: broker, client: client, dataDir: filepath.Join(dir, "state"), sess: engine.NewSession()}
+	h := &harness{t: t, ctx: ctx, broker: broker, client: client, dataDir: filepath.Join(dir, "state"), newExec: newExec, sess: engine.NewSession()}
 	h.open()
 	return h
 }
@@ -91,11 +103,20 @@ func (h *harness) open() {
 		h.t.Fatal(err)
 	}
 	h.eng = eng
+	h.exec = h.newExec(h.t, eng)
+}
+
+// shut closes the executor and the engine.
+func (h *harness) shut() error {
+	h.exec.Close()
+	err := h.eng.Close()
+	h.exec, h.eng = nil, nil
+	return err
 }
 
 func (h *harness) close() {
 	if h.eng != nil {
-		_ = h.eng.Close()
+		_ = h.shut()
 	}
 	h.client.Close()
 	h.broker.Close()
@@ -106,7 +127,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	defer cancel()
 	switch d.Cmd {
 	case "statement":
-		res, err := h.eng.Execute(ctx, h.sess, d.Input)
+		res, err := h.exec.Execute(ctx, h.sess, d.Input)
 		var b strings.Builder
 		for _, r := range res {
 			writeResult(&b, r)
@@ -116,11 +137,11 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		return b.String()
 	case "query":
-		res, err := h.eng.Execute(ctx, h.sess, d.Input)
+		res, err := h.exec.Execute(ctx, h.sess, d.Input)
 		if err != nil {
 			return "error: " + firstLine(err) + "\n"
 		}
-		if len(res) != 1 || res[0].Kind != engine.ResultTable {
+		if len(res) != 1 || res[0].kind != engine.ResultTable {
 			t.Fatalf("query needs one statement returning a table, got %d results", len(res))
 		}
 		var b strings.Builder
@@ -153,23 +174,19 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	case "subscribe":
 		var limit int
 		d.ScanArgs(t, "limit", &limit)
-		res, err := h.eng.Execute(ctx, h.sess, d.Input)
+		res, err := h.exec.Execute(ctx, h.sess, d.Input)
 		if err != nil {
 			return "error: " + firstLine(err) + "\n"
 		}
-		if len(res) != 1 || res[0].Stream == nil {
+		if len(res) != 1 || res[0].stream == nil {
 			t.Fatalf("subscribe needs one push query, got %d results", len(res))
 		}
-		st := res[0].Stream
+		st := res[0].stream
 		defer st.Close()
 		var b strings.Builder
-		names := make([]string, len(st.Columns))
-		for i, c := range st.Columns {
-			names[i] = c.Name
-		}
-		b.WriteString(strings.Join(names, " | ") + "\n")
+		b.WriteString(strings.Join(st.Columns(), " | ") + "\n")
 		for i := 0; i < limit; i++ {
-			row, err := st.Next(ctx)
+			row, rowTypes, err := st.Next(ctx)
 			if errors.Is(err, io.EOF) {
 				b.WriteString("(end)\n")
 				break
@@ -177,7 +194,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			if err != nil {
 				t.Fatalf("row %d: %v", i, err)
 			}
-			b.WriteString(formatRow(row, st.Columns) + "\n")
+			b.WriteString(formatRow(row, rowTypes) + "\n")
 		}
 		return b.String()
 	case "consume":
@@ -185,10 +202,9 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		d.ScanArgs(t, "topic", &topic)
 		return h.consume(ctx, topic, d.HasArg("sorted"))
 	case "restart":
-		if err := h.eng.Close(); err != nil {
+		if err := h.shut(); err != nil {
 			t.Fatal(err)
 		}
-		h.eng = nil
 		h.open()
 		return ""
 	}
@@ -196,14 +212,14 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	return ""
 }
 
-func writeResult(b *strings.Builder, r engine.Result) {
-	switch r.Kind {
+func writeResult(b *strings.Builder, r result) {
+	switch r.kind {
 	case engine.ResultMessage:
-		if r.Message != "" {
-			b.WriteString(r.Message + "\n")
+		if r.message != "" {
+			b.WriteString(r.message + "\n")
 		}
 	case engine.ResultTable:
-		tb := r.Table
+		tb := r.table
 		if tb.Title != "" {
 			b.WriteString(tb.Title + "\n")
 		}
@@ -217,8 +233,8 @@ func writeResult(b *strings.Builder, r engine.Result) {
 			b.WriteString(strings.TrimRight(tb.Footer, "\n") + "\n")
 		}
 	case engine.ResultStream:
-		b.WriteString("push query " + r.Stream.ID + "\n")
-		r.Stream.Close()
+		b.WriteString("push query " + r.stream.ID() + "\n")
+		r.stream.Close()
 	}
 }
 
@@ -230,10 +246,11 @@ func firstLine(err error) string {
 	return s
 }
 
-func formatRow(row []any, cols []types.Column) string {
+// formatRow renders a push query row; ts are the values' types.
+func formatRow(row []any, ts []*types.Type) string {
 	parts := make([]string, len(row))
 	for i, v := range row {
-		parts[i] = types.FormatValue(v, cols[i].Type)
+		parts[i] = types.FormatValue(v, ts[i])
 	}
 	return strings.Join(parts, " | ")
 }
@@ -313,7 +330,12 @@ func (h *harness) consume(ctx context.Context, topic string, sorted bool) string
 		if r.Value != nil {
 			value = string(r.Value)
 		}
-		lines = append(lines, fmt.Sprintf("p%d @%d %s %s\n", r.Partition, r.Timestamp.UnixMilli(), key, value))
+		// A record without a key lands on any partition.
+		part := fmt.Sprintf("p%d", r.Partition)
+		if r.Key == nil {
+			part = "p*"
+		}
+		lines = append(lines, fmt.Sprintf("%s @%d %s %s\n", part, r.Timestamp.UnixMilli(), key, value))
 	}
 	if sorted {
 		sort.Strings(lines)

@@ -13,6 +13,7 @@
 // The server holds no state between calls: the client keeps its session
 // properties and variables and sends them with every request. A failing
 // statement ends the call with a gRPC status carrying a
-// sluicev1.StatementError detail. The server also registers the standard
+// sluicev1.StatementError detail. Push query rows are encoded by package
+// internal/wire. The server also registers the standard
 // gRPC health service and server reflection.
 package server

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"net"
+	"slices"
 	"sync"
 
 	"google.golang.org/grpc"
@@ -17,6 +18,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/internal/wire"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
 )
 
@@ -196,9 +198,9 @@ func (s *Server) sendResult(ctx context.Context, out grpc.ServerStreamingServer[
 	switch r.Kind {
 	case engine.ResultMessage:
 		resp.Payload = &sluicev1.ExecuteResponse_Message{Message: &sluicev1.MessageResult{
-			Statement: r.Statement,
-			Text:      r.Message,
-			QueryId:   r.QueryID,
+			Statement: wire.ValidUTF8(r.Statement),
+			Text:      wire.ValidUTF8(r.Message),
+			QueryId:   wire.ValidUTF8(r.QueryID),
 		}}
 		return out.Send(resp)
 	case engine.ResultTable:
@@ -214,22 +216,41 @@ func (s *Server) sendResult(ctx context.Context, out grpc.ServerStreamingServer[
 	}
 }
 
+// tableResult converts a listing. Its strings are made valid UTF-8 (cells
+// may show data read from Kafka), as protobuf requires.
 func tableResult(r engine.Result) *sluicev1.TableResult {
 	tr := &sluicev1.TableResult{
-		Statement: r.Statement,
-		Note:      r.Message,
-		QueryId:   r.QueryID,
+		Statement: wire.ValidUTF8(r.Statement),
+		Note:      wire.ValidUTF8(r.Message),
+		QueryId:   wire.ValidUTF8(r.QueryID),
 	}
 	if t := r.Table; t != nil {
-		tr.Title = t.Title
-		tr.Columns = t.Columns
-		tr.Footer = t.Footer
+		tr.Title = wire.ValidUTF8(t.Title)
+		tr.Columns = validUTF8(t.Columns)
+		tr.Footer = wire.ValidUTF8(t.Footer)
 		tr.Rows = make([]*sluicev1.TableRow, len(t.Rows))
 		for i, row := range t.Rows {
-			tr.Rows[i] = &sluicev1.TableRow{Cells: row}
+			tr.Rows[i] = &sluicev1.TableRow{Cells: validUTF8(row)}
 		}
 	}
 	return tr
+}
+
+// validUTF8 returns ss, or a copy with its strings made valid UTF-8.
+func validUTF8(ss []string) []string {
+	var out []string
+	for i, s := range ss {
+		if v := wire.ValidUTF8(s); v != s {
+			if out == nil {
+				out = slices.Clone(ss)
+			}
+			out[i] = v
+		}
+	}
+	if out == nil {
+		return ss
+	}
+	return out
 }
 
 // forward streams a push query's header, rows and end.
@@ -239,13 +260,13 @@ func (s *Server) forward(ctx context.Context, out grpc.ServerStreamingServer[slu
 
 	cols := make([]*sluicev1.Column, len(st.Columns))
 	for i, c := range st.Columns {
-		cols[i] = &sluicev1.Column{Name: c.Name, Type: c.Type.String()}
+		cols[i] = &sluicev1.Column{Name: wire.ValidUTF8(c.Name), Type: wire.ValidUTF8(c.Type.String())}
 	}
 	if err := out.Send(&sluicev1.ExecuteResponse{
 		StatementIndex: index,
 		Payload: &sluicev1.ExecuteResponse_StreamHeader{StreamHeader: &sluicev1.StreamHeader{
-			Statement: r.Statement,
-			QueryId:   st.ID,
+			Statement: wire.ValidUTF8(r.Statement),
+			QueryId:   wire.ValidUTF8(st.ID),
 			Columns:   cols,
 		}},
 	}); err != nil {
@@ -281,7 +302,7 @@ func (s *Server) forward(ctx context.Context, out grpc.ServerStreamingServer[slu
 		}
 		if err := out.Send(&sluicev1.ExecuteResponse{
 			StatementIndex: index,
-			Payload:        &sluicev1.ExecuteResponse_Row{Row: encodeRow(row, st.Columns)},
+			Payload:        &sluicev1.ExecuteResponse_Row{Row: wire.EncodeRow(row, st.Columns)},
 		}); err != nil {
 			return err
 		}
@@ -301,24 +322,25 @@ func (s *Server) statusOf(err error, index int) error {
 	code := codes.Internal
 	var se *engine.StatementError
 	if errors.As(err, &se) {
-		detail.Statement = se.Statement
+		detail.Statement = wire.ValidUTF8(se.Statement)
 		detail.Line = int32(se.Line)
 		detail.Column = int32(se.Col)
-		detail.Message = se.Msg
+		detail.Message = wire.ValidUTF8(se.Msg)
 		detail.Code = int32(se.Code)
-		if se.Code < 50000 {
+		if se.Code < engine.CodeServerError {
 			code = codes.InvalidArgument
 		}
 	} else {
-		detail.Message = err.Error()
-		detail.Code = 50000
+		detail.Message = wire.ValidUTF8(err.Error())
+		detail.Code = engine.CodeServerError
 	}
 	if code == codes.Internal {
 		s.log.Error("statement failed with a server error", "statement_index", index, "err", err)
 	}
-	st, derr := status.New(code, err.Error()).WithDetails(detail)
+	msg := wire.ValidUTF8(err.Error())
+	st, derr := status.New(code, msg).WithDetails(detail)
 	if derr != nil {
-		return status.Error(code, err.Error())
+		return status.Error(code, msg)
 	}
 	return st.Err()
 }

@@ -313,3 +313,72 @@ func TestHealthAndInfo(t *testing.T) {
 		t.Errorf("info = %v, %v", info, err)
 	}
 }
+
+// TestInvalidUTF8 checks that strings that are not UTF-8 (data read from
+// Kafka) reach the client with U+FFFD in place of their bad bytes, where
+// protobuf would refuse to send them.
+func TestInvalidUTF8(t *testing.T) {
+	f := newFeed()
+	cols := []types.Column{{Name: "V", Type: types.StringType}, {Name: "M", Type: types.MapOf(types.StringType, types.StringType)}}
+	eng := &fakeEngine{exec: func(_ context.Context, _ *engine.Session, sql string) ([]engine.Result, error) {
+		switch sql {
+		case "table":
+			return []engine.Result{{Statement: "table", Kind: engine.ResultTable, Message: "n\xff", Table: &engine.Table{
+				Title: "t\xff", Columns: []string{"C", "D\xff"}, Rows: [][]string{{"ok", "x\xfe\xffy"}}, Footer: "f\xff",
+			}}}, nil
+		case "error":
+			return nil, &engine.StatementError{Statement: "error", Msg: "bad value 'a\xffb'", Code: engine.CodeBadStatement}
+		}
+		return []engine.Result{{Statement: "push", Kind: engine.ResultStream, Stream: f.stream(cols)}}, nil
+	}}
+	_, conn, _ := start(t, eng)
+	c := sluicev1.NewSluiceClient(conn)
+
+	stream, err := c.Execute(context.Background(), &sluicev1.ExecuteRequest{Sql: "table"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := recvAll(t, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantTable := &sluicev1.TableResult{Statement: "table", Note: "n\uFFFD", Title: "t\uFFFD", Columns: []string{"C", "D\uFFFD"},
+		Rows: []*sluicev1.TableRow{{Cells: []string{"ok", "x\uFFFD\uFFFDy"}}}, Footer: "f\uFFFD"}
+	if len(got) != 2 || !proto.Equal(got[1].GetTable(), wantTable) {
+		t.Errorf("table = %v, want %v", got, wantTable)
+	}
+
+	stream, err = c.Execute(context.Background(), &sluicev1.ExecuteRequest{Sql: "error"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = recvAll(t, stream)
+	st := status.Convert(err)
+	if len(st.Details()) != 1 || st.Details()[0].(*sluicev1.StatementError).GetMessage() != "bad value 'a\uFFFDb'" {
+		t.Errorf("status = %v, details %v", st, st.Details())
+	}
+
+	stream, err = c.Execute(context.Background(), &sluicev1.ExecuteRequest{Sql: "push"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // session, header
+		if _, err := stream.Recv(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.rows <- []any{"\xffa", &types.MapValue{Keys: []any{"k\xff"}, Values: []any{"v\xff"}}}
+	m, err := stream.Recv()
+	if err != nil {
+		t.Fatalf("row: %v", err)
+	}
+	vals := m.GetRow().GetValues()
+	entry := vals[1].GetMapValue().GetEntries()[0]
+	if vals[0].GetStringValue() != "\uFFFDa" || entry.GetKey().GetStringValue() != "k\uFFFD" || entry.GetValue().GetStringValue() != "v\uFFFD" {
+		t.Errorf("row = %v", m.GetRow())
+	}
+	close(f.rows)
+	if _, err := recvAll(t, stream); err != nil {
+		t.Errorf("after the row: %v", err)
+	}
+}

@@ -5,7 +5,8 @@
 //	script or typed lines ──splitStatements──▶ one statement at a time
 //	      ──Execute(sql, session)──▶ server ──▶ session, messages, tables,
 //	                                             push query header/rows/end
-//	      ──▶ format (values), table (boxes) ──▶ stdout; errors ──▶ stderr
+//	      ──▶ wire.DecodeValue + types.FormatValue (values), table (boxes)
+//	      ──▶ stdout; errors ──▶ stderr
 //
 // The shell keeps the session (properties set with SET, variables set with
 // DEFINE) and sends it with every request, replacing it with the one each

@@ -8,10 +8,13 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/sluice-sql/sluice/internal/types"
+	"github.com/sluice-sql/sluice/internal/wire"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
 )
 
@@ -136,6 +139,17 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 		return s.Run(ctx, path, string(b))
 	}
 
+	if !utf8.ValidString(st.Text) {
+		// Requests carry UTF-8 text only: say where the first other byte is.
+		valid := st.Text[:firstInvalidUTF8(st.Text)]
+		l, c := endOf(valid)
+		e := &Error{Source: source, Line: st.Line + l - 1, Col: c, Statement: wire.ValidUTF8(st.Text),
+			Message: "the statement is not valid UTF-8 text; save the script as UTF-8"}
+		if l == 1 {
+			e.Col = st.Col + c - 1
+		}
+		return s.report(e)
+	}
 	stream, err := s.client.Execute(ctx, &sluicev1.ExecuteRequest{
 		Sql:        st.Text,
 		Properties: s.Properties,
@@ -185,14 +199,14 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 		case *sluicev1.ExecuteResponse_StreamHeader:
 			cols := p.StreamHeader.GetColumns()
 			names := make([]string, len(cols))
-			types := make([]string, len(cols))
+			typeNames := make([]string, len(cols))
 			for i, c := range cols {
-				names[i], types[i] = c.GetName(), c.GetType()
+				names[i], typeNames[i] = c.GetName(), c.GetType()
 			}
 			if s.Interactive {
 				fmt.Fprintln(s.out, "Press CTRL-C to interrupt")
 			}
-			push = newPushTable(s.out, names, types, s.TermWidth)
+			push = newPushTable(s.out, names, typeNames, s.TermWidth)
 			push.header(names)
 		case *sluicev1.ExecuteResponse_Row:
 			if push == nil {
@@ -201,7 +215,7 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 			vals := p.Row.GetValues()
 			cells := make([]string, len(vals))
 			for i, v := range vals {
-				cells[i] = formatValue(v)
+				cells[i] = types.FormatValue(wire.DecodeValue(v))
 			}
 			push.row(cells)
 		case *sluicev1.ExecuteResponse_StreamEnd:
@@ -278,6 +292,19 @@ func (s *Shell) fail(ctx context.Context, source string, st statement, err error
 func (s *Shell) report(e *Error) error {
 	fmt.Fprintln(s.errOut, e.Error())
 	return e
+}
+
+// firstInvalidUTF8 returns the byte offset of the first byte of s that is
+// not part of a valid UTF-8 sequence, or len(s).
+func firstInvalidUTF8(s string) int {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return i
+			}
+		}
+	}
+	return len(s)
 }
 
 func nonNil(m map[string]string) map[string]string {

@@ -244,3 +244,23 @@ func (n *notifyWriter) Write(p []byte) (int, error) {
 	}
 	return n.w.Write(p)
 }
+
+func TestRunInvalidUTF8(t *testing.T) {
+	eng := &scriptedEngine{t: t, answers: map[string]func(*engine.Session) ([]engine.Result, error){
+		"SHOW STREAMS;": msg("SHOW STREAMS;", "none"),
+	}}
+	sh, out, errOut := newTestShell(t, eng)
+	// 'café' saved as Latin-1.
+	err := sh.Run(context.Background(), "latin1.sql", "SHOW STREAMS;\n  INSERT INTO s (v)\n  VALUES ('caf\xe9');\nSHOW STREAMS;")
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("Run = %v, want an *Error", err)
+	}
+	const want = "Error: latin1.sql:3:15: the statement is not valid UTF-8 text; save the script as UTF-8\nStatement: INSERT INTO s (v)\n  VALUES ('caf\uFFFD');\n"
+	if errOut.String() != want {
+		t.Errorf("stderr = %q, want %q", errOut, want)
+	}
+	if out.String() != "none\n" || len(eng.sessions) != 1 {
+		t.Errorf("stdout = %q after %d statements, want the first statement only", out, len(eng.sessions))
+	}
+}
