@@ -176,10 +176,11 @@ func (c *cursor) query() (*ast.Query, error) {
 		return nil, err
 	}
 	r.write(ps)
-	ts, err := r.parseSelect()
+	ts, release, err := r.parseSelect()
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	cv := &converter{r: r, withins: withins, tablePos: tablePos}
 	if err := cv.query(ts, q); err != nil {
 		return nil, err
@@ -524,10 +525,11 @@ func (c *cursor) exprList(toks []token, endOff int) ([]ast.Expr, error) {
 		return nil, err
 	}
 	r.write(ps)
-	ts, err := r.parseSelect()
+	ts, release, err := r.parseSelect()
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	if ts.From != nil || ts.Where != nil || ts.GroupBy != nil || ts.Having != nil || ts.OrderBy != nil || ts.Limit != nil {
 		return nil, errAt(c.src, toks[0].off, "expected only expressions here")
 	}

@@ -25,24 +25,31 @@ var tidbPool = sync.Pool{New: func() any {
 var totalLenRE = regexp.MustCompile(`\(total length (\d+)\)\s*$`)
 
 // parseSelect hands the rewritten text to TiDB and returns the one SELECT it
-// holds. Errors are mapped back to the user's text.
-func (r *rewriter) parseSelect() (*tast.SelectStmt, error) {
+// holds. Errors are mapped back to the user's text. The TiDB parser reuses
+// its tree on the next parse, so the caller must call release once it has
+// converted the tree, and not touch the tree after.
+func (r *rewriter) parseSelect() (sel *tast.SelectStmt, release func(), err error) {
 	text := r.buf.String()
-	stmts, err := tidbParse(text)
+	stmts, release, err := tidbParse(text)
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
 	if pe, ok := err.(*tidbPanic); ok {
-		return nil, errAt(r.src, r.orig(0), "the query could not be parsed ("+pe.msg+"); expected a valid SELECT")
+		return nil, release, errAt(r.src, r.orig(0), "the query could not be parsed ("+pe.msg+"); expected a valid SELECT")
 	}
 	if err != nil {
-		return nil, r.mapError(text, err.Error())
+		return nil, release, r.mapError(text, err.Error())
 	}
 	if len(stmts) != 1 {
-		return nil, errAt(r.src, r.orig(0), "expected one query")
+		return nil, release, errAt(r.src, r.orig(0), "expected one query")
 	}
 	sel, ok := stmts[0].(*tast.SelectStmt)
 	if !ok {
-		return nil, errAt(r.src, r.orig(0), "expected a SELECT query")
+		return nil, release, errAt(r.src, r.orig(0), "expected a SELECT query")
 	}
-	return sel, nil
+	return sel, release, nil
 }
 
 // tidbPanic is a panic of the TiDB parser, recovered.
@@ -50,19 +57,19 @@ type tidbPanic struct{ msg string }
 
 func (p *tidbPanic) Error() string { return p.msg }
 
-// tidbParse runs the TiDB parser on text. A panic inside it comes back as a
-// *tidbPanic error; the parser that panicked is not reused.
-func tidbParse(text string) (stmts []tast.StmtNode, err error) {
+// tidbParse runs the TiDB parser on text. The returned trees belong to the
+// parser until release returns it to the pool. A panic inside the parser
+// comes back as a *tidbPanic error; that parser is not reused.
+func tidbParse(text string) (stmts []tast.StmtNode, release func(), err error) {
 	p := tidbPool.Get().(*tparser.Parser)
+	release = func() { tidbPool.Put(p) }
 	defer func() {
 		if v := recover(); v != nil {
-			stmts, err = nil, &tidbPanic{msg: fmt.Sprint(v)}
-			return
+			stmts, release, err = nil, func() {}, &tidbPanic{msg: fmt.Sprint(v)}
 		}
-		tidbPool.Put(p)
 	}()
 	stmts, _, err = p.ParseSQL(text)
-	return stmts, err
+	return stmts, release, err
 }
 
 // mapError turns a TiDB syntax error into an *Error at the user's token.
