@@ -1,0 +1,160 @@
+package qtt
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/format"
+	"github.com/sluice-sql/sluice/internal/types"
+)
+
+// rawText is an actual key or value the runner cannot decode with a codec
+// (a format the engine does not read yet, or bytes the codec refuses): it
+// is compared as text.
+type rawText string
+
+// serde writes input records and reads output records of one topic, with
+// the engine's own codecs for the source declared over the topic. Without
+// a source, or where a codec is missing, keys and values are text: a JSON
+// string is written as its contents, anything else as its JSON text.
+type serde struct {
+	keyFormat, valueFormat string
+	// key and value are the source's codecs; keyJSON and valueJSON are
+	// JSON codecs over the same columns, which translate between the
+	// corpus's JSON and rows. Any may be nil.
+	key, keyJSON, value, valueJSON format.Codec
+	nKey, nValue                   int
+	shape                          Shape
+}
+
+// newSerde returns the serde of src; a nil src gives a text serde.
+func newSerde(src *catalog.Source) *serde {
+	s := &serde{}
+	if src == nil {
+		return s
+	}
+	s.keyFormat = strings.ToUpper(src.KeyFormat)
+	s.valueFormat = strings.ToUpper(src.ValueFormat)
+	s.nKey, s.nValue = len(src.Key), len(src.Value)
+	s.key, _ = format.NewKeyCodec(src.KeyFormat, src.Key)
+	s.keyJSON, _ = format.NewKeyCodec(format.JSON, src.Key)
+	s.value, _ = format.NewValueCodec(src.ValueFormat, src.Value, src.ValueProps)
+	unwrapped := false
+	if v, ok := src.ValueProps[format.WrapSingleValue]; ok && strings.EqualFold(strings.Trim(strings.TrimSpace(v), "'"), "false") {
+		unwrapped = true
+	}
+	if s.valueFormat == format.Kafka {
+		unwrapped = true
+	}
+	if unwrapped && len(src.Value) == 1 {
+		s.valueJSON, _ = format.NewValueCodec(format.JSON, src.Value, map[string]string{format.WrapSingleValue: "false"})
+		s.shape.Value = src.Value[0].Type
+	} else {
+		s.valueJSON, _ = format.NewValueCodec(format.JSON, src.Value, nil)
+		s.shape.Value = structOf(src.Value)
+	}
+	switch len(src.Key) {
+	case 0:
+	case 1:
+		s.shape.Key = src.Key[0].Type
+	default:
+		s.shape.Key = structOf(src.Key)
+	}
+	return s
+}
+
+func structOf(cols []types.Column) *types.Type {
+	fs := make([]types.Field, len(cols))
+	for i, c := range cols {
+		fs[i] = types.Field(c)
+	}
+	return types.StructOf(fs...)
+}
+
+// isNull reports whether raw JSON is absent or null.
+func isNull(raw json.RawMessage) bool {
+	t := bytes.TrimSpace(raw)
+	return len(t) == 0 || string(t) == "null"
+}
+
+// encodeKey returns the bytes of an input record's key.
+func (s *serde) encodeKey(raw json.RawMessage) []byte {
+	if isNull(raw) {
+		return nil
+	}
+	return s.encode(raw, s.keyFormat, s.key, s.keyJSON, s.nKey)
+}
+
+// encodeValue returns the bytes of an input record's value; nil is a
+// tombstone.
+func (s *serde) encodeValue(raw json.RawMessage) []byte {
+	if isNull(raw) {
+		return nil
+	}
+	return s.encode(raw, s.valueFormat, s.value, s.valueJSON, s.nValue)
+}
+
+func (s *serde) encode(raw json.RawMessage, fmtName string, c, viaJSON format.Codec, n int) []byte {
+	switch fmtName {
+	case format.JSON:
+		var b bytes.Buffer
+		if json.Compact(&b, raw) == nil {
+			return b.Bytes()
+		}
+		return raw
+	case format.Kafka:
+		if c != nil && viaJSON != nil {
+			row := make([]any, n)
+			if viaJSON.Decode(raw, row) == nil {
+				if out, err := c.Encode(nil, row); err == nil {
+					return out
+				}
+			}
+		}
+	}
+	var str string
+	if json.Unmarshal(raw, &str) == nil {
+		return []byte(str)
+	}
+	return bytes.TrimSpace(raw)
+}
+
+// decodeKey turns an output record's key into a generic JSON value.
+func (s *serde) decodeKey(b []byte) any {
+	return s.decode(b, s.keyFormat, s.key, s.keyJSON, s.nKey)
+}
+
+// decodeValue turns an output record's value into a generic JSON value.
+func (s *serde) decodeValue(b []byte) any {
+	return s.decode(b, s.valueFormat, s.value, s.valueJSON, s.nValue)
+}
+
+func (s *serde) decode(b []byte, fmtName string, c, viaJSON format.Codec, n int) any {
+	if b == nil {
+		return nil
+	}
+	switch fmtName {
+	case format.JSON:
+		if v, err := decodeJSON(b); err == nil {
+			return v
+		}
+	case format.Kafka:
+		if c != nil && viaJSON != nil {
+			row := make([]any, n)
+			if c.Decode(b, row) == nil {
+				if js, err := viaJSON.Encode(nil, row); err == nil {
+					if v, err := decodeJSON(js); err == nil {
+						return v
+					}
+				}
+			}
+		}
+	case "":
+		if v, err := decodeJSON(b); err == nil {
+			return v
+		}
+	}
+	return rawText(b)
+}

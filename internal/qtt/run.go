@@ -1,0 +1,545 @@
+package qtt
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/kafka"
+	"github.com/sluice-sql/sluice/parser"
+)
+
+// Status is the outcome of a run.
+type Status string
+
+// The run outcomes.
+const (
+	Pass Status = "pass"
+	Fail Status = "fail"
+	Skip Status = "skip"
+)
+
+// Result is the outcome of one run.
+type Result struct {
+	ID     string `json:"id"`
+	File   string `json:"file"`
+	Index  int    `json:"index"`
+	Status Status `json:"status"`
+	// Reason is the skip reason, or a one-line summary of the failure.
+	Reason string `json:"reason,omitempty"`
+	// Detail is the full failure: the record diff or the whole error.
+	Detail string `json:"detail,omitempty"`
+	// Unaccepted are the case's properties ("name=value") the engine
+	// refused to SET; the run goes on without them.
+	Unaccepted []string `json:"unacceptedProperties,omitempty"`
+	Millis     int64    `json:"ms"`
+}
+
+// Clock is the engine's fixed wall clock in every run: the ROWTIME of rows
+// inserted with INSERT VALUES without one.
+func Clock() time.Time { return time.UnixMilli(0) }
+
+// DefaultTimeout bounds one run.
+const DefaultTimeout = 60 * time.Second
+
+// RunOne runs r through a fresh engine over a fresh in-memory broker and
+// returns its outcome. timeout bounds the run (DefaultTimeout when zero).
+func RunOne(ctx context.Context, r Run, timeout time.Duration) Result {
+	start := time.Now()
+	res := Result{ID: r.ID, File: r.File, Index: r.Index}
+	if reason := SkipReason(r); reason != "" {
+		res.Status, res.Reason = Skip, reason
+		return res
+	}
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	h := &harness{run: r}
+	err := h.execute(ctx)
+	h.close()
+	res.Unaccepted = h.unaccepted
+	res.Millis = time.Since(start).Milliseconds()
+	if err == nil {
+		res.Status = Pass
+		return res
+	}
+	res.Status = Fail
+	res.Detail = err.Error()
+	var m *Mismatch
+	if errors.As(err, &m) {
+		res.Detail = m.Error() + "\n" + m.Diff
+	}
+	res.Reason = firstLine(err.Error())
+	return res
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+
+// exec runs sql in the run's session.
+func (h *harness) exec(ctx context.Context, sess *engine.Session, sql string) error {
+	_, err := h.eng.Execute(ctx, sess, sql)
+	return err
+}
+
+// harness is the world of one run.
+type harness struct {
+	run        Run
+	broker     *kafka.Playground
+	client     kafka.Client
+	eng        *engine.Engine
+	dataDir    string
+	producer   kafka.Producer
+	unaccepted []string
+	// created lists sources in the order the statements created them.
+	created []string
+	seen    map[string]bool
+	// bounds holds, per multi-partition output topic, its end offsets
+	// after the statements and after each input.
+	bounds map[string][][]int64
+}
+
+func (h *harness) close() {
+	if h.producer != nil {
+		h.producer.Close()
+	}
+	if h.eng != nil {
+		_ = h.eng.Close()
+	}
+	if h.client != nil {
+		h.client.Close()
+	}
+	if h.broker != nil {
+		h.broker.Close()
+	}
+	if h.dataDir != "" {
+		_ = os.RemoveAll(h.dataDir)
+	}
+}
+
+func (h *harness) execute(ctx context.Context) error {
+	var err error
+	if h.broker, err = kafka.StartPlayground(ctx, kafka.PlaygroundConfig{Addr: "127.0.0.1:0"}); err != nil {
+		return fmt.Errorf("runner: %w", err)
+	}
+	if h.client, err = kafka.NewFranz(kafka.Config{Brokers: []string{h.broker.Addr()}}); err != nil {
+		return fmt.Errorf("runner: %w", err)
+	}
+	if h.dataDir, err = os.MkdirTemp("", "qtt-"); err != nil {
+		return fmt.Errorf("runner: %w", err)
+	}
+	if err := h.createTopics(ctx); err != nil {
+		return err
+	}
+	h.eng, err = engine.Open(ctx, engine.Config{
+		Kafka: h.client, DataDir: h.dataDir, Now: Clock,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		return fmt.Errorf("runner: %w", err)
+	}
+	sess := engine.NewSession()
+	if err := h.exec(ctx, sess, "SET 'auto.offset.reset'='earliest';"); err != nil {
+		return fmt.Errorf("runner: %w", err)
+	}
+	names := make([]string, 0, len(h.run.Properties))
+	for k := range h.run.Properties {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		v := h.run.Properties[k]
+		set := fmt.Sprintf("SET '%s'='%s';", k, strings.ReplaceAll(v, "'", "''"))
+		if err := h.exec(ctx, sess, set); err != nil {
+			h.unaccepted = append(h.unaccepted, k+"="+v)
+		}
+	}
+	h.seen = map[string]bool{}
+	want := h.run.Case.expected()
+	line0 := 0
+	for _, stmt := range h.run.Statements {
+		err := h.exec(ctx, sess, stmt)
+		h.noteSources()
+		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("run timed out in statement %q: %w", stmt, err)
+			}
+			if want == nil {
+				return fmt.Errorf("statement failed: %s\n%w", oneLine(stmt), err)
+			}
+			return matchException(want, err, stmt, line0, sess)
+		}
+		line0 += strings.Count(stmt, "\n") + 1
+		if err := h.eng.Flush(ctx); err != nil {
+			return fmt.Errorf("runner: flush: %w", err)
+		}
+	}
+	if want != nil {
+		return fmt.Errorf("expected an error containing %q, but every statement succeeded", want.Message)
+	}
+	if err := h.feed(ctx); err != nil {
+		return err
+	}
+	if err := h.check(ctx); err != nil {
+		return err
+	}
+	return h.checkPost(ctx)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// noteSources records the sources the last statement created.
+func (h *harness) noteSources() {
+	var fresh []string
+	for _, s := range h.eng.Catalog().Sources() {
+		if !h.seen[s.Name] {
+			h.seen[s.Name] = true
+			fresh = append(fresh, s.Name)
+		}
+	}
+	h.created = append(h.created, fresh...)
+}
+
+var (
+	createSourceRE = regexp.MustCompile(`(?is)^\s*CREATE\s+(?:OR\s+REPLACE\s+)?(?:SOURCE\s+)?(?:STREAM|TABLE)\b`)
+	asSelectRE     = regexp.MustCompile(`(?i)\bAS\s+SELECT\b`)
+	kafkaTopicRE   = regexp.MustCompile(`(?i)\bKAFKA_TOPIC\s*=\s*'((?:[^']|'')*)'`)
+	partitionsRE   = regexp.MustCompile(`(?i)\bPARTITIONS\s*=`)
+)
+
+// createTopics creates the topics the case needs before its statements
+// run, as ksqlDB's test harness does: each declared topic (with its
+// partitions), each topic of a CREATE STREAM/TABLE without PARTITIONS, and
+// each input topic the statements do not create themselves.
+func (h *harness) createTopics(ctx context.Context) error {
+	parts := map[string]int32{}
+	var order []string
+	add := func(name string, n int32) {
+		if name == "" {
+			return
+		}
+		if _, ok := parts[name]; !ok {
+			order = append(order, name)
+			parts[name] = n
+		}
+	}
+	for _, t := range h.run.Case.Topics {
+		n := t.Partitions
+		if n <= 0 {
+			n = 1
+		}
+		add(t.Name, n)
+	}
+	engineMade := map[string]bool{}
+	for _, s := range h.run.Statements {
+		code := stripLiterals(s)
+		if !createSourceRE.MatchString(s) || asSelectRE.MatchString(code) {
+			continue
+		}
+		m := kafkaTopicRE.FindStringSubmatch(s)
+		if m == nil {
+			continue
+		}
+		topic := strings.ReplaceAll(m[1], "''", "'")
+		if partitionsRE.MatchString(code) {
+			engineMade[topic] = true
+			continue
+		}
+		add(topic, 1)
+	}
+	for _, r := range h.run.Case.Inputs {
+		if !engineMade[r.Topic] {
+			add(r.Topic, 1)
+		}
+	}
+	for _, name := range order {
+		err := h.client.CreateTopic(ctx, kafka.TopicSpec{Name: name, Partitions: parts[name]})
+		if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
+			return fmt.Errorf("runner: create topic %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// sourceOn returns the source over topic: for reading outputs, one written
+// by a query when there is one; otherwise the first the statements created.
+func (h *harness) sourceOn(topic string, output bool) *catalog.Source {
+	cat := h.eng.Catalog()
+	var first *catalog.Source
+	for _, name := range h.created {
+		s, ok := cat.Source(name)
+		if !ok || s.Topic != topic {
+			continue
+		}
+		if output && len(cat.Writers(name)) > 0 {
+			return s
+		}
+		if first == nil {
+			first = s
+		}
+	}
+	return first
+}
+
+// outputTopics returns the topics named in outputs, in order.
+func (h *harness) outputTopics() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range h.run.Case.Outputs {
+		if !seen[r.Topic] {
+			seen[r.Topic] = true
+			out = append(out, r.Topic)
+		}
+	}
+	return out
+}
+
+// feed produces the inputs one at a time, each processed fully (Flush)
+// before the next.
+func (h *harness) feed(ctx context.Context) error {
+	h.bounds = map[string][][]int64{}
+	for _, t := range h.outputTopics() {
+		if info, err := h.client.DescribeTopic(ctx, t); err == nil && info.Partitions > 1 {
+			h.bounds[t] = nil
+		}
+	}
+	h.noteBounds(ctx)
+	if len(h.run.Case.Inputs) == 0 {
+		return nil
+	}
+	var err error
+	if h.producer, err = h.client.NewProducer(kafka.ProducerOptions{ClientID: "qtt-inputs"}); err != nil {
+		return fmt.Errorf("runner: %w", err)
+	}
+	serdes := map[string]*serde{}
+	for i, in := range h.run.Case.Inputs {
+		sd, ok := serdes[in.Topic]
+		if !ok {
+			sd = newSerde(h.sourceOn(in.Topic, false))
+			serdes[in.Topic] = sd
+		}
+		var ts int64
+		if in.Timestamp != nil {
+			ts = *in.Timestamp
+		}
+		rec := &kafka.Record{
+			Topic: in.Topic, Partition: -1, Timestamp: time.UnixMilli(ts),
+			Key: sd.encodeKey(in.Key), Value: sd.encodeValue(in.Value),
+		}
+		for _, hd := range in.Headers {
+			var v []byte
+			if hd.Value != nil {
+				if v, err = base64.StdEncoding.DecodeString(*hd.Value); err != nil {
+					return fmt.Errorf("input %d: header %s is not base64: %w", i, hd.Key, err)
+				}
+			}
+			rec.Headers = append(rec.Headers, kafka.Header{Key: hd.Key, Value: v})
+		}
+		if err := h.producer.Produce(ctx, []*kafka.Record{rec}); err != nil {
+			return fmt.Errorf("runner: produce input %d to %s: %w", i, in.Topic, err)
+		}
+		if err := h.eng.Flush(ctx); err != nil {
+			return fmt.Errorf("runner: flush after input %d: %w", i, err)
+		}
+		h.noteBounds(ctx)
+	}
+	return nil
+}
+
+// noteBounds records the end offsets of the multi-partition output topics,
+// so that records read back can be ordered by the input that caused them.
+func (h *harness) noteBounds(ctx context.Context) {
+	for t := range h.bounds {
+		offs, err := h.client.ListOffsets(ctx, t)
+		if err != nil {
+			continue
+		}
+		ends := make([]int64, len(offs))
+		for i, o := range offs {
+			ends[i] = o.End
+		}
+		h.bounds[t] = append(h.bounds[t], ends)
+	}
+}
+
+// check reads back every output topic and compares it with the expected
+// records.
+func (h *harness) check(ctx context.Context) error {
+	ex := Expectation{IgnoreZeroTimestamp: len(h.run.Case.Inputs) == 0}
+	for _, topic := range h.outputTopics() {
+		var want []Record
+		for _, r := range h.run.Case.Outputs {
+			if r.Topic == topic {
+				want = append(want, r)
+			}
+		}
+		recs, err := h.readTopic(ctx, topic)
+		if err != nil {
+			return err
+		}
+		sd := newSerde(h.sourceOn(topic, true))
+		got := make([]Actual, len(recs))
+		for i, r := range recs {
+			got[i] = Actual{
+				Key: sd.decodeKey(r.Key), Value: sd.decodeValue(r.Value),
+				Timestamp: r.Timestamp.UnixMilli(), Partition: r.Partition, Offset: r.Offset,
+			}
+			for _, hd := range r.Headers {
+				got[i].Headers = append(got[i].Headers, ActualHeader(hd))
+			}
+		}
+		if m := CompareRecords(topic, want, got, sd.shape, ex); m != nil {
+			return m
+		}
+	}
+	return nil
+}
+
+// readTopic returns every record of topic, ordered by the input that
+// caused it, then partition and offset. A missing topic has no records.
+func (h *harness) readTopic(ctx context.Context, topic string) ([]*kafka.Record, error) {
+	offs, err := h.client.ListOffsets(ctx, topic)
+	if errors.Is(err, kafka.ErrUnknownTopic) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("runner: offsets of %s: %w", topic, err)
+	}
+	assign := map[int32]int64{}
+	want := 0
+	for p, o := range offs {
+		if o.End > o.Start {
+			assign[int32(p)] = o.Start
+			want += int(o.End - o.Start)
+		}
+	}
+	if want == 0 {
+		return nil, nil
+	}
+	c, err := h.client.NewConsumer(kafka.ConsumerOptions{ClientID: "qtt-outputs"})
+	if err != nil {
+		return nil, fmt.Errorf("runner: %w", err)
+	}
+	defer c.Close()
+	c.Assign(map[string]map[int32]int64{topic: assign})
+	var out []*kafka.Record
+	for len(out) < want {
+		recs, err := c.Poll(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("runner: read %s (%d of %d records): %w", topic, len(out), want, err)
+		}
+		for _, r := range recs {
+			if r.Offset < offs[r.Partition].End {
+				out = append(out, r)
+			}
+		}
+	}
+	bounds := h.bounds[topic]
+	step := func(r *kafka.Record) int {
+		for i, ends := range bounds {
+			if int(r.Partition) < len(ends) && r.Offset < ends[r.Partition] {
+				return i
+			}
+		}
+		return len(bounds)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if sa, sb := step(a), step(b); sa != sb {
+			return sa < sb
+		}
+		if a.Partition != b.Partition {
+			return a.Partition < b.Partition
+		}
+		return a.Offset < b.Offset
+	})
+	return out, nil
+}
+
+// syntaxMessageRE matches the messages ksqlDB gives for errors of its
+// grammar.
+var syntaxMessageRE = regexp.MustCompile(`(?i)syntax error|mismatched input|extraneous input|no viable alternative|missing '.*' at`)
+
+// expectedPosRE finds the position in an expected message. ksqlDB's AST
+// builder ("Failed to prepare statement: line L:C") reports a column one
+// past the token; the grammar's "line L:C" is exact.
+var expectedPosRE = regexp.MustCompile(`(Failed to prepare statement: )?line (\d+):(\d+)`)
+
+// matchException reports (as an error) whether err, from statement stmt
+// whose first line is line0+1 of the case's statements joined by newlines,
+// is the expected failure: its message contains the expected one, or both
+// are syntax errors and the position matches where the expected message
+// gives one.
+func matchException(want *Exception, err error, stmt string, line0 int, sess *engine.Session) error {
+	msg := err.Error()
+	if strings.Contains(msg, want.Message) {
+		return nil
+	}
+	if !strings.HasSuffix(want.Type, "ParseFailedException") && !syntaxMessageRE.MatchString(want.Message) {
+		return fmt.Errorf("error differs: expected a message containing %q, got %q", want.Message, firstLine(msg))
+	}
+	pe := syntaxErrorOf(stmt, sess)
+	if pe == nil {
+		return fmt.Errorf("expected a syntax error (%q), got %q", want.Message, firstLine(msg))
+	}
+	m := expectedPosRE.FindStringSubmatch(want.Message)
+	if m == nil {
+		return nil
+	}
+	line, _ := strconv.Atoi(m[2])
+	col, _ := strconv.Atoi(m[3])
+	if m[1] != "" {
+		col--
+	}
+	if line0+pe.Line != line || pe.Col != col {
+		return fmt.Errorf("syntax error at line %d:%d, expected at %d:%d (%q); got %q", line0+pe.Line, pe.Col, line, col, want.Message, firstLine(msg))
+	}
+	return nil
+}
+
+// syntaxErrorOf parses stmt as the engine does (session variables
+// substituted) and returns its syntax error, or nil when it parses.
+func syntaxErrorOf(stmt string, sess *engine.Session) *parser.Error {
+	lookup := func(name string) (string, bool) {
+		v, ok := sess.Variables[strings.ToUpper(name)]
+		return v, ok
+	}
+	var pe *parser.Error
+	sc, err := parser.NewScript(stmt)
+	if err != nil {
+		if errors.As(err, &pe) {
+			return pe
+		}
+		return nil
+	}
+	for {
+		_, err := sc.Next(lookup)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			if errors.As(err, &pe) {
+				return pe
+			}
+			return nil
+		}
+	}
+}
