@@ -96,7 +96,7 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 		switch st.Kind {
 		case topology.Filter:
 			op, err = newFilterOp(st.Predicate)
-		case topology.Project:
+		case topology.Project, topology.Rekey:
 			op, err = newProjectOp(st.Exprs)
 		default:
 			err = fmt.Errorf("exec: unknown step kind %q", st.Kind)

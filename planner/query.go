@@ -55,8 +55,6 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		return nil, errorf(q.GroupBy[0].Position(), "GROUP BY is not supported yet")
 	case q.Having != nil:
 		return nil, errorf(q.Having.Position(), "HAVING is not supported yet")
-	case len(q.PartitionBy) > 0:
-		return nil, errorf(q.PartitionBy[0].Position(), "PARTITION BY is not supported yet")
 	case q.Emit == ast.EmitFinal:
 		return nil, errorf(q.Pos, "EMIT FINAL needs a windowed aggregation; use EMIT CHANGES")
 	case persistent && q.Limit != nil:
@@ -71,6 +69,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	}
 	sc := expr.ScopeOf(qualifier, in)
 	g := &topology.Graph{QueryID: opts.QueryID, Source: node, OffsetReset: opts.OffsetReset}
+	var err error
 
 	if q.Where != nil {
 		pred, err := bind(cat, q.Where, sc)
@@ -83,12 +82,24 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		g.Steps = append(g.Steps, topology.Step{Kind: topology.Filter, Predicate: pred, Schema: in})
 	}
 
-	items, err := projection(cat, q.Items, sc, qualifier, src)
+	// rel is the relation the projection reads: the source, or the source
+	// rekeyed by PARTITION BY.
+	rel := relation{scope: sc, keys: src.Key}
+	if len(q.PartitionBy) > 0 {
+		var step *topology.Step
+		rel, step, err = partitionBy(cat, q.PartitionBy, rel, src, qualifier)
+		if err != nil {
+			return nil, err
+		}
+		g.Steps = append(g.Steps, *step)
+	}
+
+	items, err := projection(cat, q.Items, rel, qualifier)
 	if err != nil {
 		return nil, err
 	}
 	if persistent {
-		items, g.KeyColumns, err = keysFirst(items, src, opts.Sink)
+		items, g.KeyColumns, err = keysFirst(items, rel, opts.Sink)
 		if err != nil {
 			return nil, err
 		}
@@ -125,25 +136,42 @@ type item struct {
 	pos    ast.Pos
 	name   string
 	e      *expr.Expr
-	keyCol string // the source key column it copies, if any
+	keyCol string // the relation's key column it copies, if any
 }
 
-func projection(cat *catalog.Catalog, list []ast.SelectItem, sc expr.ColumnScope, qualifier string, src *catalog.Source) ([]item, error) {
+// relation is what a projection reads: a scope over a row layout (the
+// pseudo-columns first) and the key columns among it. After PARTITION BY,
+// keyExpr holds the expression that computes each key as written (to match
+// select items) and keyMsg the same qualified by the source (for messages).
+type relation struct {
+	scope   expr.ColumnScope
+	keys    []types.Column
+	keyExpr map[string]string
+	keyMsg  map[string]string
+	keyPos  map[string]ast.Pos
+}
+
+func (r relation) isKey(name string) bool {
+	for _, k := range r.keys {
+		if k.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, qualifier string) ([]item, error) {
 	var out []item
 	generated := 0
-	isKey := map[string]bool{}
-	for _, k := range src.Key {
-		isKey[k.Name] = true
-	}
 	for _, si := range list {
 		if si.Star {
 			if si.StarSource != "" && si.StarSource != qualifier {
 				return nil, errorf(si.Pos, "%s.* names no source of this query; use %s.*", si.StarSource, qualifier)
 			}
-			for i, c := range sc[topology.PseudoColumns:] {
+			for i, c := range rel.scope[topology.PseudoColumns:] {
 				idx := i + topology.PseudoColumns
 				it := item{pos: si.Pos, name: c.Name, e: expr.Column(idx, c.Name, c.Type)}
-				if isKey[c.Name] {
+				if rel.isKey(c.Name) {
 					it.keyCol = c.Name
 				}
 				out = append(out, it)
@@ -153,13 +181,21 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, sc expr.ColumnScope
 		if si.StructStar {
 			return nil, errorf(si.Pos, "selecting every field of a struct with -> * is not supported yet; name the fields")
 		}
-		e, err := bind(cat, si.Expr, sc)
+		e, err := bind(cat, si.Expr, rel.scope)
 		if err != nil {
 			return nil, err
 		}
 		it := item{pos: si.Pos, e: e}
-		if cr, ok := si.Expr.(*ast.ColumnRef); ok && isKey[cr.Name] {
+		if cr, ok := si.Expr.(*ast.ColumnRef); ok && rel.isKey(cr.Name) {
 			it.keyCol = cr.Name
+		}
+		if it.keyCol == "" && len(rel.keyExpr) > 0 {
+			text := ast.FormatExpr(si.Expr)
+			for k, ke := range rel.keyExpr {
+				if ke == text {
+					it.keyCol = k
+				}
+			}
 		}
 		switch {
 		case si.Alias != "":
@@ -182,7 +218,7 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, sc expr.ColumnScope
 
 // keysFirst moves the copied key columns to the front, as a persistent
 // query's sink schema has them.
-func keysFirst(items []item, src *catalog.Source, sink string) ([]item, int, error) {
+func keysFirst(items []item, rel relation, sink string) ([]item, int, error) {
 	var keys, values []item
 	byKey := map[string]item{}
 	for _, it := range items {
@@ -195,6 +231,15 @@ func keysFirst(items []item, src *catalog.Source, sink string) ([]item, int, err
 		}
 		byKey[it.keyCol] = it
 		keys = append(keys, it)
+	}
+	if rel.keyExpr != nil {
+		// After PARTITION BY the new key must be in the projection.
+		for _, k := range rel.keys {
+			if _, ok := byKey[k.Name]; !ok {
+				e := rel.keyMsg[k.Name]
+				return nil, 0, &Error{Pos: rel.keyPos[k.Name], Msg: fmt.Sprintf("The query used to build `%s` must include the partitioning expression %s in its projection (eg, SELECT %s...)", sink, e, e)}
+			}
+		}
 	}
 	return append(keys, values...), len(keys), nil
 }

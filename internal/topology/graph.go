@@ -76,6 +76,9 @@ type StepKind string
 const (
 	Filter  StepKind = "filter"
 	Project StepKind = "project"
+	// Rekey computes new key columns (PARTITION BY); it runs as a Project
+	// whose Exprs compute the whole new row.
+	Rekey StepKind = "rekey"
 )
 
 // Step is one operator.
@@ -88,6 +91,9 @@ type Step struct {
 	Exprs []*expr.Expr `json:"exprs,omitempty"`
 	// Schema is the step's output row layout.
 	Schema []types.Column `json:"schema"`
+	// Keys is how many key columns a Rekey step computes; they follow the
+	// pseudo-columns in Schema.
+	Keys int `json:"keys,omitempty"`
 }
 
 // Sink is a topic a persistent query writes.
@@ -132,6 +138,15 @@ func (g *Graph) String() string {
 				parts[j] = e.String() + " AS " + st.Schema[j].Name
 			}
 			line("[ PROJECT ] | %s", strings.Join(parts, ", "))
+		case Rekey:
+			parts := []string{}
+			for j := PseudoColumns; j < PseudoColumns+st.Keys; j++ {
+				parts = append(parts, st.Schema[j].Name+" KEY = "+st.Exprs[j].String())
+			}
+			if len(parts) == 0 {
+				parts = append(parts, "no key (null)")
+			}
+			line("[ PARTITION BY ] | %s", strings.Join(parts, ", "))
 		default:
 			line("[ %s ]", strings.ToUpper(string(st.Kind)))
 		}
