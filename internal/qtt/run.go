@@ -93,7 +93,6 @@ func firstLine(s string) string {
 	return s
 }
 
-
 // exec runs sql in the run's session.
 func (h *harness) exec(ctx context.Context, sess *engine.Session, sql string) error {
 	_, err := h.eng.Execute(ctx, sess, sql)
