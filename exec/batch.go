@@ -3,12 +3,18 @@ package exec
 // ChangeKind says what a row means in a changelog.
 type ChangeKind uint8
 
-// The change kinds. Streams carry only Insert rows; tables carry all four.
+// The change kinds. Streams carry Insert and NullValue rows; tables carry
+// the first four.
 const (
 	Insert ChangeKind = iota
 	Delete
 	UpdateBefore
 	UpdateAfter
+	// NullValue is a stream record whose value is null: only its key
+	// columns are known, every other column is null. A filter drops it; a
+	// projection computes only what depends on the key alone and the sink
+	// writes it with a null value, as ksqlDB does.
+	NullValue
 )
 
 // Batch is a run of rows moving between operators, each with its record

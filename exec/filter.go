@@ -31,6 +31,9 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 	f.out.Reset()
 	for i := 0; i < b.Len(); i++ {
 		row := b.Row(i)
+		if b.Kind(i) == NullValue {
+			continue
+		}
 		// A failing sub-expression yields null and is logged; the
 		// condition's value decides, as in ksqlDB.
 		v, err := f.pred.Eval(row)

@@ -9,20 +9,32 @@ import (
 // projectOp computes output columns from input rows.
 type projectOp struct {
 	exprs []expr.Evaluator
-	texts []string
+	// keyOnly marks the expressions that read nothing but key columns
+	// (or nothing): the only ones computed for a NullValue row.
+	keyOnly []bool
+	texts   []string
 	errs  ErrorSink
 	out   Batch
 	arena []any // backing store of the output rows, reused across batches
 }
 
-func newProjectOp(es []*expr.Expr) (*projectOp, error) {
+// newProjectOp compiles es; inKeys are the input columns that are key
+// columns.
+func newProjectOp(es []*expr.Expr, inKeys map[int]bool) (*projectOp, error) {
 	p := &projectOp{}
 	for _, e := range es {
 		ev, err := expr.Compile(e)
 		if err != nil {
 			return nil, err
 		}
+		only := true
+		for _, c := range expr.Columns(e) {
+			if !inKeys[c] {
+				only = false
+			}
+		}
 		p.exprs = append(p.exprs, ev)
+		p.keyOnly = append(p.keyOnly, only)
 		p.texts = append(p.texts, e.String())
 	}
 	return p, nil
@@ -43,7 +55,12 @@ func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 	for i := 0; i < n; i++ {
 		in := b.Row(i)
 		row := arena[i*w : (i+1)*w : (i+1)*w]
+		null := b.Kind(i) == NullValue
 		for j, ev := range p.exprs {
+			if null && !p.keyOnly[j] {
+				row[j] = nil
+				continue
+			}
 			// A failing sub-expression yields null within the value and
 			// is logged; the row goes on, as in ksqlDB.
 			v, err := ev.Eval(in)

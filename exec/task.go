@@ -91,13 +91,17 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 		}
 	}
 	oc := &OpContext{QueryID: g.QueryID, Partition: t.partition, Logger: t.q.deps.Logger, Errors: t}
+	keys := keyColumns(topology.PseudoColumns, len(src.Key))
 	for _, st := range g.Steps {
 		var op Operator
 		switch st.Kind {
 		case topology.Filter:
 			op, err = newFilterOp(st.Predicate)
-		case topology.Project, topology.Rekey:
-			op, err = newProjectOp(st.Exprs)
+		case topology.Project:
+			op, err = newProjectOp(st.Exprs, keys)
+		case topology.Rekey:
+			op, err = newProjectOp(st.Exprs, keys)
+			keys = keyColumns(topology.PseudoColumns, st.Keys)
 		default:
 			err = fmt.Errorf("exec: unknown step kind %q", st.Kind)
 		}
@@ -118,6 +122,15 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 		}
 	}
 	return t, nil
+}
+
+// keyColumns is the set of n key column indexes starting at from.
+func keyColumns(from, n int) map[int]bool {
+	m := make(map[int]bool, n)
+	for i := from; i < from+n; i++ {
+		m[i] = true
+	}
+	return m
 }
 
 func (t *task) close() {
@@ -213,7 +226,7 @@ func (t *task) push(ctx context.Context, i int, b *Batch) error {
 func (t *task) emit(ctx context.Context, b *Batch) error {
 	if t.sink != nil {
 		for i := 0; i < b.Len(); i++ {
-			rec, err := t.sink.record(b.Row(i), b.Time(i))
+			rec, err := t.sink.record(b.Row(i), b.Time(i), b.Kind(i) == NullValue)
 			if err != nil {
 				t.RowError(err.Error(), b.Row(i))
 				continue
@@ -224,6 +237,10 @@ func (t *task) emit(ctx context.Context, b *Batch) error {
 		return nil
 	}
 	for i := 0; i < b.Len() && !t.ended; i++ {
+		if b.Kind(i) == NullValue {
+			// A push query shows rows, and a null value has none.
+			continue
+		}
 		more, err := t.out(ctx, b.Row(i))
 		if err != nil {
 			return err
@@ -246,11 +263,16 @@ func (t *task) decode(recs []*kafka.Record) {
 	arena := t.arena[:len(recs)*width]
 	for i, r := range recs {
 		t.cur = r
+		row := arena[i*width : (i+1)*width : (i+1)*width]
 		if r.Value == nil {
-			// A tombstone means nothing on a stream.
+			// A record without a value: only its key is known.
+			if err := t.keyCodec.Decode(r.Key, row[topology.PseudoColumns:topology.PseudoColumns+t.nKey]); err != nil {
+				t.recordError("cannot decode key: "+err.Error(), r)
+				continue
+			}
+			t.in.Append(row, r.Timestamp.UnixMilli(), NullValue)
 			continue
 		}
-		row := arena[i*width : (i+1)*width : (i+1)*width]
 		row[0] = r.Timestamp.UnixMilli()
 		row[1] = r.Partition
 		row[2] = r.Offset
@@ -357,14 +379,18 @@ func newSink(g *topology.Graph) (*sink, error) {
 	return s, nil
 }
 
-func (s *sink) record(row []any, ts int64) (*kafka.Record, error) {
+// record encodes one output row; nullValue writes the key with a null
+// value.
+func (s *sink) record(row []any, ts int64, nullValue bool) (*kafka.Record, error) {
 	key, err := s.keyCodec.Encode(nil, row[:s.nKey])
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode key: %w", err)
 	}
-	value, err := s.valueCodec.Encode(nil, row[s.nKey:])
-	if err != nil {
-		return nil, fmt.Errorf("cannot encode value: %w", err)
+	var value []byte
+	if !nullValue {
+		if value, err = s.valueCodec.Encode(nil, row[s.nKey:]); err != nil {
+			return nil, fmt.Errorf("cannot encode value: %w", err)
+		}
 	}
 	return &kafka.Record{Topic: s.topic, Partition: -1, Key: key, Value: value, Timestamp: time.UnixMilli(ts)}, nil
 }

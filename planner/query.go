@@ -190,10 +190,15 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 			it.keyCol = cr.Name
 		}
 		if it.keyCol == "" && len(rel.keyExpr) > 0 {
+			// The PARTITION BY expression itself: read the key it computed.
 			text := ast.FormatExpr(si.Expr)
 			for k, ke := range rel.keyExpr {
-				if ke == text {
-					it.keyCol = k
+				if ke != text {
+					continue
+				}
+				it.keyCol = k
+				if idx, t, ok := rel.scope.Resolve("", k); ok {
+					it.e = expr.Column(idx, k, t)
 				}
 			}
 		}
