@@ -14,8 +14,8 @@ import (
 
 func kindWord(k catalog.Kind) string { return strings.ToLower(string(k)) }
 
-func (e *Engine) createSource(ctx context.Context, st *ast.CreateSource) (Result, error) {
-	spec, err := planner.PlanCreateSource(e.cat, st)
+func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSource) (Result, error) {
+	spec, err := planner.PlanCreateSource(e.cat, st, s.defaults())
 	if err != nil {
 		return Result{}, err
 	}

@@ -104,7 +104,7 @@ func userError(pos ast.Pos, format string, args ...any) error {
 func (e *Engine) executeOne(ctx context.Context, s *Session, st ast.Statement) (Result, error) {
 	switch st := st.(type) {
 	case *ast.CreateSource:
-		return e.createSource(ctx, st)
+		return e.createSource(ctx, s, st)
 	case *ast.CreateAsSelect:
 		return e.createAsSelect(ctx, s, st)
 	case *ast.InsertValues:

@@ -2,14 +2,21 @@ package engine
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/sluice-sql/sluice/parser/ast"
+	"github.com/sluice-sql/sluice/planner"
 )
 
-const propOffsetReset = "auto.offset.reset"
+const (
+	propOffsetReset        = "auto.offset.reset"
+	propDefaultKeyFormat   = "ksql.persistence.default.format.key"
+	propDefaultValueFormat = "ksql.persistence.default.format.value"
+)
 
-// settable lists the properties SET accepts, with a check of the value.
+// settable lists the properties SET accepts and uses, with a check of the
+// value.
 var settable = map[string]func(string) error{
 	propOffsetReset: func(v string) error {
 		switch v {
@@ -18,24 +25,61 @@ var settable = map[string]func(string) error{
 		}
 		return fmt.Errorf("'%s' takes 'earliest' or 'latest', not '%s'", propOffsetReset, v)
 	},
+	propDefaultKeyFormat:   checkFormatName,
+	propDefaultValueFormat: checkFormatName,
 }
 
-func setProperty(s *Session, st *ast.SetProperty) (Result, error) {
-	check, ok := settable[st.Name]
-	if !ok {
-		return Result{}, userError(st.Pos, "unknown property '%s'; settable properties: %s", st.Name, settableNames())
+func checkFormatName(v string) error {
+	switch strings.ToUpper(v) {
+	case "JSON", "KAFKA", "DELIMITED", "NONE", "AVRO", "PROTOBUF", "PROTOBUF_NOSR", "JSON_SR":
+		return nil
 	}
+	return fmt.Errorf("Unknown format: %s", v)
+}
+
+// ignoredPrefixes are the families of ksqlDB and Kafka properties that SET
+// accepts, for scripts written for ksqlDB, though Sluice does not use them;
+// the reply says so.
+var ignoredPrefixes = []string{"ksql.", "commit.interval.ms", "cache.max.bytes.buffering", "processing.guarantee", "num.stream.threads"}
+
+func setProperty(s *Session, st *ast.SetProperty) (Result, error) {
 	v := strings.TrimSpace(st.Value)
-	if err := check(v); err != nil {
-		return Result{}, userError(st.Pos, "%v", err)
+	check, ok := settable[st.Name]
+	note := ""
+	switch {
+	case ok:
+		if err := check(v); err != nil {
+			return Result{}, userError(st.Pos, "%v", err)
+		}
+	case ignored(st.Name):
+		note = " Sluice accepts this property but does not use it."
+	default:
+		return Result{}, userError(st.Pos, "Not recognizable as ksql, streams, consumer, or producer property: '%s'; properties Sluice uses: %s", st.Name, settableNames())
 	}
 	s.Properties[st.Name] = v
-	return Result{Kind: ResultMessage, Message: fmt.Sprintf("Successfully changed local property '%s' to '%s'. Use the UNSET command to revert your change.", st.Name, v)}, nil
+	return Result{Kind: ResultMessage, Message: fmt.Sprintf("Successfully changed local property '%s' to '%s'. Use the UNSET command to revert your change.%s", st.Name, v, note)}, nil
+}
+
+func ignored(name string) bool {
+	for _, p := range ignoredPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// defaults are the session's default formats for new sources.
+func (s *Session) defaults() planner.Defaults {
+	return planner.Defaults{
+		KeyFormat:   strings.ToUpper(s.Properties[propDefaultKeyFormat]),
+		ValueFormat: strings.ToUpper(s.Properties[propDefaultValueFormat]),
+	}
 }
 
 func unsetProperty(s *Session, st *ast.UnsetProperty) (Result, error) {
-	if _, ok := settable[st.Name]; !ok {
-		return Result{}, userError(st.Pos, "unknown property '%s'; settable properties: %s", st.Name, settableNames())
+	if _, ok := settable[st.Name]; !ok && !ignored(st.Name) {
+		return Result{}, userError(st.Pos, "unknown property '%s'; properties Sluice uses: %s", st.Name, settableNames())
 	}
 	delete(s.Properties, st.Name)
 	return Result{Kind: ResultMessage, Message: fmt.Sprintf("Successfully unset local property '%s'.", st.Name)}, nil
@@ -46,6 +90,7 @@ func settableNames() string {
 	for k := range settable {
 		names = append(names, "'"+k+"'")
 	}
+	sort.Strings(names)
 	return strings.Join(names, ", ")
 }
 

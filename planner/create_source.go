@@ -25,7 +25,7 @@ var reservedColumns = []string{topology.RowTime, topology.RowPartition, topology
 // PlanCreateSource checks a CREATE STREAM/TABLE with a column list and returns
 // the source it declares. Whether the name is free and the topic exists is
 // the caller's to check.
-func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource) (*SourceSpec, error) {
+func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaults) (*SourceSpec, error) {
 	kind := catalog.Stream
 	if s.Kind == ast.Table {
 		kind = catalog.Table
@@ -41,7 +41,7 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource) (*SourceSpec, e
 	if topic == "" {
 		return nil, errorf(s.Pos, "missing required property KAFKA_TOPIC; add WITH (KAFKA_TOPIC='topic-name', ...)")
 	}
-	keyFormat, valueFormat, err := p.formats(s.Pos, "KAFKA", "")
+	keyFormat, valueFormat, err := p.formats(s.Pos, orKafka(defaults.KeyFormat), defaults.ValueFormat)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource) (*SourceSpec, e
 	for _, c := range s.Columns {
 		for _, r := range reservedColumns {
 			if c.Name == r {
-				return nil, errorf(c.Pos, "'%s' is a reserved column name; choose another name", c.Name)
+				return nil, errorf(c.Pos, "'%s' is a reserved column name. You cannot use it as a name for a column.", c.Name)
 			}
 		}
 		if seen[c.Name] {
@@ -101,6 +101,9 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource) (*SourceSpec, e
 		default:
 			src.Value = append(src.Value, col)
 		}
+	}
+	if err := checkKeyTypes(s.Pos, src.Key); err != nil {
+		return nil, err
 	}
 	if kind == catalog.Table && len(src.Key) == 0 {
 		return nil, errorf(s.Pos, "tables require a PRIMARY KEY; mark the key column, e.g. ID VARCHAR PRIMARY KEY")
@@ -136,6 +139,44 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource) (*SourceSpec, e
 		return nil, err
 	}
 	return &SourceSpec{Source: src, Partitions: int32(partitions), Replicas: int16(replicas)}, nil
+}
+
+// orKafka returns f, or KAFKA when f is empty: the default key format.
+func orKafka(f string) string {
+	if f == "" {
+		return format.Kafka
+	}
+	return f
+}
+
+// checkKeyTypes refuses key columns whose type holds a MAP, as ksqlDB does:
+// maps serialize in no fixed order, so equal keys could differ in bytes.
+func checkKeyTypes(pos ast.Pos, keys []types.Column) error {
+	for _, k := range keys {
+		if hasMap(k.Type) {
+			return errorf(pos, "Map keys, including types that contain maps, are not supported as they may lead to unexpected behavior due to inconsistent serialization. Key column name: `%s`. Column type: %s. See https://github.com/confluentinc/ksql/issues/6621 for more.", k.Name, k.Type)
+		}
+	}
+	return nil
+}
+
+func hasMap(t *types.Type) bool {
+	if t == nil {
+		return false
+	}
+	switch t.Kind {
+	case types.Map:
+		return true
+	case types.Array:
+		return hasMap(t.Elem)
+	case types.Struct:
+		for _, f := range t.Fields {
+			if hasMap(f.Type) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // checkCodecs builds the key and value codecs once so that an unsupported

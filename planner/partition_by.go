@@ -34,7 +34,7 @@ func partitionBy(cat *catalog.Catalog, list []ast.Expr, rel relation, src *catal
 		}
 		if cr, ok := pe.(*ast.ColumnRef); ok {
 			if _, _, found := rel.scope.Resolve(cr.Qualifier, cr.Name); !found {
-				return relation{}, nil, errorf(pe.Position(), "PARTITION BY column '%s' cannot be resolved", cr.Name)
+				return relation{}, nil, errorf(pe.Position(), "PARTITION BY column '%s' cannot be resolved. '%s' must be a column in the source schema since PARTITION BY is applied on the input.", cr.Name, cr.Name)
 			}
 		}
 		e, err := bind(cat, pe, rel.scope)

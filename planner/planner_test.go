@@ -36,7 +36,7 @@ func TestPlanner(t *testing.T) {
 					if !ok {
 						t.Fatalf("create takes CREATE STREAM/TABLE, got %T", st)
 					}
-					spec, err := planner.PlanCreateSource(cat, cs)
+					spec, err := planner.PlanCreateSource(cat, cs, planner.Defaults{})
 					if err != nil {
 						out += "error: " + err.Error() + "\n"
 						continue

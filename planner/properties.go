@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sluice-sql/sluice/format"
 	"github.com/sluice-sql/sluice/parser/ast"
 )
 
@@ -108,7 +109,7 @@ func (p props) bool(name string) (bool, bool, error) {
 // formats resolves FORMAT, KEY_FORMAT and VALUE_FORMAT, with defaults used
 // when none is given (zero defaults mean required).
 func (p props) formats(stmtPos ast.Pos, defKey, defValue string) (key, value string, err error) {
-	format, fpos, err := p.str("FORMAT", "")
+	fmtName, fpos, err := p.str("FORMAT", "")
 	if err != nil {
 		return "", "", err
 	}
@@ -120,15 +121,14 @@ func (p props) formats(stmtPos ast.Pos, defKey, defValue string) (key, value str
 	if err != nil {
 		return "", "", err
 	}
-	if format != "" {
+	if fmtName != "" {
 		if kpos != nil {
-			return "", "", errorf(*kpos, "cannot supply both KEY_FORMAT and FORMAT; FORMAT sets both key and value formats")
+			return "", "", errorf(*kpos, "Cannot supply both 'KEY_FORMAT' and 'FORMAT' properties, as 'FORMAT' sets both key and value formats. Either use just 'FORMAT', or use 'KEY_FORMAT' and 'VALUE_FORMAT'.")
 		}
 		if vpos != nil {
-			return "", "", errorf(*vpos, "cannot supply both VALUE_FORMAT and FORMAT; FORMAT sets both key and value formats")
+			return "", "", errorf(*vpos, "Cannot supply both 'VALUE_FORMAT' and 'FORMAT' properties, as 'FORMAT' sets both key and value formats. Either use just 'FORMAT', or use 'KEY_FORMAT' and 'VALUE_FORMAT'.")
 		}
-		key, value = format, format
-		_ = fpos
+		key, value = fmtName, fmtName
 	}
 	if key == "" {
 		key = defKey
@@ -137,9 +137,42 @@ func (p props) formats(stmtPos ast.Pos, defKey, defValue string) (key, value str
 		value = defValue
 	}
 	if value == "" {
-		return "", "", errorf(stmtPos, "missing required property VALUE_FORMAT, which has no default; add WITH (VALUE_FORMAT='JSON') or FORMAT='JSON'")
+		return "", "", errorf(stmtPos, "Statement is missing the 'VALUE_FORMAT' property from the WITH clause. Either provide one or set a default via the 'ksql.persistence.default.format.value' config, e.g. WITH (VALUE_FORMAT='JSON').")
 	}
-	return strings.ToUpper(key), strings.ToUpper(value), nil
+	key, value = strings.ToUpper(key), strings.ToUpper(value)
+	for _, f := range []struct {
+		name string
+		pos  *ast.Pos
+	}{{key, kpos}, {value, vpos}} {
+		if !knownFormat(f.name) {
+			pos := stmtPos
+			switch {
+			case f.pos != nil:
+				pos = *f.pos
+			case fpos != nil:
+				pos = *fpos
+			}
+			return "", "", errorf(pos, "Unknown format: %s. Known formats are JSON, KAFKA, DELIMITED, NONE, AVRO, PROTOBUF, PROTOBUF_NOSR and JSON_SR.", f.name)
+		}
+	}
+	return key, value, nil
+}
+
+// knownFormat reports whether name is one of ksqlDB's format names, whether
+// or not Sluice supports it yet.
+func knownFormat(name string) bool {
+	switch name {
+	case format.JSON, format.Kafka, format.Delimited, format.None, format.Avro, format.Protobuf, format.ProtobufNoSR, format.JSONSR:
+		return true
+	}
+	return false
+}
+
+// Defaults are the session's default formats
+// (ksql.persistence.default.format.key and .value); empty Value means
+// none.
+type Defaults struct {
+	KeyFormat, ValueFormat string
 }
 
 // valueProps returns the format properties the value codec takes.

@@ -3,6 +3,7 @@ package planner
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/sluice-sql/sluice/catalog"
 	"github.com/sluice-sql/sluice/internal/expr"
@@ -23,6 +24,8 @@ type QueryOptions struct {
 	SinkProps ast.Properties
 	// OffsetReset is "earliest" or "latest".
 	OffsetReset string
+	// Defaults are the session's default formats.
+	Defaults Defaults
 }
 
 // QueryPlan is a planned query.
@@ -61,6 +64,11 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		return nil, errorf(q.Pos, "LIMIT is not supported in CREATE ... AS SELECT; remove it")
 	}
 
+	if persistent {
+		if _, err := checkProps(opts.SinkProps, sinkProps); err != nil {
+			return nil, err
+		}
+	}
 	node := SourceNode(src)
 	in := node.Schema()
 	qualifier := src.Name
@@ -72,7 +80,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	var err error
 
 	if q.Where != nil {
-		pred, err := bind(cat, q.Where, sc)
+		pred, err := bindIn(cat, "WHERE", q.Where, sc, qualifier)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +107,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		return nil, err
 	}
 	if persistent {
-		items, g.KeyColumns, err = keysFirst(items, rel, opts.Sink)
+		items, g.KeyColumns, err = keysFirst(items, rel, opts.Sink, q.Pos)
 		if err != nil {
 			return nil, err
 		}
@@ -107,6 +115,12 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	seen := map[string]ast.Pos{}
 	proj := topology.Step{Kind: topology.Project}
 	for _, it := range items {
+		if persistent && reserved(it.name) {
+			if it.aliased {
+				return nil, errorf(it.pos, "`%s` is a reserved column name. You cannot use it as an alias for a column.", it.name)
+			}
+			return nil, errorf(it.pos, "Reserved column name in select: `%s`. Please remove or alias the column.", it.name)
+		}
 		if _, dup := seen[it.name]; dup {
 			return nil, errorf(it.pos, "the projection has more than one column named %s; give one an alias with AS", it.name)
 		}
@@ -133,8 +147,9 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 
 // item is one output column being planned.
 type item struct {
-	pos    ast.Pos
-	name   string
+	pos     ast.Pos
+	name    string
+	aliased bool
 	e      *expr.Expr
 	keyCol string // the relation's key column it copies, if any
 }
@@ -181,7 +196,7 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 		if si.StructStar {
 			return nil, errorf(si.Pos, "selecting every field of a struct with -> * is not supported yet; name the fields")
 		}
-		e, err := bind(cat, si.Expr, rel.scope)
+		e, err := bindIn(cat, "SELECT", si.Expr, rel.scope, qualifier)
 		if err != nil {
 			return nil, err
 		}
@@ -204,7 +219,7 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 		}
 		switch {
 		case si.Alias != "":
-			it.name = si.Alias
+			it.name, it.aliased = si.Alias, true
 		default:
 			switch x := si.Expr.(type) {
 			case *ast.ColumnRef:
@@ -223,7 +238,7 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 
 // keysFirst moves the copied key columns to the front, as a persistent
 // query's sink schema has them.
-func keysFirst(items []item, rel relation, sink string) ([]item, int, error) {
+func keysFirst(items []item, rel relation, sink string, pos ast.Pos) ([]item, int, error) {
 	var keys, values []item
 	byKey := map[string]item{}
 	for _, it := range items {
@@ -232,10 +247,26 @@ func keysFirst(items []item, rel relation, sink string) ([]item, int, error) {
 			continue
 		}
 		if prev, dup := byKey[it.keyCol]; dup {
-			return nil, 0, errorf(it.pos, "the projection contains a key column (`%s`) more than once, aliased as: %s and %s; keep one", it.keyCol, prev.name, it.name)
+			return nil, 0, errorf(it.pos, "The projection contains a key column (`%s`) more than once, aliased as: %s and %s. Keep one of them.", it.keyCol, prev.name, it.name)
 		}
 		byKey[it.keyCol] = it
 		keys = append(keys, it)
+	}
+	if rel.keyExpr == nil {
+		var missing []string
+		for _, k := range rel.keys {
+			if _, ok := byKey[k.Name]; !ok {
+				missing = append(missing, k.Name)
+			}
+		}
+		switch len(missing) {
+		case 0:
+		case 1:
+			return nil, 0, &Error{Pos: pos, Msg: fmt.Sprintf("Key missing from projection (ie, SELECT). The query used to build `%s` must include the key column %s in its projection (eg, SELECT %s...).", sink, missing[0], missing[0])}
+		default:
+			last := len(missing) - 1
+			return nil, 0, &Error{Pos: pos, Msg: fmt.Sprintf("Key missing from projection (ie, SELECT). The query used to build `%s` must include the key columns %s and %s in its projection (eg, SELECT %s...).", sink, strings.Join(missing[:last], ", "), missing[last], strings.Join(missing, ", "))}
+		}
 	}
 	if rel.keyExpr != nil {
 		// After PARTITION BY the new key must be in the projection.
@@ -250,6 +281,7 @@ func keysFirst(items []item, rel relation, sink string) ([]item, int, error) {
 }
 
 func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions) error {
+	g := plan.Graph
 	p, err := checkProps(opts.SinkProps, sinkProps)
 	if err != nil {
 		return err
@@ -259,6 +291,9 @@ func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions) error {
 		return err
 	}
 	keyFormat, valueFormat, err := p.formats(opts.SinkPos, src.KeyFormat, src.ValueFormat)
+	if err == nil {
+		err = checkKeyTypes(opts.SinkPos, g.Output[:g.KeyColumns])
+	}
 	if err != nil {
 		return err
 	}
@@ -277,7 +312,6 @@ func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions) error {
 	if err != nil {
 		return err
 	}
-	g := plan.Graph
 	key := g.Output[:g.KeyColumns]
 	value := g.Output[g.KeyColumns:]
 	if len(key) == 0 && keyFormat != "NONE" {
@@ -303,6 +337,49 @@ func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions) error {
 	plan.Sink = sink
 	plan.Replicas = int16(replicas)
 	return nil
+}
+
+// bindIn binds e, an expression of clause (SELECT, WHERE, PARTITION BY),
+// with ksqlDB's wording for the errors it names by clause.
+func bindIn(cat *catalog.Catalog, clause string, e ast.Expr, sc expr.Scope, qualifier string) (*expr.Expr, error) {
+	var bad *ast.ColumnRef
+	ast.Walk(e, func(x ast.Expr) bool {
+		if c, ok := x.(*ast.ColumnRef); ok && bad == nil && c.Qualifier != "" && c.Qualifier != qualifier {
+			bad = c
+		}
+		return true
+	})
+	if bad != nil {
+		return nil, errorf(bad.Pos, "'%s' is not a valid stream/table name or alias; this query reads %s.", bad.Qualifier, qualifier)
+	}
+	out, err := bind(cat, e, sc)
+	if err == nil {
+		return out, nil
+	}
+	var pe *Error
+	if !errors.As(err, &pe) {
+		return nil, err
+	}
+	switch {
+	case strings.HasPrefix(pe.Msg, "column '"):
+		msg := strings.Replace(pe.Msg, "; known columns:", ". Known columns:", 1)
+		msg = strings.Replace(msg, "' cannot be resolved", "' cannot be resolved", 1)
+		return nil, &Error{Pos: pe.Pos, Msg: clause + " " + msg}
+	case clause == "WHERE":
+		return nil, &Error{Pos: pe.Pos, Msg: "Invalid Predicate: " + pe.Msg}
+	}
+	return nil, err
+}
+
+// reserved reports whether name is a pseudo-column name no output column
+// may take.
+func reserved(name string) bool {
+	for _, r := range reservedColumns {
+		if name == r {
+			return true
+		}
+	}
+	return false
 }
 
 // bind resolves custom type names in e's CASTs against the catalog, then
