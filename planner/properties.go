@@ -12,8 +12,8 @@ import (
 // knownProps are the WITH properties the planner understands, per statement
 // family.
 var (
-	sourceProps = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE"}
-	sinkProps   = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE"}
+	sourceProps = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER"}
+	sinkProps   = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER"}
 )
 
 // props is a checked WITH list.
@@ -25,7 +25,6 @@ type props struct {
 // yet; naming them says so instead of calling them invalid.
 var laterProps = map[string]string{
 	"TIMESTAMP_FORMAT":                       "string timestamps",
-	"VALUE_DELIMITER":                        "the DELIMITED format",
 	"KEY_DELIMITER":                          "the DELIMITED format",
 	"KEY_SCHEMA_ID":                          "schema-registry formats",
 	"VALUE_SCHEMA_ID":                        "schema-registry formats",
@@ -175,11 +174,26 @@ type Defaults struct {
 	KeyFormat, ValueFormat string
 }
 
-// valueProps returns the format properties the value codec takes.
+// valueProps returns the format properties the value codec takes:
+// WRAP_SINGLE_VALUE and VALUE_DELIMITER.
 func (p props) valueProps() (map[string]string, error) {
+	out := map[string]string{}
 	wrap, set, err := p.bool("WRAP_SINGLE_VALUE")
-	if err != nil || !set {
+	if err != nil {
 		return nil, err
 	}
-	return map[string]string{"WRAP_SINGLE_VALUE": strconv.FormatBool(wrap)}, nil
+	if set {
+		out["WRAP_SINGLE_VALUE"] = strconv.FormatBool(wrap)
+	}
+	if _, ok := p.list.Get("VALUE_DELIMITER"); ok {
+		d, _, err := p.str("VALUE_DELIMITER", "")
+		if err != nil {
+			return nil, err
+		}
+		out["VALUE_DELIMITER"] = d
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
 }

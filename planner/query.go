@@ -301,8 +301,15 @@ func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions) error {
 	if err != nil {
 		return err
 	}
-	if vprops == nil && valueFormat == src.ValueFormat {
-		vprops = src.ValueProps
+	// A sink keeps its source's delimiter, but wraps single values again
+	// unless told otherwise, as ksqlDB does.
+	if d, ok := src.ValueProps["VALUE_DELIMITER"]; ok && valueFormat == src.ValueFormat {
+		if _, given := vprops["VALUE_DELIMITER"]; !given {
+			if vprops == nil {
+				vprops = map[string]string{}
+			}
+			vprops["VALUE_DELIMITER"] = d
+		}
 	}
 	partitions, err := p.int("PARTITIONS", int64(src.Partitions))
 	if err != nil {
