@@ -365,10 +365,16 @@ type sink struct {
 	topic                string
 	keyCodec, valueCodec format.Codec
 	nKey                 int
+	tsCol                int // output column giving the record time, or -1
 }
 
 func newSink(g *topology.Graph) (*sink, error) {
-	s := &sink{topic: g.Sink.Topic, nKey: g.KeyColumns}
+	s := &sink{topic: g.Sink.Topic, nKey: g.KeyColumns, tsCol: -1}
+	for i, c := range g.Output {
+		if g.Sink.Timestamp != "" && c.Name == g.Sink.Timestamp {
+			s.tsCol = i
+		}
+	}
 	var err error
 	if s.keyCodec, err = format.NewKeyCodec(g.Sink.KeyFormat, g.Output[:g.KeyColumns]); err != nil {
 		return nil, fmt.Errorf("exec: sink %s key: %w", g.Sink.Name, err)
@@ -385,6 +391,19 @@ func (s *sink) record(row []any, ts int64, nullValue bool) (*kafka.Record, error
 	key, err := s.keyCodec.Encode(nil, row[:s.nKey])
 	if err != nil {
 		return nil, fmt.Errorf("cannot encode key: %w", err)
+	}
+	if s.tsCol >= 0 && !nullValue {
+		switch v := row[s.tsCol].(type) {
+		case int64:
+			ts = v
+		case types.TimestampValue:
+			ts = int64(v)
+		default:
+			return nil, fmt.Errorf("the sink's TIMESTAMP column is null")
+		}
+		if ts < 0 {
+			return nil, fmt.Errorf("the sink's TIMESTAMP column is negative (%d)", ts)
+		}
 	}
 	var value []byte
 	if !nullValue {

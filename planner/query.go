@@ -332,14 +332,30 @@ func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions) error {
 		KeyFormat: keyFormat, ValueFormat: valueFormat, ValueProps: vprops,
 		Key: append([]types.Column(nil), key...), Value: append([]types.Column(nil), value...),
 	}
-	if ts, tpos, err := p.str("TIMESTAMP", ""); err != nil {
-		return err
-	} else if ts != "" {
-		return errorf(*tpos, "TIMESTAMP in CREATE ... AS SELECT is not supported yet; remove it")
-	}
 	g.Sink = &topology.Sink{
 		Name: sink.Name, Topic: topic, Partitions: sink.Partitions,
 		KeyFormat: keyFormat, ValueFormat: valueFormat, ValueProps: vprops,
+	}
+	if ts, tpos, err := p.str("TIMESTAMP", ""); err != nil {
+		return err
+	} else if ts != "" {
+		// The sink's records take their time from this output column, and
+		// queries reading the new stream use it as record time.
+		name := strings.ToUpper(ts)
+		found := false
+		for _, c := range g.Output {
+			if c.Name != name && c.Name != ts {
+				continue
+			}
+			if c.Type.Kind != types.Bigint && c.Type.Kind != types.Timestamp {
+				return errorf(*tpos, "the TIMESTAMP column %s is %s; it must be BIGINT (milliseconds) or TIMESTAMP", c.Name, c.Type)
+			}
+			sink.Timestamp, g.Sink.Timestamp, found = c.Name, c.Name, true
+			break
+		}
+		if !found {
+			return errorf(*tpos, "The TIMESTAMP column set in the WITH clause does not exist in the schema: '%s'. Name one of the query's output columns.", name)
+		}
 	}
 	plan.Sink = sink
 	plan.Replicas = int16(replicas)

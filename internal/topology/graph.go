@@ -98,6 +98,9 @@ type Step struct {
 
 // Sink is a topic a persistent query writes.
 type Sink struct {
+	// Timestamp names the output column that gives each record its time;
+	// empty keeps the input record's time.
+	Timestamp   string            `json:"timestamp,omitempty"`
 	Name        string            `json:"name"`
 	Topic       string            `json:"topic"`
 	Partitions  int32             `json:"partitions"`
