@@ -40,24 +40,34 @@ const WrapSingleValue = "WRAP_SINGLE_VALUE"
 func checkFormat(prop, format string) (string, error) {
 	f := strings.ToUpper(strings.TrimSpace(format))
 	switch f {
-	case JSON, Kafka:
+	case JSON, Kafka, Delimited, None:
 		return f, nil
-	case Delimited, Avro, Protobuf, ProtobufNoSR, JSONSR, None:
+	case Avro, Protobuf, ProtobufNoSR, JSONSR:
 		return f, fmt.Errorf("%s '%s' is not supported yet; use JSON", prop, f)
 	}
 	return f, fmt.Errorf("Unknown format: %s", format)
 }
 
 // NewValueCodec returns the codec for record values of the given format over
-// cols. props are the source's WITH properties (upper-case names); only
-// WRAP_SINGLE_VALUE is used so far.
+// cols. props are the source's WITH properties (upper-case names):
+// WRAP_SINGLE_VALUE, and VALUE_DELIMITER for DELIMITED.
 func NewValueCodec(format string, cols []types.Column, props map[string]string) (Codec, error) {
 	f, err := checkFormat("VALUE_FORMAT", format)
 	if err != nil {
 		return nil, err
 	}
+	if f == None {
+		if len(cols) > 0 {
+			return nil, fmt.Errorf("The 'NONE' format can only be used when no columns are defined. Got: %s", columnList(cols, ""))
+		}
+		return noKey{}, nil
+	}
+	if _, ok := props[ValueDelimiter]; ok && f != Delimited {
+		return nil, fmt.Errorf("%s does not support the following configs: [delimiter]", f)
+	}
 	wrap := true
-	if v, ok := props[WrapSingleValue]; ok {
+	v, wrapSet := props[WrapSingleValue]
+	if wrapSet {
 		switch strings.ToLower(strings.Trim(strings.TrimSpace(v), "'")) {
 		case "false":
 			wrap = false
@@ -67,11 +77,14 @@ func NewValueCodec(format string, cols []types.Column, props map[string]string) 
 		}
 	}
 	switch f {
-	case Kafka:
-		if v, ok := props[WrapSingleValue]; ok && wrap {
-			return nil, fmt.Errorf("Format 'KAFKA' does not support '%s' set to '%s'.", WrapSingleValue, v)
+	case Kafka, Delimited:
+		if wrapSet && wrap {
+			return nil, fmt.Errorf("Format '%s' does not support '%s' set to '%s'.", f, WrapSingleValue, strings.Trim(strings.TrimSpace(v), "'"))
 		}
-		return newKafkaCodec(cols, "value")
+		if f == Kafka {
+			return newKafkaCodec(cols, false)
+		}
+		return newDelimitedCodec(cols, props, ValueDelimiter, false)
 	}
 	if !wrap && len(cols) != 1 {
 		return nil, fmt.Errorf("'%s' is only valid for single-field value schemas; this schema has %d columns", WrapSingleValue, len(cols))
@@ -86,18 +99,32 @@ func NewValueCodec(format string, cols []types.Column, props map[string]string) 
 // the key columns cols. With no key columns, any format gives a codec that
 // encodes nil and decodes nothing.
 func NewKeyCodec(format string, cols []types.Column) (Codec, error) {
+	return NewKeyCodecProps(format, cols, nil)
+}
+
+// NewKeyCodecProps is NewKeyCodec with the source's WITH properties, of
+// which KEY_DELIMITER (for DELIMITED) is used.
+func NewKeyCodecProps(format string, cols []types.Column, props map[string]string) (Codec, error) {
+	f, err := checkFormat("KEY_FORMAT", format)
 	if len(cols) == 0 {
-		if _, err := checkFormat("KEY_FORMAT", format); err != nil && !strings.EqualFold(format, None) {
+		if err != nil {
 			return nil, err
 		}
 		return noKey{}, nil
 	}
-	f, err := checkFormat("KEY_FORMAT", format)
 	if err != nil {
 		return nil, err
 	}
-	if f == Kafka {
-		return newKafkaCodec(cols, "key")
+	if _, ok := props[KeyDelimiter]; ok && f != Delimited {
+		return nil, fmt.Errorf("%s does not support the following configs: [delimiter]", f)
+	}
+	switch f {
+	case None:
+		return nil, fmt.Errorf("The 'NONE' format can only be used when no columns are defined. Got: %s", columnList(cols, " KEY"))
+	case Kafka:
+		return newKafkaCodec(cols, true)
+	case Delimited:
+		return newDelimitedCodec(cols, props, KeyDelimiter, true)
 	}
 	if err := checkJSONTypes(cols); err != nil {
 		return nil, err

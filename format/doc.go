@@ -4,9 +4,10 @@
 //	bytes ──Codec.Decode──▶ []any (one SQL value per column, see package types)
 //	[]any ──Codec.Encode──▶ bytes (appended to a caller's buffer)
 //
-// Supported today: JSON (keys and values) and KAFKA (a single column of
-// INTEGER, BIGINT, DOUBLE, STRING or BYTES). Other ksqlDB formats are
-// recognised and refused with a clear error.
+// Supported today: JSON and DELIMITED (keys and values), KAFKA (a single
+// column of INTEGER, BIGINT, DOUBLE, STRING or BYTES) and NONE (no
+// columns). The schema-registry formats are recognised and refused with a
+// clear error.
 //
 // JSON decoding follows ksqlDB's JSON deserializer: object field names match
 // column names exactly first, then case-insensitively; missing fields are
@@ -29,4 +30,19 @@
 // such records to the processing log. A value schema with a single column
 // and WRAP_SINGLE_VALUE=false reads and writes that column's value bare,
 // and so does a JSON key with a single column, as ksqlDB does.
+//
+// DELIMITED is one CSV record as ksqlDB writes it with Apache Commons CSV:
+// fields separated by VALUE_DELIMITER or KEY_DELIMITER (one character, or
+// TAB or SPACE; a comma by default), a field quoted with '"' when it holds
+// the delimiter, a quote or a line break, starts with a character up to
+// '#', ends with a space, or is the first field and does not start with a
+// letter or digit; quotes inside are doubled. Null is an empty field, and
+// an empty field (quoted or not) reads as null. Numbers are written as
+// ksqlDB prints them (DOUBLE as Java's Double.toString, DECIMAL in plain
+// notation with its scale), BOOLEAN as true/false (reading anything but
+// "true" in any case as false), BYTES in base64, and TIMESTAMP, DATE and
+// TIME as milliseconds, days and milliseconds. A DECIMAL field must fit
+// its column without rounding. ARRAY, MAP and STRUCT columns are refused.
+// A record with the wrong number of fields is a decode error, as in
+// ksqlDB: "Unexpected field count, csvFields:2 schemaFields:3".
 package format

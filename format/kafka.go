@@ -2,9 +2,9 @@ package format
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/sluice-sql/sluice/internal/types"
 )
@@ -14,20 +14,26 @@ type kafkaCodec struct {
 	kind types.Kind
 }
 
-func newKafkaCodec(cols []types.Column, what string) (Codec, error) {
-	if len(cols) != 1 {
-		names := make([]string, len(cols))
-		for i, c := range cols {
-			names[i] = c.Name
+func newKafkaCodec(cols []types.Column, key bool) (Codec, error) {
+	suffix := ""
+	if key {
+		suffix = " KEY"
+	}
+	fail := func(reason, instead string) error {
+		if key {
+			return keySchemaError(Kafka, cols, reason)
 		}
-		return nil, fmt.Errorf("the KAFKA format supports only a single %s column; got %d (%s); use JSON for several", what, len(cols), strings.Join(names, ", "))
+		return errors.New(reason + "; " + instead)
+	}
+	if len(cols) != 1 {
+		return nil, fail(fmt.Sprintf("The 'KAFKA' format only supports a single field. Got: %s", columnList(cols, suffix)), "use JSON or DELIMITED for several columns")
 	}
 	t := cols[0].Type
 	switch t.Kind {
 	case types.Int, types.Bigint, types.Double, types.String, types.Bytes:
 		return kafkaCodec{kind: t.Kind}, nil
 	}
-	return nil, fmt.Errorf("The 'KAFKA' format does not support type '%s'", t.Kind)
+	return nil, fail(fmt.Sprintf("The 'KAFKA' format does not support type '%s'", t.Kind), "use JSON for this type")
 }
 
 func (c kafkaCodec) Decode(b []byte, dst []any) error {
