@@ -185,9 +185,13 @@ func (c *Catalog) Apply(cmd *Command) error {
 
 // NextQueryID returns the id the next persistent query would get, as ksqlDB
 // names them: CSAS_<SINK>_<N> for streams, CTAS_<SINK>_<N> for tables.
+// An empty sink gives <PREFIX>_<N>, as INSERTQUERY_3.
 func (c *Catalog) NextQueryID(prefix, sink string) string {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	if sink == "" {
+		return fmt.Sprintf("%s_%d", prefix, c.seq+1)
+	}
 	return fmt.Sprintf("%s_%s_%d", prefix, sink, c.seq+1)
 }
 

@@ -109,6 +109,51 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 	return Result{Kind: ResultMessage, Message: "Created query with ID " + id, QueryID: id}, nil
 }
 
+func (e *Engine) insertInto(ctx context.Context, s *Session, st *ast.InsertInto) (Result, error) {
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	target, ok := e.cat.Source(st.Target)
+	switch {
+	case !ok:
+		return Result{}, userError(st.TargetPos, "Source `%s` does not exist.%s", st.Target, e.didYouMean(st.Target))
+	case target.Kind == catalog.Table:
+		return Result{}, userError(st.TargetPos, "INSERT INTO can only be used to insert into a stream. %s is a table.", st.Target)
+	case target.IsSource:
+		return Result{}, userError(st.TargetPos, "cannot insert into read-only source %s (created with CREATE SOURCE)", st.Target)
+	}
+	if len(st.Props) > 0 {
+		return Result{}, userError(st.Props[0].Pos, "INSERT INTO ... SELECT takes no WITH properties here; the target stream's topic and formats are used")
+	}
+	id := e.cat.NextQueryID("INSERTQUERY", "")
+	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{
+		QueryID: id, Sink: target.Name, SinkPos: st.TargetPos, OffsetReset: s.offsetReset(), Target: target,
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: target.Name, State: catalog.Running, Plan: plan.Graph}
+	if err := e.write(ctx, &catalog.Command{Kind: catalog.CreateQuery, Query: q}); err != nil {
+		return Result{}, &internalError{err}
+	}
+	if err := e.startPersistent(ctx, q); err != nil {
+		return Result{}, internal("query %s was created but could not start: %v", id, err)
+	}
+	return Result{Kind: ResultMessage, Message: "Created query with ID " + id, QueryID: id}, nil
+}
+
+// didYouMean suggests the source whose name differs from name only in case.
+func (e *Engine) didYouMean(name string) string {
+	for _, src := range e.cat.Sources() {
+		if src.Name != name && strings.EqualFold(src.Name, name) {
+			if src.Name == strings.ToUpper(src.Name) {
+				return fmt.Sprintf("\nDid you mean %s? Hint: try removing double quotes from the source name.", src.Name)
+			}
+			return fmt.Sprintf("\nDid you mean \"%s\"? Hint: wrap the source name in double quotes to make it case-sensitive.", src.Name)
+		}
+	}
+	return ""
+}
+
 func (e *Engine) terminate(ctx context.Context, st *ast.Terminate) (Result, error) {
 	e.ddl.Lock()
 	defer e.ddl.Unlock()

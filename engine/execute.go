@@ -144,7 +144,7 @@ func (e *Engine) executeOne(ctx context.Context, s *Session, st ast.Statement) (
 	case *ast.PauseResume:
 		return Result{}, userError(st.Pos, "PAUSE and RESUME are not supported yet")
 	case *ast.InsertInto:
-		return Result{}, userError(st.Pos, "INSERT INTO ... SELECT is not supported yet; use CREATE STREAM ... AS SELECT")
+		return e.insertInto(ctx, s, st)
 	}
 	return Result{}, userError(st.Position(), "%s is not supported yet", statementName(st))
 }

@@ -20,7 +20,7 @@ func (noColumns) Resolve(string, string) (int, *types.Type, bool) { return 0, ni
 func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result, error) {
 	src, ok := e.cat.Source(st.Target)
 	if !ok {
-		return Result{}, userError(st.TargetPos, "%s does not exist; SHOW STREAMS lists the streams you can insert into", st.Target)
+		return Result{}, userError(st.TargetPos, "Cannot insert values into an unknown stream/table: `%s`%s", st.Target, e.didYouMean(st.Target))
 	}
 	if src.IsSource {
 		return Result{}, userError(st.TargetPos, "cannot insert into read-only source %s (created with CREATE SOURCE)", st.Target)
@@ -48,6 +48,9 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 		v, t, err := e.constant(st.Values[i])
 		if err != nil {
 			return Result{}, err
+		}
+		if name == topology.RowPartition || name == topology.RowOffset {
+			return Result{}, userError(st.Values[i].Position(), "Inserting into column `%s` is not allowed.", name)
 		}
 		if name == topology.RowTime {
 			c, err := expr.Coerce(v, t, types.BigintType)
@@ -109,6 +112,19 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 
 // constant evaluates an expression that may use no columns.
 func (e *Engine) constant(x ast.Expr) (any, *types.Type, error) {
+	var ref *ast.ColumnRef
+	ast.Walk(x, func(n ast.Expr) bool {
+		if c, ok := n.(*ast.ColumnRef); ok && ref == nil {
+			ref = c
+		}
+		return true
+	})
+	if ref != nil && ref.Qualifier != "" {
+		return nil, nil, userError(ref.Pos, "'%s' is not a valid stream/table name or alias; VALUES takes constants only", ref.Qualifier)
+	}
+	if ref != nil {
+		return nil, nil, userError(ref.Pos, "VALUES takes constants only; '%s' is a column reference", ref.Name)
+	}
 	if err := expr.ResolveTypes(x, e.cat.Type); err != nil {
 		return nil, nil, err
 	}

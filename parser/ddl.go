@@ -377,7 +377,7 @@ func (c *cursor) insert(src ast.Source) (ast.Statement, error) {
 			return nil, err
 		}
 		if len(cols) > 0 && len(cols) != len(iv.Values) {
-			return nil, c.errAt(vt, "the column list names "+itoa(len(cols))+" columns but VALUES gives "+itoa(len(iv.Values))+"; give one value per column")
+			return nil, c.errAt(vt, "Expected number columns and values to match: "+itoa(len(cols))+", "+itoa(len(iv.Values))+". Give one value per column.")
 		}
 		return iv, nil
 	}

@@ -48,7 +48,7 @@ func TestErrors(t *testing.T) {
 		{"SELECT 'abc FROM s", 1, 8, "unterminated string"},
 		{"SELECT a FROM s /* x", 1, 17, "unterminated comment"},
 		{"SELECT a ? b FROM s", 1, 10, "unexpected character '?'"},
-		{"INSERT INTO s (a, b) VALUES (1)", 1, 22, "give one value per column"},
+		{"INSERT INTO s (a, b) VALUES (1)", 1, 22, "Give one value per column"},
 		{"INSERT INTO s VALUES (1 2)", 1, 25, "mismatched input '2'"},
 		{"INSERT INTO s VALUES (a b)", 1, 23, "expected ',' between expressions"},
 		{"DROP STREAM", 1, 12, "expected the name of the STREAM to drop"},

@@ -26,6 +26,9 @@ type QueryOptions struct {
 	OffsetReset string
 	// Defaults are the session's default formats.
 	Defaults Defaults
+	// Target is the existing stream INSERT INTO ... SELECT writes; Sink
+	// then names it.
+	Target *catalog.Source
 }
 
 // QueryPlan is a planned query.
@@ -137,12 +140,46 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		g.Limit = *q.Limit
 	}
 	plan := &QueryPlan{Graph: g}
-	if persistent {
+	switch {
+	case opts.Target != nil:
+		if err := planInsert(plan, opts.Target, q.Pos); err != nil {
+			return nil, err
+		}
+	case persistent:
 		if err := planSink(plan, src, opts); err != nil {
 			return nil, err
 		}
 	}
 	return plan, nil
+}
+
+// planInsert points the query at an existing stream, whose schema the
+// query's output must match exactly.
+func planInsert(plan *QueryPlan, target *catalog.Source, pos ast.Pos) error {
+	g := plan.Graph
+	want := schemaText(target.Columns(), len(target.Key))
+	got := schemaText(g.Output, g.KeyColumns)
+	if want != got {
+		return &Error{Pos: pos, Msg: fmt.Sprintf("Incompatible schema between results and sink.\nResult schema is %s\nSink schema is %s", got, want)}
+	}
+	g.Sink = &topology.Sink{
+		Name: target.Name, Topic: target.Topic, Partitions: target.Partitions,
+		KeyFormat: target.KeyFormat, ValueFormat: target.ValueFormat, ValueProps: target.ValueProps,
+		Timestamp: target.Timestamp,
+	}
+	return nil
+}
+
+// schemaText spells a schema as ksqlDB's messages do: `K` STRING KEY, `V` INTEGER.
+func schemaText(cols []types.Column, keys int) string {
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = "`" + c.Name + "` " + c.Type.String()
+		if i < keys {
+			parts[i] += " KEY"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // item is one output column being planned.
