@@ -681,6 +681,12 @@ func (b *binder) bindCall(n *ast.FuncCall) (*Expr, error) {
 	if !ok {
 		return nil, errorf(n.Pos, "unknown function '%s'", n.Name)
 	}
+	if n.Star && !n.Distinct && len(n.Args) == 0 {
+		// ksqlDB passes no arguments for F(*) to a scalar function.
+		if _, err := f.Check(nil); err != nil {
+			return nil, errorf(n.Pos, "%v", err)
+		}
+	}
 	if n.Star || n.Distinct {
 		return nil, errorf(n.Pos, "function '%s' is not an aggregate; * and DISTINCT are not allowed", n.Name)
 	}

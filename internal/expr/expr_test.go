@@ -229,7 +229,7 @@ func TestEval(t *testing.T) {
 		{"round dec", call("ROUND", col("M")), dec("2"), nil},
 		{"round digits", call("ROUND", dblLit("1.255E0"), intLit("2")), 1.26, 1.26},
 		{"floor", call("FLOOR", col("D")), 2.0, nil},
-		{"ceil", call("CEIL", col("M")), dec("2"), nil},
+		{"ceil", call("CEIL", col("M")), dec("2.00"), nil},
 		{"coalesce", call("COALESCE", col("I"), col("B")), int64(7), nil},
 		{"ifnull", call("IFNULL", col("S"), strLit("x")), "hello", "x"},
 		{"nullif", call("NULLIF", col("I"), intLit("7")), nil, nil},

@@ -2,7 +2,6 @@ package expr
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -165,7 +164,6 @@ func sig(name, want string, ts []*types.Type, kinds ...[]types.Kind) error {
 var (
 	kString  = []types.Kind{types.String}
 	kInts    = []types.Kind{types.Int, types.Bigint}
-	kNumeric = []types.Kind{types.Int, types.Bigint, types.Decimal, types.Double}
 	kStrByte = []types.Kind{types.String, types.Bytes}
 )
 
@@ -181,18 +179,6 @@ func stringFunc(name, desc string, fn func(string) any) *Func {
 		Build: func([]*types.Type, *types.Type) (Impl, error) {
 			return Strict1(func(a any) (any, error) { return fn(a.(string)), nil }), nil
 		},
-	}
-}
-
-func sameNumeric(name string) func([]*types.Type) (*types.Type, error) {
-	return func(ts []*types.Type) (*types.Type, error) {
-		if err := sig(name, "(INTEGER|BIGINT|DECIMAL|DOUBLE)", ts, kNumeric); err != nil {
-			return nil, err
-		}
-		if ts[0] == nil {
-			return types.DoubleType, nil
-		}
-		return ts[0], nil
 	}
 }
 
@@ -218,8 +204,6 @@ func substringBounds(n int, pos int64, length int64, hasLen bool) (int, int) {
 	}
 	return int(start), int(end)
 }
-
-func roundHalfUp(f float64) float64 { return math.Floor(f + 0.5) }
 
 func init() {
 	Register(stringFunc("UCASE", "Upper-cases a string.", func(s string) any { return strings.ToUpper(s) }))
@@ -330,128 +314,6 @@ func init() {
 				rs := []rune(str)
 				s, e := substringBounds(len(rs), toInt64(a[1]), length, len(a) == 3)
 				return string(rs[s:e]), nil
-			}), nil
-		},
-	})
-	Register(&Func{
-		Name: "ABS", Description: "Absolute value.",
-		Check: sameNumeric("ABS"),
-		Build: func([]*types.Type, *types.Type) (Impl, error) {
-			return Strict1(func(a any) (any, error) {
-				switch x := a.(type) {
-				case int32:
-					if x < 0 {
-						return -x, nil
-					}
-					return x, nil
-				case int64:
-					if x < 0 {
-						return -x, nil
-					}
-					return x, nil
-				case float64:
-					return math.Abs(x), nil
-				case types.Dec:
-					if x.Sign() < 0 {
-						return x.Neg(), nil
-					}
-					return x, nil
-				}
-				return nil, fmt.Errorf("ABS of %T", a)
-			}), nil
-		},
-	})
-	for _, name := range []string{"FLOOR", "CEIL"} {
-		name := name
-		Register(&Func{
-			Name: name, Description: "Rounds " + map[string]string{"FLOOR": "down", "CEIL": "up"}[name] + " to a whole number.",
-			Check: func(ts []*types.Type) (*types.Type, error) {
-				t, err := sameNumeric(name)(ts)
-				if err != nil || t.Kind != types.Decimal {
-					return t, err
-				}
-				return types.DecimalOf(max(t.Precision-t.Scale+1, 1), 0), nil
-			},
-			Build: func(_ []*types.Type, ret *types.Type) (Impl, error) {
-				floor := name == "FLOOR"
-				return Strict1(func(a any) (any, error) {
-					switch x := a.(type) {
-					case int32, int64:
-						return x, nil
-					case float64:
-						if floor {
-							return math.Floor(x), nil
-						}
-						return math.Ceil(x), nil
-					case types.Dec:
-						t := x.Rescale(0)
-						// Rescale rounds half up; step back to floor/ceil.
-						c := t.Cmp(x)
-						if floor && c > 0 {
-							t = t.Sub(types.DecFromInt64(1))
-						} else if !floor && c < 0 {
-							t = t.Add(types.DecFromInt64(1))
-						}
-						return t.Rescale(ret.Scale), nil
-					}
-					return nil, fmt.Errorf("%s of %T", name, a)
-				}), nil
-			},
-		})
-	}
-	Register(&Func{
-		Name: "ROUND", Description: "ROUND(x[, digits]): rounds half up.",
-		Check: func(ts []*types.Type) (*types.Type, error) {
-			want := "(INTEGER|BIGINT|DECIMAL|DOUBLE[, INTEGER])"
-			var err error
-			if len(ts) == 2 {
-				err = sig("ROUND", want, ts, kNumeric, kInts)
-			} else {
-				err = sig("ROUND", want, ts, kNumeric)
-			}
-			if err != nil {
-				return nil, err
-			}
-			t := ts[0]
-			if t == nil {
-				t = types.DoubleType
-			}
-			switch t.Kind {
-			case types.Double:
-				if len(ts) == 1 {
-					return types.BigintType, nil
-				}
-				return types.DoubleType, nil
-			case types.Decimal:
-				if len(ts) == 1 {
-					return types.DecimalOf(max(t.Precision-t.Scale+1, 1), 0), nil
-				}
-				return types.DecimalOf(t.Precision+1, t.Scale), nil
-			}
-			return t, nil
-		},
-		Build: func(_ []*types.Type, ret *types.Type) (Impl, error) {
-			return Strict(func(a []any) (any, error) {
-				digits := int64(0)
-				if len(a) == 2 {
-					digits = toInt64(a[1])
-				}
-				switch x := a[0].(type) {
-				case int32, int64:
-					return x, nil
-				case float64:
-					if len(a) == 1 {
-						return int64(roundHalfUp(x)), nil
-					}
-					d, err := types.DecFromFloat64(x)
-					if err != nil {
-						return x, nil
-					}
-					return d.Rescale(int(max(digits, 0))).Float64(), nil
-				case types.Dec:
-					return x.Rescale(int(max(digits, 0))).Rescale(ret.Scale), nil
-				}
-				return nil, fmt.Errorf("ROUND of %T", a[0])
 			}), nil
 		},
 	})
