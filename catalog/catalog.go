@@ -28,6 +28,7 @@ type Source struct {
 	KeyFormat   string            `json:"keyFormat"`
 	ValueFormat string            `json:"valueFormat"`
 	ValueProps  map[string]string `json:"valueProps,omitempty"`
+	KeyProps    map[string]string `json:"keyProps,omitempty"`
 	Key         []types.Column    `json:"key"`
 	Value       []types.Column    `json:"value"`
 	// Timestamp names the column holding record time; empty for the record

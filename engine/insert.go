@@ -87,7 +87,7 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 			}
 		}
 	}
-	keyCodec, err := format.NewKeyCodec(src.KeyFormat, src.Key)
+	keyCodec, err := format.NewKeyCodecProps(src.KeyFormat, src.Key, src.KeyProps)
 	if err != nil {
 		return Result{}, internal("%v", err)
 	}

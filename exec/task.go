@@ -74,7 +74,7 @@ func newTask(q *Query, partition int32, start int64, out Output) (*task, error) 
 func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 	src := g.Source
 	var err error
-	if t.keyCodec, err = format.NewKeyCodec(src.KeyFormat, src.Key); err != nil {
+	if t.keyCodec, err = format.NewKeyCodecProps(src.KeyFormat, src.Key, src.KeyProps); err != nil {
 		return nil, fmt.Errorf("exec: source %s key: %w", src.Name, err)
 	}
 	if t.valueCodec, err = format.NewValueCodec(src.ValueFormat, src.Value, src.ValueProps); err != nil {
@@ -376,7 +376,7 @@ func newSink(g *topology.Graph) (*sink, error) {
 		}
 	}
 	var err error
-	if s.keyCodec, err = format.NewKeyCodec(g.Sink.KeyFormat, g.Output[:g.KeyColumns]); err != nil {
+	if s.keyCodec, err = format.NewKeyCodecProps(g.Sink.KeyFormat, g.Output[:g.KeyColumns], g.Sink.KeyProps); err != nil {
 		return nil, fmt.Errorf("exec: sink %s key: %w", g.Sink.Name, err)
 	}
 	if s.valueCodec, err = format.NewValueCodec(g.Sink.ValueFormat, g.Output[g.KeyColumns:], g.Sink.ValueProps); err != nil {

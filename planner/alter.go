@@ -44,7 +44,7 @@ func PlanAlter(cat *catalog.Catalog, st *ast.AlterSource) (*catalog.Source, erro
 		}
 		out.Value = append(out.Value, types.Column{Name: c.Name, Type: typ})
 	}
-	if err := checkCodecs(st.Pos, out.KeyFormat, out.Key, out.ValueFormat, out.Value, out.ValueProps); err != nil {
+	if err := checkCodecs(st.Pos, out.KeyFormat, out.Key, out.KeyProps, out.ValueFormat, out.Value, out.ValueProps); err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -49,6 +49,15 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaul
 	if err != nil {
 		return nil, err
 	}
+	kprops, err := p.keyProps()
+	if err != nil {
+		return nil, err
+	}
+	// The codecs judge the formats and their properties before the
+	// columns are looked at, as ksqlDB does.
+	if _, err := format.NewValueCodec(valueFormat, nil, vprops); err != nil && strings.Contains(err.Error(), "elimiter") {
+		return nil, errorf(s.Pos, "%v", err)
+	}
 	partitions, err := p.int("PARTITIONS", 0)
 	if err != nil {
 		return nil, err
@@ -66,7 +75,7 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaul
 	}
 	src := &catalog.Source{
 		Name: s.Name, Kind: kind, Topic: topic, Partitions: int32(partitions),
-		KeyFormat: keyFormat, ValueFormat: valueFormat, ValueProps: vprops,
+		KeyFormat: keyFormat, ValueFormat: valueFormat, ValueProps: vprops, KeyProps: kprops,
 		IsSource: s.IsSource, SQL: s.SQL(),
 	}
 	seen := map[string]bool{}
@@ -108,13 +117,6 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaul
 	if kind == catalog.Table && len(src.Key) == 0 {
 		return nil, errorf(s.Pos, "tables require a PRIMARY KEY; mark the key column, e.g. ID VARCHAR PRIMARY KEY")
 	}
-	if len(src.Key) == 0 && keyFormat != "KAFKA" && keyFormat != "NONE" {
-		// A keyless source reads no key, whatever its format.
-		src.KeyFormat = "NONE"
-	}
-	if len(src.Key) == 0 && keyFormat == "KAFKA" {
-		src.KeyFormat = "KAFKA"
-	}
 	if ts, tpos, err := p.str("TIMESTAMP", ""); err != nil {
 		return nil, err
 	} else if ts != "" {
@@ -135,7 +137,7 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaul
 		}
 		src.Timestamp = found.Name
 	}
-	if err := checkCodecs(s.Pos, src.KeyFormat, src.Key, src.ValueFormat, src.Value, vprops); err != nil {
+	if err := checkCodecs(s.Pos, src.KeyFormat, src.Key, src.KeyProps, src.ValueFormat, src.Value, vprops); err != nil {
 		return nil, err
 	}
 	return &SourceSpec{Source: src, Partitions: int32(partitions), Replicas: int16(replicas)}, nil
@@ -182,8 +184,8 @@ func hasMap(t *types.Type) bool {
 // checkCodecs builds the key and value codecs once so that an unsupported
 // format or schema is refused when the statement runs, not when the first
 // record arrives.
-func checkCodecs(pos ast.Pos, keyFormat string, key []types.Column, valueFormat string, value []types.Column, vprops map[string]string) error {
-	if _, err := format.NewKeyCodec(keyFormat, key); err != nil {
+func checkCodecs(pos ast.Pos, keyFormat string, key []types.Column, kprops map[string]string, valueFormat string, value []types.Column, vprops map[string]string) error {
+	if _, err := format.NewKeyCodecProps(keyFormat, key, kprops); err != nil {
 		return errorf(pos, "key format: %v", err)
 	}
 	if _, err := format.NewValueCodec(valueFormat, value, vprops); err != nil {
@@ -196,7 +198,7 @@ func checkCodecs(pos ast.Pos, keyFormat string, key []types.Column, valueFormat 
 func SourceNode(s *catalog.Source) *topology.Source {
 	return &topology.Source{
 		Name: s.Name, Topic: s.Topic, Partitions: s.Partitions,
-		KeyFormat: s.KeyFormat, ValueFormat: s.ValueFormat, ValueProps: s.ValueProps,
+		KeyFormat: s.KeyFormat, ValueFormat: s.ValueFormat, ValueProps: s.ValueProps, KeyProps: s.KeyProps,
 		Key: s.Key, Value: s.Value, Timestamp: s.Timestamp,
 	}
 }

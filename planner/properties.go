@@ -12,8 +12,8 @@ import (
 // knownProps are the WITH properties the planner understands, per statement
 // family.
 var (
-	sourceProps = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER"}
-	sinkProps   = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER"}
+	sourceProps = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER"}
+	sinkProps   = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER"}
 )
 
 // props is a checked WITH list.
@@ -25,7 +25,6 @@ type props struct {
 // yet; naming them says so instead of calling them invalid.
 var laterProps = map[string]string{
 	"TIMESTAMP_FORMAT":                       "string timestamps",
-	"KEY_DELIMITER":                          "the DELIMITED format",
 	"KEY_SCHEMA_ID":                          "schema-registry formats",
 	"VALUE_SCHEMA_ID":                        "schema-registry formats",
 	"KEY_SCHEMA_FULL_NAME":                   "schema-registry formats",
@@ -172,6 +171,19 @@ func knownFormat(name string) bool {
 // none.
 type Defaults struct {
 	KeyFormat, ValueFormat string
+}
+
+// keyProps returns the format properties the key codec takes:
+// KEY_DELIMITER.
+func (p props) keyProps() (map[string]string, error) {
+	if _, ok := p.list.Get("KEY_DELIMITER"); !ok {
+		return nil, nil
+	}
+	d, _, err := p.str("KEY_DELIMITER", "")
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"KEY_DELIMITER": d}, nil
 }
 
 // valueProps returns the format properties the value codec takes:

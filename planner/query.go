@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/format"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
@@ -146,7 +147,8 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 			return nil, err
 		}
 	case persistent:
-		if err := planSink(plan, src, opts); err != nil {
+		droppedKey := len(q.PartitionBy) > 0 && len(rel.keys) == 0
+		if err := planSink(plan, src, opts, droppedKey); err != nil {
 			return nil, err
 		}
 	}
@@ -165,7 +167,7 @@ func planInsert(plan *QueryPlan, target *catalog.Source, pos ast.Pos) error {
 	g.Sink = &topology.Sink{
 		Name: target.Name, Topic: target.Topic, Partitions: target.Partitions,
 		KeyFormat: target.KeyFormat, ValueFormat: target.ValueFormat, ValueProps: target.ValueProps,
-		Timestamp: target.Timestamp,
+		KeyProps: target.KeyProps, Timestamp: target.Timestamp,
 	}
 	return nil
 }
@@ -187,8 +189,8 @@ type item struct {
 	pos     ast.Pos
 	name    string
 	aliased bool
-	e      *expr.Expr
-	keyCol string // the relation's key column it copies, if any
+	e       *expr.Expr
+	keyCol  string // the relation's key column it copies, if any
 }
 
 // relation is what a projection reads: a scope over a row layout (the
@@ -317,7 +319,9 @@ func keysFirst(items []item, rel relation, sink string, pos ast.Pos) ([]item, in
 	return append(keys, values...), len(keys), nil
 }
 
-func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions) error {
+// planSink declares the stream a CREATE ... AS SELECT writes. droppedKey
+// says PARTITION BY null took the key away.
+func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions, droppedKey bool) error {
 	g := plan.Graph
 	p, err := checkProps(opts.SinkProps, sinkProps)
 	if err != nil {
@@ -358,20 +362,37 @@ func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions) error {
 	}
 	key := g.Output[:g.KeyColumns]
 	value := g.Output[g.KeyColumns:]
-	if len(key) == 0 && keyFormat != "NONE" {
-		keyFormat = "KAFKA"
+	kprops, err := p.keyProps()
+	if err != nil {
+		return err
 	}
-	if err := checkCodecs(opts.SinkPos, keyFormat, key, valueFormat, value, vprops); err != nil {
+	_, keyGiven := opts.SinkProps.Get("KEY_FORMAT")
+	if _, ok := opts.SinkProps.Get("FORMAT"); ok {
+		keyGiven = true
+	}
+	switch {
+	case droppedKey && keyGiven:
+		return errorf(opts.SinkPos, "Key format specified for stream without key columns. Remove KEY_FORMAT (or use VALUE_FORMAT instead of FORMAT).")
+	case droppedKey:
+		// PARTITION BY null: the stream has no key at all.
+		keyFormat = format.None
+	case len(key) > 0 && keyFormat == format.None:
+		keyFormat = format.Kafka
+	}
+	if kprops == nil && keyFormat == src.KeyFormat {
+		kprops = src.KeyProps
+	}
+	if err := checkCodecs(opts.SinkPos, keyFormat, key, kprops, valueFormat, value, vprops); err != nil {
 		return err
 	}
 	sink := &catalog.Source{
 		Name: opts.Sink, Kind: catalog.Stream, Topic: topic, Partitions: int32(partitions),
-		KeyFormat: keyFormat, ValueFormat: valueFormat, ValueProps: vprops,
+		KeyFormat: keyFormat, ValueFormat: valueFormat, ValueProps: vprops, KeyProps: kprops,
 		Key: append([]types.Column(nil), key...), Value: append([]types.Column(nil), value...),
 	}
 	g.Sink = &topology.Sink{
 		Name: sink.Name, Topic: topic, Partitions: sink.Partitions,
-		KeyFormat: keyFormat, ValueFormat: valueFormat, ValueProps: vprops,
+		KeyFormat: keyFormat, ValueFormat: valueFormat, ValueProps: vprops, KeyProps: kprops,
 	}
 	if ts, tpos, err := p.str("TIMESTAMP", ""); err != nil {
 		return err

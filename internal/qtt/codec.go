@@ -38,7 +38,7 @@ func newSerde(src *catalog.Source) *serde {
 	s.keyFormat = strings.ToUpper(src.KeyFormat)
 	s.valueFormat = strings.ToUpper(src.ValueFormat)
 	s.nKey, s.nValue = len(src.Key), len(src.Value)
-	s.key, _ = format.NewKeyCodec(src.KeyFormat, src.Key)
+	s.key, _ = format.NewKeyCodecProps(src.KeyFormat, src.Key, src.KeyProps)
 	s.keyJSON, _ = format.NewKeyCodec(format.JSON, src.Key)
 	s.value, _ = format.NewValueCodec(src.ValueFormat, src.Value, src.ValueProps)
 	unwrapped := false

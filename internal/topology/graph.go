@@ -49,6 +49,7 @@ type Source struct {
 	KeyFormat   string            `json:"keyFormat"`
 	ValueFormat string            `json:"valueFormat"`
 	ValueProps  map[string]string `json:"valueProps,omitempty"`
+	KeyProps    map[string]string `json:"keyProps,omitempty"`
 	Key         []types.Column    `json:"key"`
 	Value       []types.Column    `json:"value"`
 	// Timestamp names the value or key column holding record time; empty
@@ -107,6 +108,7 @@ type Sink struct {
 	KeyFormat   string            `json:"keyFormat"`
 	ValueFormat string            `json:"valueFormat"`
 	ValueProps  map[string]string `json:"valueProps,omitempty"`
+	KeyProps    map[string]string `json:"keyProps,omitempty"`
 }
 
 // String draws the graph as EXPLAIN shows it, sink first.
