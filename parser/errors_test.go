@@ -67,7 +67,7 @@ func TestErrors(t *testing.T) {
 		{"SELECT COUNT(*) FROM s GROUP BY a, (b, c)", 1, 38, "missing ')' at ','"},
 		{"SELECT COUNT(*) FROM s GROUP BY a, (, b)", 1, 37, "missing ')' at ','"},
 		{"SELECT COUNT(*) FROM s GROUP BY a, (b) + (c, d)", 1, 42, "a list of values is not allowed here"},
-		{"SELECT * FROM s PARTITION BY ()", 1, 31, "expected at least one expression in PARTITION BY ()"},
+		{"SELECT * FROM s PARTITION BY ()", 1, 31, "PARTITION BY requires at least one expression"},
 		{"CREATE STREAM s (k STRING (KEY))", 1, 28, "expected a type parameter"},
 		{"CREATE STREAM s (k VARCHAR(STRING) (KEY))", 1, 36, "expected ',' or ')' after column K"},
 		{"CREATE STREAM s (k NULL)", 1, 20, "expected a type after 'k', e.g. VARCHAR, BIGINT, but found NULL"},

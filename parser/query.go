@@ -213,7 +213,7 @@ func (c *cursor) checkGrouping(cl *clause) error {
 		r := newRewriter(c.src, 0)
 		if close, err := r.matchClose(body, 0); err == nil && close == len(body)-1 {
 			if close == 1 {
-				return c.errAt(body[1], "expected at least one expression in "+what+" ()")
+				return c.errAt(body[1], what+" requires at least one expression; write one inside the ()")
 			}
 			if inner := splitTop(body[1:close], ","); len(inner) > 1 {
 				items = inner

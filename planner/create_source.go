@@ -56,7 +56,7 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaul
 	// The codecs judge the formats and their properties before the
 	// columns are looked at, as ksqlDB does.
 	if _, err := format.NewValueCodec(valueFormat, nil, vprops); err != nil && strings.Contains(err.Error(), "elimiter") {
-		return nil, errorf(s.Pos, "%v", err)
+		return nil, errorf(s.Pos, "Failed to prepare statement: %v\nExample valid value: ';'", err)
 	}
 	partitions, err := p.int("PARTITIONS", 0)
 	if err != nil {

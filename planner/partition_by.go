@@ -28,7 +28,7 @@ func partitionBy(cat *catalog.Catalog, list []ast.Expr, rel relation, src *catal
 	for _, pe := range list {
 		if lit, ok := pe.(*ast.Literal); ok && lit.Kind == ast.NullLit {
 			if len(list) > 1 {
-				return relation{}, nil, errorf(pe.Position(), "PARTITION BY null cannot be combined with other expressions")
+				return relation{}, nil, errorf(pe.Position(), "Cannot PARTITION BY multiple columns including NULL. Partition by NULL alone to drop the key.")
 			}
 			continue
 		}

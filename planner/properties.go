@@ -135,7 +135,7 @@ func (p props) formats(stmtPos ast.Pos, defKey, defValue string) (key, value str
 		value = defValue
 	}
 	if value == "" {
-		return "", "", errorf(stmtPos, "Statement is missing the 'VALUE_FORMAT' property from the WITH clause. Either provide one or set a default via the 'ksql.persistence.default.format.value' config, e.g. WITH (VALUE_FORMAT='JSON').")
+		return "", "", errorf(stmtPos, "Statement is missing the 'VALUE_FORMAT' property from the WITH clause. Either provide one or set a default via the 'ksql.persistence.default.format.value' config. For example: WITH (VALUE_FORMAT='JSON').")
 	}
 	key, value = strings.ToUpper(key), strings.ToUpper(value)
 	for _, f := range []struct {

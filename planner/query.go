@@ -119,7 +119,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	seen := map[string]ast.Pos{}
 	proj := topology.Step{Kind: topology.Project}
 	for _, it := range items {
-		if persistent && reserved(it.name) {
+		if persistent && reserved(it.name) && it.keyCol != it.name {
 			if it.aliased {
 				return nil, errorf(it.pos, "`%s` is a reserved column name. You cannot use it as an alias for a column.", it.name)
 			}
@@ -239,6 +239,9 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 		if err != nil {
 			return nil, err
 		}
+		if e.Type == nil {
+			return nil, errorf(si.Pos, "Can't infer a type of null. Please explicitly cast it to a required type, e.g. CAST(null AS VARCHAR).")
+		}
 		it := item{pos: si.Pos, e: e}
 		if cr, ok := si.Expr.(*ast.ColumnRef); ok && rel.isKey(cr.Name) {
 			it.keyCol = cr.Name
@@ -291,31 +294,45 @@ func keysFirst(items []item, rel relation, sink string, pos ast.Pos) ([]item, in
 		byKey[it.keyCol] = it
 		keys = append(keys, it)
 	}
-	if rel.keyExpr == nil {
-		var missing []string
-		for _, k := range rel.keys {
-			if _, ok := byKey[k.Name]; !ok {
-				missing = append(missing, k.Name)
-			}
-		}
-		switch len(missing) {
-		case 0:
-		case 1:
-			return nil, 0, &Error{Pos: pos, Msg: fmt.Sprintf("Key missing from projection (ie, SELECT). The query used to build `%s` must include the key column %s in its projection (eg, SELECT %s...).", sink, missing[0], missing[0])}
-		default:
-			last := len(missing) - 1
-			return nil, 0, &Error{Pos: pos, Msg: fmt.Sprintf("Key missing from projection (ie, SELECT). The query used to build `%s` must include the key columns %s and %s in its projection (eg, SELECT %s...).", sink, strings.Join(missing[:last], ", "), missing[last], strings.Join(missing, ", "))}
+	missing := false
+	for _, k := range rel.keys {
+		if _, ok := byKey[k.Name]; !ok {
+			missing = true
 		}
 	}
-	if rel.keyExpr != nil {
-		// After PARTITION BY the new key must be in the projection.
-		for _, k := range rel.keys {
-			if _, ok := byKey[k.Name]; !ok {
-				e := rel.keyMsg[k.Name]
-				return nil, 0, &Error{Pos: rel.keyPos[k.Name], Msg: fmt.Sprintf("The query used to build `%s` must include the partitioning expression %s in its projection (eg, SELECT %s...)", sink, e, e)}
+	if missing {
+		// ksqlDB names every key (or partitioning expression), not just
+		// the missing ones.
+		names := make([]string, len(rel.keys))
+		what := "key column"
+		for i, k := range rel.keys {
+			names[i] = k.Name
+			if rel.keyExpr != nil {
+				names[i] = rel.keyMsg[k.Name]
+				what = "partitioning expression"
 			}
 		}
+		list := names[0]
+		if len(names) > 1 {
+			what += "s"
+			list = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+		}
+		at := pos
+		if rel.keyExpr != nil {
+			at = rel.keyPos[rel.keys[0].Name]
+		}
+		return nil, 0, &Error{Pos: at, Msg: fmt.Sprintf("Key missing from projection (ie, SELECT). The query used to build `%s` must include the %s %s in its projection (eg, SELECT %s...).", sink, what, list, strings.Join(names, ", "))}
 	}
+	if len(values) == 0 {
+		return nil, 0, &Error{Pos: pos, Msg: "The projection contains no value columns. Select at least one column that is not a key."}
+	}
+	// Key columns keep the relation's order (the source's, or PARTITION
+	// BY's), whatever order the projection lists them in.
+	ordered := make([]item, 0, len(keys))
+	for _, k := range rel.keys {
+		ordered = append(ordered, byKey[k.Name])
+	}
+	keys = ordered
 	return append(keys, values...), len(keys), nil
 }
 
