@@ -70,9 +70,6 @@ func (e *Engine) sourceTopic(ctx context.Context, pos ast.Pos, topic string, par
 }
 
 func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateAsSelect) (Result, error) {
-	if st.Kind == ast.Table {
-		return Result{}, userError(st.Pos, "CREATE TABLE AS SELECT is not supported yet; use CREATE STREAM AS SELECT")
-	}
 	if st.OrReplace {
 		return Result{}, userError(st.Pos, "CREATE OR REPLACE ... AS SELECT (upgrading a running query) is not supported yet; TERMINATE the query, DROP the stream and create it again")
 	}
@@ -86,9 +83,13 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 			return Result{}, userError(st.NamePos, "cannot add stream %s: a %s with the same name already exists; DROP it first", st.Name, kindWord(old.Kind))
 		}
 	}
-	id := e.cat.NextQueryID("CSAS", st.Name)
+	prefix, kind := "CSAS", catalog.Stream
+	if st.Kind == ast.Table {
+		prefix, kind = "CTAS", catalog.Table
+	}
+	id := e.cat.NextQueryID(prefix, st.Name)
 	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{
-		QueryID: id, Sink: st.Name, SinkPos: st.NamePos, SinkProps: st.Props, OffsetReset: s.offsetReset(),
+		QueryID: id, Sink: st.Name, SinkPos: st.NamePos, SinkProps: st.Props, OffsetReset: s.offsetReset(), SinkKind: kind,
 	})
 	if err != nil {
 		return Result{}, err

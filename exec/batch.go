@@ -10,10 +10,11 @@ const (
 	Delete
 	UpdateBefore
 	UpdateAfter
-	// NullValue is a stream record whose value is null: only its key
-	// columns are known, every other column is null. A filter drops it; a
-	// projection computes only what depends on the key alone and the sink
-	// writes it with a null value, as ksqlDB does.
+	// NullValue is a record whose value is null: only its key columns are
+	// known, every other column is null. On a stream a filter drops it; on
+	// a table it is a delete, which filters pass on. A projection computes
+	// only what depends on the key alone and the sink writes it with a
+	// null value (a tombstone), as ksqlDB does.
 	NullValue
 )
 

@@ -8,18 +8,19 @@ import (
 
 // filterOp drops rows whose predicate is not true.
 type filterOp struct {
-	pred expr.Evaluator
-	text string
-	errs ErrorSink
-	out  Batch
+	pred    expr.Evaluator
+	retract bool
+	text    string
+	errs    ErrorSink
+	out     Batch
 }
 
-func newFilterOp(e *expr.Expr) (*filterOp, error) {
+func newFilterOp(e *expr.Expr, retract bool) (*filterOp, error) {
 	ev, err := expr.Compile(e)
 	if err != nil {
 		return nil, err
 	}
-	return &filterOp{pred: ev, text: e.String()}, nil
+	return &filterOp{pred: ev, text: e.String(), retract: retract}, nil
 }
 
 func (f *filterOp) Open(_ context.Context, oc *OpContext) error {
@@ -32,6 +33,9 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 	for i := 0; i < b.Len(); i++ {
 		row := b.Row(i)
 		if b.Kind(i) == NullValue {
+			if f.retract {
+				f.out.Append(row, b.Time(i), NullValue)
+			}
 			continue
 		}
 		// A failing sub-expression yields null and is logged; the
@@ -40,8 +44,11 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 		if err != nil {
 			f.errs.RowError("error evaluating WHERE "+f.text+": "+err.Error(), row)
 		}
-		if expr.Truthy(v) {
+		switch {
+		case expr.Truthy(v):
 			f.out.Append(row, b.Time(i), b.Kind(i))
+		case f.retract:
+			f.out.Append(row, b.Time(i), NullValue)
 		}
 	}
 	if f.out.Len() == 0 {

@@ -13,9 +13,9 @@ type projectOp struct {
 	// (or nothing): the only ones computed for a NullValue row.
 	keyOnly []bool
 	texts   []string
-	errs  ErrorSink
-	out   Batch
-	arena []any // backing store of the output rows, reused across batches
+	errs    ErrorSink
+	out     Batch
+	arena   []any // backing store of the output rows, reused across batches
 }
 
 // newProjectOp compiles es; inKeys are the input columns that are key

@@ -96,7 +96,7 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 		var op Operator
 		switch st.Kind {
 		case topology.Filter:
-			op, err = newFilterOp(st.Predicate)
+			op, err = newFilterOp(st.Predicate, st.Retract)
 		case topology.Project:
 			op, err = newProjectOp(st.Exprs, keys)
 		case topology.Rekey:

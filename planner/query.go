@@ -30,6 +30,8 @@ type QueryOptions struct {
 	// Target is the existing stream INSERT INTO ... SELECT writes; Sink
 	// then names it.
 	Target *catalog.Source
+	// SinkKind is what CREATE ... AS SELECT declares: a stream or a table.
+	SinkKind catalog.Kind
 }
 
 // QueryPlan is a planned query.
@@ -52,8 +54,14 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	if !ok {
 		return nil, errorf(ref.Pos, "%s does not exist; SHOW STREAMS lists the streams you can query", ref.Name)
 	}
-	if src.Kind == catalog.Table {
-		return nil, errorf(ref.Pos, "%s is a table; queries over tables are not supported yet, query a stream", ref.Name)
+	table := src.Kind == catalog.Table
+	switch {
+	case persistent && opts.Target == nil && table && opts.SinkKind != catalog.Table:
+		return nil, errorf(q.Pos, "Invalid result type. Your SELECT query produces a TABLE. Please use CREATE TABLE AS SELECT statement instead.")
+	case persistent && opts.Target == nil && !table && opts.SinkKind == catalog.Table:
+		return nil, errorf(q.Pos, "Invalid result type. Your SELECT query produces a STREAM. Please use CREATE STREAM AS SELECT statement instead.")
+	case table && len(q.PartitionBy) > 0:
+		return nil, errorf(q.PartitionBy[0].Position(), "Cannot repartition a TABLE source. PARTITION BY applies to streams.")
 	}
 	switch {
 	case q.Window != nil:
@@ -91,7 +99,8 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		if pred.Type.Kind != types.Boolean {
 			return nil, errorf(q.Where.Position(), "WHERE must be a BOOLEAN condition, not %s", pred.Type)
 		}
-		g.Steps = append(g.Steps, topology.Step{Kind: topology.Filter, Predicate: pred, Schema: in})
+		// On a table, a row that fails the filter deletes its key downstream.
+		g.Steps = append(g.Steps, topology.Step{Kind: topology.Filter, Predicate: pred, Schema: in, Retract: table})
 	}
 
 	// rel is the relation the projection reads: the source, or the source
@@ -402,8 +411,12 @@ func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions, droppedKe
 	if err := checkCodecs(opts.SinkPos, keyFormat, key, kprops, valueFormat, value, vprops); err != nil {
 		return err
 	}
+	kind := opts.SinkKind
+	if kind == "" {
+		kind = catalog.Stream
+	}
 	sink := &catalog.Source{
-		Name: opts.Sink, Kind: catalog.Stream, Topic: topic, Partitions: int32(partitions),
+		Name: opts.Sink, Kind: kind, Topic: topic, Partitions: int32(partitions),
 		KeyFormat: keyFormat, ValueFormat: valueFormat, ValueProps: vprops, KeyProps: kprops,
 		Key: append([]types.Column(nil), key...), Value: append([]types.Column(nil), value...),
 	}

@@ -150,14 +150,15 @@ func formatSchema(cols []schemaColumn) string {
 	return strings.Join(parts, ", ")
 }
 
+var primaryKey = regexp.MustCompile(`(?i)\bPRIMARY\s+KEY\b`)
+
 // parseSchema reads an expected schema with the SQL parser, as the column
 // list of a CREATE statement.
 func parseSchema(cat *catalog.Catalog, kind catalog.Kind, schema string) ([]schemaColumn, error) {
-	word := "STREAM"
-	if kind == catalog.Table {
-		word = "TABLE"
-	}
-	st, err := parser.ParseOne("CREATE " + word + " QTT_POST_SCHEMA (" + schema + ") WITH (KAFKA_TOPIC='qtt', VALUE_FORMAT='JSON');")
+	// The corpus writes table keys as KEY or PRIMARY KEY; read both as a
+	// stream's column list, which takes KEY.
+	schema = primaryKey.ReplaceAllString(schema, "KEY")
+	st, err := parser.ParseOne("CREATE STREAM QTT_POST_SCHEMA (" + schema + ") WITH (KAFKA_TOPIC='qtt', VALUE_FORMAT='JSON');")
 	if err != nil {
 		return nil, err
 	}

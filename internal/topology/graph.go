@@ -95,6 +95,10 @@ type Step struct {
 	// Keys is how many key columns a Rekey step computes; they follow the
 	// pseudo-columns in Schema.
 	Keys int `json:"keys,omitempty"`
+	// Retract makes a Filter over a table pass the rows it rejects on as
+	// deletes of their key, so that a key whose new row no longer matches
+	// leaves the result.
+	Retract bool `json:"retract,omitempty"`
 }
 
 // Sink is a topic a persistent query writes.
@@ -136,7 +140,11 @@ func (g *Graph) String() string {
 		st := g.Steps[i]
 		switch st.Kind {
 		case Filter:
-			line("[ FILTER ] | Predicate: %s", st.Predicate)
+			if st.Retract {
+				line("[ FILTER ] | Predicate: %s | Rejected rows delete their key", st.Predicate)
+			} else {
+				line("[ FILTER ] | Predicate: %s", st.Predicate)
+			}
 		case Project:
 			parts := make([]string, len(st.Exprs))
 			for j, e := range st.Exprs {
