@@ -99,6 +99,8 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 			op, err = newFilterOp(st.Predicate, st.Retract)
 		case topology.Project:
 			op, err = newProjectOp(st.Exprs, keys)
+		case topology.FlatMap:
+			op, err = newFlatMapOp(st.Exprs)
 		case topology.Rekey:
 			op, err = newProjectOp(st.Exprs, keys)
 			keys = keyColumns(topology.PseudoColumns, st.Keys)

@@ -115,6 +115,13 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		g.Steps = append(g.Steps, *step)
 	}
 
+	rel, fm, err := tableFunctions(cat, q.Items, rel, qualifier, table)
+	if err != nil {
+		return nil, err
+	}
+	if fm != nil {
+		g.Steps = append(g.Steps, *fm)
+	}
 	items, err := projection(cat, q.Items, rel, qualifier)
 	if err != nil {
 		return nil, err
@@ -212,6 +219,17 @@ type relation struct {
 	keyExpr map[string]string
 	keyMsg  map[string]string
 	keyPos  map[string]ast.Pos
+	// calls, when set, binds table function calls to the columns a
+	// flat-map step added.
+	calls expr.Scope
+}
+
+// bindScope is the scope select items bind in.
+func (r relation) bindScope() expr.Scope {
+	if r.calls != nil {
+		return r.calls
+	}
+	return r.scope
 }
 
 func (r relation) isKey(name string) bool {
@@ -232,6 +250,9 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 				return nil, errorf(si.Pos, "%s.* names no source of this query; use %s.*", si.StarSource, qualifier)
 			}
 			for i, c := range rel.scope[topology.PseudoColumns:] {
+				if strings.HasPrefix(c.Name, "KSQL_SYNTH_") {
+					continue
+				}
 				idx := i + topology.PseudoColumns
 				it := item{pos: si.Pos, name: c.Name, e: expr.Column(idx, c.Name, c.Type)}
 				if rel.isKey(c.Name) {
@@ -244,7 +265,7 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 		if si.StructStar {
 			return nil, errorf(si.Pos, "selecting every field of a struct with -> * is not supported yet; name the fields")
 		}
-		e, err := bindIn(cat, "SELECT", si.Expr, rel.scope, qualifier)
+		e, err := bindIn(cat, "SELECT", si.Expr, rel.bindScope(), qualifier)
 		if err != nil {
 			return nil, err
 		}

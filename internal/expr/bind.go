@@ -115,6 +115,11 @@ func (b *binder) bind(e ast.Expr) (*Expr, error) {
 		}
 		return &Expr{Op: OpCast, Type: n.Type, Args: []*Expr{x}}, nil
 	case *ast.FuncCall:
+		if r, ok := b.scope.(CallResolver); ok {
+			if idx, name, t, found := r.ResolveCall(n); found {
+				return Column(idx, name, t), nil
+			}
+		}
 		return b.bindCall(n)
 	case *ast.Dereference:
 		x, err := b.bind(n.X)

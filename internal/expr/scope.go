@@ -34,6 +34,14 @@ type Scope interface {
 	Resolve(qualifier, name string) (index int, t *types.Type, ok bool)
 }
 
+// CallResolver is optionally implemented by a Scope whose row already holds
+// the result of some calls: the planner computes table functions
+// (EXPLODE) in a step of their own and binds each call to the column that
+// step adds. ResolveCall reports that column for call c.
+type CallResolver interface {
+	ResolveCall(c *ast.FuncCall) (index int, name string, t *types.Type, ok bool)
+}
+
 // ScopeDescriber is optionally implemented by a Scope to improve Bind's
 // errors: Explain returns why qualifier.name cannot be resolved (for
 // example that it is ambiguous), or nil to use the default message, and

@@ -80,6 +80,11 @@ const (
 	// Rekey computes new key columns (PARTITION BY); it runs as a Project
 	// whose Exprs compute the whole new row.
 	Rekey StepKind = "rekey"
+	// FlatMap runs table functions (EXPLODE): Exprs are their ARRAY
+	// arguments; each input row becomes one row per element of the
+	// longest, the input columns followed by one element of each (null
+	// where an array is shorter).
+	FlatMap StepKind = "flatmap"
 )
 
 // Step is one operator.
@@ -151,6 +156,12 @@ func (g *Graph) String() string {
 				parts[j] = e.String() + " AS " + st.Schema[j].Name
 			}
 			line("[ PROJECT ] | %s", strings.Join(parts, ", "))
+		case FlatMap:
+			parts := make([]string, len(st.Exprs))
+			for j, e := range st.Exprs {
+				parts[j] = "EXPLODE(" + e.String() + ")"
+			}
+			line("[ FLAT MAP ] | %s", strings.Join(parts, ", "))
 		case Rekey:
 			parts := []string{}
 			for j := PseudoColumns; j < PseudoColumns+st.Keys; j++ {
