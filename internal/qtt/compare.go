@@ -134,6 +134,7 @@ func compareOne(e Record, a Actual, shape Shape, ex Expectation) *Mismatch {
 	if err != nil {
 		return &Mismatch{What: "value", Expected: "unreadable value " + string(e.Value), Actual: render(a.Value)}
 	}
+	ev = throughSchema(ev, shape.Value)
 	if !Equal(ev, a.Value, shape.Value) {
 		return &Mismatch{What: "value", Expected: render(ev), Actual: render(a.Value)}
 	}
@@ -166,6 +167,32 @@ func equalHeaders(e []Header, a []ActualHeader) bool {
 		}
 	}
 	return true
+}
+
+// throughSchema reads an expected object value as ksqlDB's test harness
+// does, through the sink's value schema: fields the schema lacks are
+// dropped and schema fields the object lacks are null.
+func throughSchema(v any, t *types.Type) any {
+	obj, ok := v.(map[string]any)
+	if !ok || t == nil || t.Kind != types.Struct {
+		return v
+	}
+	out := make(map[string]any, len(t.Fields))
+	for _, f := range t.Fields {
+		var fv any
+		if x, found := obj[f.Name]; found {
+			fv = x
+		} else {
+			for k, x := range obj {
+				if strings.EqualFold(k, f.Name) {
+					fv = x
+					break
+				}
+			}
+		}
+		out[f.Name] = fv
+	}
+	return out
 }
 
 // decodeJSON reads raw JSON into a generic value with json.Number numbers;
