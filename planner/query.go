@@ -263,7 +263,22 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 			continue
 		}
 		if si.StructStar {
-			return nil, errorf(si.Pos, "selecting every field of a struct with -> * is not supported yet; name the fields")
+			// s->* selects every field of the struct, each named after it.
+			st, err := bindIn(cat, "SELECT", si.Expr, rel.bindScope(), qualifier)
+			if err != nil {
+				return nil, err
+			}
+			if st.Type == nil || st.Type.Kind != types.Struct {
+				return nil, errorf(si.Pos, "-> * selects the fields of a STRUCT, but %s is %s", ast.FormatExpr(si.Expr), st.Type)
+			}
+			for _, f := range st.Type.Fields {
+				e, err := bindIn(cat, "SELECT", &ast.Dereference{Pos: si.Pos, X: si.Expr, Field: f.Name}, rel.bindScope(), qualifier)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, item{pos: si.Pos, name: f.Name, e: e})
+			}
+			continue
 		}
 		e, err := bindIn(cat, "SELECT", si.Expr, rel.bindScope(), qualifier)
 		if err != nil {
