@@ -5,7 +5,7 @@ BIN       ?= bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build run test unit lint fuzz fmt proto release clean
+.PHONY: all build run test unit corpus lint fuzz fmt proto release clean
 
 all: build
 
@@ -18,12 +18,17 @@ build:
 run:
 	$(GO) run ./cmd/server
 
-# Everything CI checks: formatting, vet, staticcheck, and the tests with the
-# race detector.
-test: lint unit
+# Everything CI checks: formatting, vet, staticcheck, the tests with the
+# race detector, and the conformance corpus (without it).
+test: lint unit corpus
 
 unit:
 	$(GO) test -race -count=1 ./...
+
+# ksqlDB's query-validation corpus from ../shared/qtt, judged against the
+# floors in internal/qtt/floors.json.
+corpus:
+	$(GO) test -count=1 -run TestCorpus -v ./internal/qtt
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
