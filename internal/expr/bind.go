@@ -718,6 +718,8 @@ func (b *binder) bindCall(n *ast.FuncCall) (*Expr, error) {
 				return nil, err
 			}
 			args[i] = x
+		case unitArg(f, i, a) != nil:
+			args[i] = unitArg(f, i, a)
 		default:
 			x, err := b.bind(a)
 			if err != nil {

@@ -37,6 +37,10 @@ type Func struct {
 	// the compiled lambda of each lambda argument (nil for the others,
 	// whose ArgFunc is then nil in the Impl's args).
 	BuildHigher func(args []*types.Type, ret *types.Type, lambdas []*Lambda) (Impl, error)
+	// UnitArgs lists the argument positions that take a time unit
+	// (DAYS, MILLISECONDS, ...): an unqualified name there that is a unit
+	// binds as a STRING literal holding the unit's plural name.
+	UnitArgs []int
 }
 
 // Impl evaluates one call over a row. args evaluate the call's arguments;

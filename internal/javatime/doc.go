@@ -15,9 +15,9 @@
 //	z zone name (PST, Pacific Standard Time)     O localized offset (GMT+8)
 //	X offset, Z for zero  x offset               Z offset (+0000)
 //
-// Text in single quotes is literal, '' is a quote, [ ] encloses an
-// optional section, and any other character that is not a letter stands
-// for itself. Text is English; parsing ignores case. Zones come from the
+// Text in single quotes is literal (two quotes in a row stand for one),
+// [ ] encloses an optional section, and any other character that is not a
+// letter stands for itself. Text is English; parsing ignores case. Zones come from the
 // tz database embedded in the binary.
 //
 // Parse compiles a pattern once; the Format it returns is safe for
