@@ -32,8 +32,10 @@ type Source struct {
 	Key         []types.Column    `json:"key"`
 	Value       []types.Column    `json:"value"`
 	// Timestamp names the column holding record time; empty for the record
-	// timestamp.
-	Timestamp string `json:"timestamp,omitempty"`
+	// timestamp. TimestampFormat is the Java date pattern of a STRING
+	// timestamp column.
+	Timestamp       string `json:"timestamp,omitempty"`
+	TimestampFormat string `json:"timestampFormat,omitempty"`
 	// IsSource marks CREATE SOURCE STREAM/TABLE: read-only.
 	IsSource bool `json:"isSource,omitempty"`
 	// SQL is the statement that created the source.

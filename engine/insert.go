@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/sluice-sql/sluice/exec"
 	"github.com/sluice-sql/sluice/format"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
@@ -77,13 +78,12 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 	}
 	if src.Timestamp != "" {
 		for j, c := range cols {
-			if c.Name == src.Timestamp {
-				switch v := row[j].(type) {
-				case int64:
-					ts = v
-				case types.TimestampValue:
-					ts = int64(v)
+			if c.Name == src.Timestamp && row[j] != nil {
+				t, err := exec.RecordTime(row[j], src.Timestamp, src.TimestampFormat)
+				if err != nil {
+					return Result{}, userError(st.Pos, "%v", err)
 				}
+				ts = t
 			}
 		}
 	}

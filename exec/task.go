@@ -10,7 +10,6 @@ import (
 
 	"github.com/sluice-sql/sluice/format"
 	"github.com/sluice-sql/sluice/internal/topology"
-	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/kafka"
 )
 
@@ -25,6 +24,7 @@ type task struct {
 	keyCodec, valueCodec format.Codec
 	nKey, nValue         int
 	tsCol                int // index in the source row of the timestamp column, or -1
+	tsRead               *timestampReader
 
 	ops   []Operator
 	sink  *sink
@@ -88,6 +88,9 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 		}
 		if t.tsCol < 0 {
 			return nil, fmt.Errorf("exec: timestamp column %s is not in source %s", src.Timestamp, src.Name)
+		}
+		if t.tsRead, err = newTimestampReader(src.Timestamp, src.TimestampFormat); err != nil {
+			return nil, err
 		}
 	}
 	oc := &OpContext{QueryID: g.QueryID, Partition: t.partition, Logger: t.q.deps.Logger, Errors: t}
@@ -288,17 +291,9 @@ func (t *task) decode(recs []*kafka.Record) {
 		}
 		ts := r.Timestamp.UnixMilli()
 		if t.tsCol >= 0 {
-			switch v := row[t.tsCol].(type) {
-			case int64:
-				ts = v
-			case types.TimestampValue:
-				ts = int64(v)
-			default:
-				t.recordError(fmt.Sprintf("timestamp column %s is null", t.q.graph.Source.Timestamp), r)
-				continue
-			}
-			if ts < 0 {
-				t.recordError(fmt.Sprintf("timestamp column %s is negative (%d)", t.q.graph.Source.Timestamp, ts), r)
+			var err error
+			if ts, err = t.tsRead.read(row[t.tsCol]); err != nil {
+				t.recordError(err.Error(), r)
 				continue
 			}
 			row[0] = ts
@@ -368,16 +363,22 @@ type sink struct {
 	keyCodec, valueCodec format.Codec
 	nKey                 int
 	tsCol                int // output column giving the record time, or -1
+	tsRead               *timestampReader
 }
 
 func newSink(g *topology.Graph) (*sink, error) {
 	s := &sink{topic: g.Sink.Topic, nKey: g.KeyColumns, tsCol: -1}
+	var err error
 	for i, c := range g.Output {
 		if g.Sink.Timestamp != "" && c.Name == g.Sink.Timestamp {
 			s.tsCol = i
 		}
 	}
-	var err error
+	if s.tsCol >= 0 {
+		if s.tsRead, err = newTimestampReader(g.Sink.Timestamp, g.Sink.TimestampFormat); err != nil {
+			return nil, err
+		}
+	}
 	if s.keyCodec, err = format.NewKeyCodecProps(g.Sink.KeyFormat, g.Output[:g.KeyColumns], g.Sink.KeyProps); err != nil {
 		return nil, fmt.Errorf("exec: sink %s key: %w", g.Sink.Name, err)
 	}
@@ -395,16 +396,8 @@ func (s *sink) record(row []any, ts int64, nullValue bool) (*kafka.Record, error
 		return nil, fmt.Errorf("cannot encode key: %w", err)
 	}
 	if s.tsCol >= 0 && !nullValue {
-		switch v := row[s.tsCol].(type) {
-		case int64:
-			ts = v
-		case types.TimestampValue:
-			ts = int64(v)
-		default:
-			return nil, fmt.Errorf("the sink's TIMESTAMP column is null")
-		}
-		if ts < 0 {
-			return nil, fmt.Errorf("the sink's TIMESTAMP column is negative (%d)", ts)
+		if ts, err = s.tsRead.read(row[s.tsCol]); err != nil {
+			return nil, fmt.Errorf("sink record time: %w", err)
 		}
 	}
 	var value []byte

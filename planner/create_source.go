@@ -117,25 +117,8 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaul
 	if kind == catalog.Table && len(src.Key) == 0 {
 		return nil, errorf(s.Pos, "tables require a PRIMARY KEY; mark the key column, e.g. ID VARCHAR PRIMARY KEY")
 	}
-	if ts, tpos, err := p.str("TIMESTAMP", ""); err != nil {
+	if src.Timestamp, src.TimestampFormat, err = timestampColumn(p, src.Columns()); err != nil {
 		return nil, err
-	} else if ts != "" {
-		name := strings.ToUpper(ts)
-		var found *types.Column
-		for _, c := range src.Columns() {
-			if c.Name == name || c.Name == ts {
-				c := c
-				found = &c
-				break
-			}
-		}
-		if found == nil {
-			return nil, errorf(*tpos, "the TIMESTAMP column %s is not a column of %s; name one of its columns", ts, s.Name)
-		}
-		if found.Type.Kind != types.Bigint && found.Type.Kind != types.Timestamp {
-			return nil, errorf(*tpos, "the TIMESTAMP column %s is %s; it must be BIGINT (milliseconds) or TIMESTAMP", found.Name, found.Type)
-		}
-		src.Timestamp = found.Name
 	}
 	if err := checkCodecs(s.Pos, src.KeyFormat, src.Key, src.KeyProps, src.ValueFormat, src.Value, vprops); err != nil {
 		return nil, err
@@ -199,6 +182,6 @@ func SourceNode(s *catalog.Source) *topology.Source {
 	return &topology.Source{
 		Name: s.Name, Topic: s.Topic, Partitions: s.Partitions,
 		KeyFormat: s.KeyFormat, ValueFormat: s.ValueFormat, ValueProps: s.ValueProps, KeyProps: s.KeyProps,
-		Key: s.Key, Value: s.Value, Timestamp: s.Timestamp,
+		Key: s.Key, Value: s.Value, Timestamp: s.Timestamp, TimestampFormat: s.TimestampFormat,
 	}
 }

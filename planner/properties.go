@@ -12,8 +12,8 @@ import (
 // knownProps are the WITH properties the planner understands, per statement
 // family.
 var (
-	sourceProps = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER"}
-	sinkProps   = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER"}
+	sourceProps = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT"}
+	sinkProps   = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT"}
 )
 
 // props is a checked WITH list.
@@ -24,7 +24,6 @@ type props struct {
 // laterProps are ksqlDB WITH properties whose features are not supported
 // yet; naming them says so instead of calling them invalid.
 var laterProps = map[string]string{
-	"TIMESTAMP_FORMAT":                       "string timestamps",
 	"KEY_SCHEMA_ID":                          "schema-registry formats",
 	"VALUE_SCHEMA_ID":                        "schema-registry formats",
 	"KEY_SCHEMA_FULL_NAME":                   "schema-registry formats",

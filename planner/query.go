@@ -126,6 +126,18 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	if err != nil {
 		return nil, err
 	}
+	if persistent && opts.Target == nil {
+		// The TIMESTAMP column is checked before the key rules, as ksqlDB
+		// does.
+		cols := make([]types.Column, len(items))
+		for i, it := range items {
+			cols[i] = types.Column{Name: it.name, Type: it.e.Type}
+		}
+		p, _ := checkProps(opts.SinkProps, sinkProps)
+		if _, _, err := timestampColumn(p, cols); err != nil {
+			return nil, err
+		}
+	}
 	if persistent {
 		items, g.KeyColumns, err = keysFirst(items, rel, opts.Sink, q.Pos)
 		if err != nil {
@@ -183,7 +195,7 @@ func planInsert(plan *QueryPlan, target *catalog.Source, pos ast.Pos) error {
 	g.Sink = &topology.Sink{
 		Name: target.Name, Topic: target.Topic, Partitions: target.Partitions,
 		KeyFormat: target.KeyFormat, ValueFormat: target.ValueFormat, ValueProps: target.ValueProps,
-		KeyProps: target.KeyProps, Timestamp: target.Timestamp,
+		KeyProps: target.KeyProps, Timestamp: target.Timestamp, TimestampFormat: target.TimestampFormat,
 	}
 	return nil
 }
@@ -460,27 +472,12 @@ func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions, droppedKe
 		Name: sink.Name, Topic: topic, Partitions: sink.Partitions,
 		KeyFormat: keyFormat, ValueFormat: valueFormat, ValueProps: vprops, KeyProps: kprops,
 	}
-	if ts, tpos, err := p.str("TIMESTAMP", ""); err != nil {
+	// The sink's records take their time from this output column, and
+	// queries reading the new stream use it as record time.
+	if sink.Timestamp, sink.TimestampFormat, err = timestampColumn(p, g.Output); err != nil {
 		return err
-	} else if ts != "" {
-		// The sink's records take their time from this output column, and
-		// queries reading the new stream use it as record time.
-		name := strings.ToUpper(ts)
-		found := false
-		for _, c := range g.Output {
-			if c.Name != name && c.Name != ts {
-				continue
-			}
-			if c.Type.Kind != types.Bigint && c.Type.Kind != types.Timestamp {
-				return errorf(*tpos, "the TIMESTAMP column %s is %s; it must be BIGINT (milliseconds) or TIMESTAMP", c.Name, c.Type)
-			}
-			sink.Timestamp, g.Sink.Timestamp, found = c.Name, c.Name, true
-			break
-		}
-		if !found {
-			return errorf(*tpos, "The TIMESTAMP column set in the WITH clause does not exist in the schema: '%s'. Name one of the query's output columns.", name)
-		}
 	}
+	g.Sink.Timestamp, g.Sink.TimestampFormat = sink.Timestamp, sink.TimestampFormat
 	plan.Sink = sink
 	plan.Replicas = int16(replicas)
 	return nil

@@ -53,8 +53,10 @@ type Source struct {
 	Key         []types.Column    `json:"key"`
 	Value       []types.Column    `json:"value"`
 	// Timestamp names the value or key column holding record time; empty
-	// means the Kafka record timestamp.
-	Timestamp string `json:"timestamp,omitempty"`
+	// means the Kafka record timestamp. TimestampFormat is the Java date
+	// pattern of a STRING timestamp column.
+	Timestamp       string `json:"timestamp,omitempty"`
+	TimestampFormat string `json:"timestampFormat,omitempty"`
 }
 
 // Schema is the row layout a source emits: the pseudo-columns, then key
@@ -109,15 +111,17 @@ type Step struct {
 // Sink is a topic a persistent query writes.
 type Sink struct {
 	// Timestamp names the output column that gives each record its time;
-	// empty keeps the input record's time.
-	Timestamp   string            `json:"timestamp,omitempty"`
-	Name        string            `json:"name"`
-	Topic       string            `json:"topic"`
-	Partitions  int32             `json:"partitions"`
-	KeyFormat   string            `json:"keyFormat"`
-	ValueFormat string            `json:"valueFormat"`
-	ValueProps  map[string]string `json:"valueProps,omitempty"`
-	KeyProps    map[string]string `json:"keyProps,omitempty"`
+	// empty keeps the input record's time. TimestampFormat is the Java
+	// date pattern of a STRING timestamp column.
+	Timestamp       string            `json:"timestamp,omitempty"`
+	TimestampFormat string            `json:"timestampFormat,omitempty"`
+	Name            string            `json:"name"`
+	Topic           string            `json:"topic"`
+	Partitions      int32             `json:"partitions"`
+	KeyFormat       string            `json:"keyFormat"`
+	ValueFormat     string            `json:"valueFormat"`
+	ValueProps      map[string]string `json:"valueProps,omitempty"`
+	KeyProps        map[string]string `json:"keyProps,omitempty"`
 }
 
 // String draws the graph as EXPLAIN shows it, sink first.
