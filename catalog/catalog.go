@@ -31,6 +31,11 @@ type Source struct {
 	KeyProps    map[string]string `json:"keyProps,omitempty"`
 	Key         []types.Column    `json:"key"`
 	Value       []types.Column    `json:"value"`
+	// Headers are columns read from record headers, after the value
+	// columns; HeaderKeys[i] is the header Headers[i] reads, or empty for
+	// all of them (a HEADERS column).
+	Headers    []types.Column `json:"headers,omitempty"`
+	HeaderKeys []string       `json:"headerKeys,omitempty"`
 	// Timestamp names the column holding record time; empty for the record
 	// timestamp. TimestampFormat is the Java date pattern of a STRING
 	// timestamp column.
@@ -42,10 +47,10 @@ type Source struct {
 	SQL string `json:"sql"`
 }
 
-// Columns returns key then value columns.
+// Columns returns key, value, then header columns.
 func (s *Source) Columns() []types.Column {
-	out := make([]types.Column, 0, len(s.Key)+len(s.Value))
-	return append(append(out, s.Key...), s.Value...)
+	out := make([]types.Column, 0, len(s.Key)+len(s.Value)+len(s.Headers))
+	return append(append(append(out, s.Key...), s.Value...), s.Headers...)
 }
 
 // QueryState is a persistent query's desired state.

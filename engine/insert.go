@@ -29,10 +29,12 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 	cols := src.Columns()
 	names := st.Columns
 	if len(names) == 0 {
-		if len(st.Values) != len(cols) {
-			return Result{}, userError(st.Pos, "%s has %d columns but %d values were given; list the columns: INSERT INTO %s (col, ...) VALUES (...)", st.Target, len(cols), len(st.Values), st.Target)
+		// Header columns are read from records, never written.
+		writable := cols[:len(src.Key)+len(src.Value)]
+		if len(st.Values) != len(writable) {
+			return Result{}, userError(st.Pos, "%s has %d columns but %d values were given; list the columns: INSERT INTO %s (col, ...) VALUES (...)", st.Target, len(writable), len(st.Values), st.Target)
 		}
-		for _, c := range cols {
+		for _, c := range writable {
 			names = append(names, c.Name)
 		}
 	} else if len(names) != len(st.Values) {
@@ -70,6 +72,9 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 		if idx < 0 {
 			return Result{}, userError(st.Values[i].Position(), "%s has no column %s; its columns are %s", st.Target, name, columnNames(cols))
 		}
+		if idx >= len(src.Key)+len(src.Value) {
+			return Result{}, userError(st.Values[i].Position(), "Cannot insert into HEADER columns: %s reads record headers", name)
+		}
 		c, err := expr.Coerce(v, t, cols[idx].Type)
 		if err != nil {
 			return Result{}, userError(st.Values[i].Position(), "value for column %s: %v", name, err)
@@ -99,7 +104,7 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 	if err != nil {
 		return Result{}, userError(st.Pos, "cannot encode the key: %v", err)
 	}
-	value, err := valueCodec.Encode(nil, row[len(src.Key):])
+	value, err := valueCodec.Encode(nil, row[len(src.Key):len(src.Key)+len(src.Value)])
 	if err != nil {
 		return Result{}, userError(st.Pos, "cannot encode the value: %v", err)
 	}

@@ -162,6 +162,13 @@ func (e *Engine) describe(st *ast.Describe) (Result, error) {
 	for _, c := range src.Value {
 		t.Rows = append(t.Rows, []string{c.Name, c.Type.String()})
 	}
+	for i, c := range src.Headers {
+		suffix := "(headers)"
+		if k := src.HeaderKeys[i]; k != "" {
+			suffix = "(header('" + k + "'))"
+		}
+		t.Rows = append(t.Rows, []string{c.Name, c.Type.String() + "  " + suffix})
+	}
 	if st.Extended {
 		var b strings.Builder
 		fmt.Fprintf(&b, "Type                 : %s\n", src.Kind)

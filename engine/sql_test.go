@@ -26,8 +26,8 @@ import (
 //	                     or the error
 //	query                run one statement that returns a table (SHOW,
 //	                     DESCRIBE, EXPLAIN); print the table or the error
-//	produce topic=T      one record a line: [@<ms>] <key|_> <value|_>
-//	                     (_ is null)
+//	produce topic=T      one record a line: [@<ms>] [h:<name>=<value> ...]
+//	                     <key|_> <value|_> (_ is null; h: adds a header)
 //	flush                wait until every persistent query caught up
 //	subscribe limit=N    run a push query and print its first N rows
 //	consume topic=T      print every record now in topic T, by partition
@@ -269,6 +269,12 @@ func parseRecord(t *testing.T, topic, line string) *kafka.Record {
 		line = strings.TrimSpace(line[sp:])
 	} else {
 		rec.Timestamp = time.UnixMilli(0)
+	}
+	for strings.HasPrefix(line, "h:") {
+		h, rest, _ := strings.Cut(line, " ")
+		k, v, _ := strings.Cut(h[2:], "=")
+		rec.Headers = append(rec.Headers, kafka.Header{Key: k, Value: []byte(v)})
+		line = strings.TrimSpace(rest)
 	}
 	key, value, ok := strings.Cut(line, " ")
 	if !ok {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluice-sql/sluice/format"
 	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/kafka"
 )
 
@@ -127,6 +128,25 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 		}
 	}
 	return t, nil
+}
+
+// headerValue reads a header column: every header as ARRAY<STRUCT<KEY,
+// VALUE>> when key is empty, else the bytes of the last header named key
+// (null when there is none).
+func headerValue(hs []kafka.Header, key string) any {
+	if key == "" {
+		all := make([]any, len(hs))
+		for i, h := range hs {
+			all[i] = types.StructValue{h.Key, h.Value}
+		}
+		return all
+	}
+	for i := len(hs) - 1; i >= 0; i-- {
+		if hs[i].Key == key {
+			return hs[i].Value
+		}
+	}
+	return nil
 }
 
 // keyColumns is the set of n key column indexes starting at from.
@@ -261,7 +281,8 @@ func (t *task) emit(ctx context.Context, b *Batch) error {
 // decode turns records into source rows: pseudo-columns, key, value.
 // Records that cannot be read go to the processing log.
 func (t *task) decode(recs []*kafka.Record) {
-	width := topology.PseudoColumns + t.nKey + t.nValue
+	headerKeys := t.q.graph.Source.HeaderKeys
+	width := topology.PseudoColumns + t.nKey + t.nValue + len(headerKeys)
 	if cap(t.arena) < len(recs)*width {
 		t.arena = make([]any, len(recs)*width)
 	}
@@ -285,9 +306,13 @@ func (t *task) decode(recs []*kafka.Record) {
 			t.recordError("cannot decode key: "+err.Error(), r)
 			continue
 		}
-		if err := t.valueCodec.Decode(r.Value, row[topology.PseudoColumns+t.nKey:]); err != nil {
+		valueEnd := topology.PseudoColumns + t.nKey + t.nValue
+		if err := t.valueCodec.Decode(r.Value, row[topology.PseudoColumns+t.nKey:valueEnd]); err != nil {
 			t.recordError("cannot decode value: "+err.Error(), r)
 			continue
+		}
+		for j, hk := range headerKeys {
+			row[valueEnd+j] = headerValue(r.Headers, hk)
 		}
 		ts := r.Timestamp.UnixMilli()
 		if t.tsCol >= 0 {

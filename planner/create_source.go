@@ -105,8 +105,21 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaul
 				return nil, errorf(c.Pos, "column %s is a 'PRIMARY KEY' column: use 'KEY' for streams", c.Name)
 			}
 			src.Key = append(src.Key, col)
-		case ast.HeadersColumn, ast.HeaderColumn:
-			return nil, errorf(c.Pos, "header columns are not supported yet; remove HEADERS from column %s", c.Name)
+		case ast.HeadersColumn:
+			if !typ.Equal(headersType) {
+				return nil, errorf(c.Pos, "column %s is HEADERS, so its type must be %s, not %s", c.Name, headersType, typ)
+			}
+			for _, k := range src.HeaderKeys {
+				if k == "" {
+					return nil, errorf(c.Pos, "only one HEADERS column is allowed; %s is a second", c.Name)
+				}
+			}
+			src.Headers, src.HeaderKeys = append(src.Headers, col), append(src.HeaderKeys, "")
+		case ast.HeaderColumn:
+			if typ.Kind != types.Bytes {
+				return nil, errorf(c.Pos, "column %s reads HEADER('%s'), so its type must be BYTES, not %s", c.Name, c.HeaderKey, typ)
+			}
+			src.Headers, src.HeaderKeys = append(src.Headers, col), append(src.HeaderKeys, c.HeaderKey)
 		default:
 			src.Value = append(src.Value, col)
 		}
@@ -125,6 +138,12 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaul
 	}
 	return &SourceSpec{Source: src, Partitions: int32(partitions), Replicas: int16(replicas)}, nil
 }
+
+// headersType is the type of a HEADERS column.
+var headersType = types.ArrayOf(types.StructOf(
+	types.Field{Name: "KEY", Type: types.StringType},
+	types.Field{Name: "VALUE", Type: types.BytesType},
+))
 
 // orKafka returns f, or KAFKA when f is empty: the default key format.
 func orKafka(f string) string {
@@ -182,6 +201,7 @@ func SourceNode(s *catalog.Source) *topology.Source {
 	return &topology.Source{
 		Name: s.Name, Topic: s.Topic, Partitions: s.Partitions,
 		KeyFormat: s.KeyFormat, ValueFormat: s.ValueFormat, ValueProps: s.ValueProps, KeyProps: s.KeyProps,
-		Key: s.Key, Value: s.Value, Timestamp: s.Timestamp, TimestampFormat: s.TimestampFormat,
+		Key: s.Key, Value: s.Value, Headers: s.Headers, HeaderKeys: s.HeaderKeys,
+		Timestamp: s.Timestamp, TimestampFormat: s.TimestampFormat,
 	}
 }

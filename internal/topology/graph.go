@@ -52,6 +52,10 @@ type Source struct {
 	KeyProps    map[string]string `json:"keyProps,omitempty"`
 	Key         []types.Column    `json:"key"`
 	Value       []types.Column    `json:"value"`
+	// Headers are read from record headers (HeaderKeys[i] names the
+	// header, empty for all of them).
+	Headers    []types.Column `json:"headers,omitempty"`
+	HeaderKeys []string       `json:"headerKeys,omitempty"`
 	// Timestamp names the value or key column holding record time; empty
 	// means the Kafka record timestamp. TimestampFormat is the Java date
 	// pattern of a STRING timestamp column.
@@ -59,17 +63,18 @@ type Source struct {
 	TimestampFormat string `json:"timestampFormat,omitempty"`
 }
 
-// Schema is the row layout a source emits: the pseudo-columns, then key
-// columns, then value columns.
+// Schema is the row layout a source emits: the pseudo-columns, then key,
+// value and header columns.
 func (s *Source) Schema() []types.Column {
-	out := make([]types.Column, 0, PseudoColumns+len(s.Key)+len(s.Value))
+	out := make([]types.Column, 0, PseudoColumns+len(s.Key)+len(s.Value)+len(s.Headers))
 	out = append(out,
 		types.Column{Name: RowTime, Type: types.BigintType},
 		types.Column{Name: RowPartition, Type: types.IntType},
 		types.Column{Name: RowOffset, Type: types.BigintType},
 	)
 	out = append(out, s.Key...)
-	return append(out, s.Value...)
+	out = append(out, s.Value...)
+	return append(out, s.Headers...)
 }
 
 // StepKind names an operator.
