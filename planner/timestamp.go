@@ -51,4 +51,3 @@ func timestampColumn(p props, cols []types.Column) (name, pattern string, err er
 	}
 	return found.Name, pattern, nil
 }
-
