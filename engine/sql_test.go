@@ -30,6 +30,8 @@ import (
 //	                     <key|_> <value|_> (_ is null; h: adds a header)
 //	flush                wait until every persistent query caught up
 //	subscribe limit=N    run a push query and print its first N rows
+//	  [sorted]           (sorted: in text order, for sources with several
+//	                     partitions)
 //	consume topic=T      print every record now in topic T, by partition
 //	                     (p* for a record without a key: its partition is
 //	                     the producer's choice)
@@ -183,20 +185,24 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		st := res[0].stream
 		defer st.Close()
-		var b strings.Builder
-		b.WriteString(strings.Join(st.Columns(), " | ") + "\n")
+		var rows []string
+		end := ""
 		for i := 0; i < limit; i++ {
 			row, rowTypes, err := st.Next(ctx)
 			if errors.Is(err, io.EOF) {
-				b.WriteString("(end)\n")
+				end = "(end)\n"
 				break
 			}
 			if err != nil {
 				t.Fatalf("row %d: %v", i, err)
 			}
-			b.WriteString(formatRow(row, rowTypes) + "\n")
+			rows = append(rows, formatRow(row, rowTypes)+"\n")
 		}
-		return b.String()
+		if d.HasArg("sorted") {
+			// Rows from several partitions arrive in no fixed order.
+			sort.Strings(rows)
+		}
+		return strings.Join(st.Columns(), " | ") + "\n" + strings.Join(rows, "") + end
 	case "consume":
 		var topic string
 		d.ScanArgs(t, "topic", &topic)
