@@ -142,19 +142,25 @@ func (b *binder) bind(e ast.Expr) (*Expr, error) {
 	case *ast.Subscript:
 		return b.bindSubscript(n)
 	case *ast.ArrayCtor:
+		if len(n.Elems) == 0 {
+			return nil, errorf(n.Pos, "Array constructor cannot be empty. Please supply at least one element (see https://github.com/confluentinc/ksql/issues/4239).")
+		}
 		args, err := b.bindAll(n.Elems)
 		if err != nil {
 			return nil, err
 		}
-		et, err := b.unify(n.Pos, "ARRAY elements", args)
+		et, err := coerceList(n.Pos, args)
 		if err != nil {
 			return nil, err
 		}
 		if et == nil {
-			return nil, errorf(n.Pos, "cannot infer the element type of ARRAY[%s]; cast an element to the type wanted", listString(args))
+			return nil, errorf(n.Pos, "Cannot construct an array with all NULL elements (see https://github.com/confluentinc/ksql/issues/4239). As a workaround, you may cast a NULL value to the desired type.")
 		}
 		return &Expr{Op: OpArray, Type: types.ArrayOf(et), Args: args}, nil
 	case *ast.MapCtor:
+		if len(n.Keys) == 0 {
+			return nil, errorf(n.Pos, "Map constructor cannot be empty. Please supply at least one key value pair (see https://github.com/confluentinc/ksql/issues/4239).")
+		}
 		keys, err := b.bindAll(n.Keys)
 		if err != nil {
 			return nil, err
@@ -163,16 +169,19 @@ func (b *binder) bind(e ast.Expr) (*Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		kt, err := b.unify(n.Pos, "MAP keys", keys)
+		kt, err := coerceList(n.Pos, keys)
 		if err != nil {
 			return nil, err
 		}
-		vt, err := b.unify(n.Pos, "MAP values", vals)
+		if kt == nil {
+			return nil, errorf(n.Pos, "Cannot construct a map with all NULL keys (see https://github.com/confluentinc/ksql/issues/4239). As a workaround, you may cast a NULL key to the desired type.")
+		}
+		vt, err := coerceList(n.Pos, vals)
 		if err != nil {
 			return nil, err
 		}
-		if kt == nil || vt == nil {
-			return nil, errorf(n.Pos, "cannot infer the type of MAP(...); cast a key or value to the type wanted")
+		if vt == nil {
+			return nil, errorf(n.Pos, "Cannot construct a map with all NULL values (see https://github.com/confluentinc/ksql/issues/4239). As a workaround, you may cast a NULL value to the desired type.")
 		}
 		args := make([]*Expr, 0, 2*len(keys))
 		for i := range keys {
@@ -180,6 +189,13 @@ func (b *binder) bind(e ast.Expr) (*Expr, error) {
 		}
 		return &Expr{Op: OpMap, Type: types.MapOf(kt, vt), Args: args}, nil
 	case *ast.StructCtor:
+		for i, name := range n.Names {
+			for _, prev := range n.Names[:i] {
+				if prev == name {
+					return nil, errorf(n.Pos, "Duplicate field names found in STRUCT: '%s'", name)
+				}
+			}
+		}
 		args, err := b.bindAll(n.Values)
 		if err != nil {
 			return nil, err
@@ -204,14 +220,6 @@ func (b *binder) bind(e ast.Expr) (*Expr, error) {
 		return nil, &Error{Msg: "missing expression"}
 	}
 	return nil, errorf(e.Position(), "unsupported expression %T", e)
-}
-
-func listString(es []*Expr) string {
-	s := make([]string, len(es))
-	for i, e := range es {
-		s[i] = e.String()
-	}
-	return strings.Join(s, ", ")
 }
 
 func bindLiteral(n *ast.Literal, neg bool) (*Expr, error) {
@@ -368,6 +376,13 @@ func (b *binder) bindBinary(n *ast.Binary) (*Expr, error) {
 	return &Expr{Op: op, Type: arithType(op, l.Type, r.Type), Args: []*Expr{l, r}}, nil
 }
 
+// cmpTypeNames are ksqlDB's names of the comparison operators.
+var cmpTypeNames = map[Op]string{
+	OpEq: "EQUAL", OpNe: "NOT_EQUAL", OpLt: "LESS_THAN", OpLe: "LESS_THAN_OR_EQUAL",
+	OpGt: "GREATER_THAN", OpGe: "GREATER_THAN_OR_EQUAL",
+	OpIsDistinct: "IS_DISTINCT_FROM", OpIsNotDistinct: "IS_NOT_DISTINCT_FROM",
+}
+
 var cmpNames = map[Op]string{
 	OpEq: "=", OpNe: "<>", OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">=",
 	OpIsDistinct: "IS DISTINCT FROM", OpIsNotDistinct: "IS NOT DISTINCT FROM", OpIn: "IN",
@@ -428,7 +443,7 @@ func (b *binder) bindComparison(pos ast.Pos, op Op, le, re ast.Expr) (*Expr, err
 
 func (b *binder) compare(pos ast.Pos, op Op, l, r *Expr) (*Expr, error) {
 	if l.Type == nil && r.Type == nil {
-		return nil, errorf(pos, "Comparison with NULL not supported: %s %s %s", l, cmpNames[op], r)
+		return nil, errorf(pos, "Comparison with NULL not supported: NULL %s NULL", cmpNames[op])
 	}
 	if l.Type == nil {
 		l = retype(l, r.Type)
@@ -449,7 +464,7 @@ func (b *binder) compare(pos ast.Pos, op Op, l, r *Expr) (*Expr, error) {
 		}
 	}
 	if !comparable(op, l.Type, r.Type) {
-		return nil, errorf(pos, "cannot compare %s with %s in %s %s %s; cast one side", l.Type, r.Type, l, cmpNames[op], r)
+		return nil, errorf(pos, "Cannot compare %s (%s) to %s (%s) with %s.", l, l.Type, r, r.Type, cmpTypeNames[op])
 	}
 	return &Expr{Op: op, Type: types.BooleanType, Args: []*Expr{l, r}}, nil
 }
@@ -466,17 +481,13 @@ func (b *binder) bindIn(n *ast.In) (*Expr, error) {
 	if len(list) == 0 {
 		return nil, errorf(n.Pos, "IN needs at least one value")
 	}
-	args := []*Expr{x}
-	for _, e := range list {
-		c, err := b.compare(n.Pos, OpIn, x, e)
-		if err != nil {
-			return nil, err
-		}
-		if x.Type == nil {
-			x = c.Args[0]
-			args[0] = x
-		}
-		args = append(args, c.Args[1])
+	args := append([]*Expr{x}, list...)
+	t, err := coerceList(n.Pos, args)
+	if err != nil {
+		return nil, err
+	}
+	if t == nil {
+		return nil, errorf(n.Pos, "Comparison with NULL not supported: NULL IN NULL")
 	}
 	op := OpIn
 	if n.Not {

@@ -273,10 +273,10 @@ func TestBindTextErrors(t *testing.T) {
 		{"CAST(I AS MYTYPE)", "unknown type MYTYPE; create it with CREATE TYPE"},
 		{"CAST(A AS ARRAY<MYTYPE>)", "unknown type MYTYPE; create it with CREATE TYPE"},
 		{"ST->`x`", "field 'x' not found in ST; fields: X, Y"},
-		{"ST2 IN (ST2, STRUCT(A := T))", "cannot compare STRUCT<`A` BIGINT, `B` BIGINT> with STRUCT<`A` BOOLEAN>"},
+		{"ST2 IN (ST2, STRUCT(A := T))", "operator does not exist: STRUCT<`A` BIGINT, `B` BIGINT> = STRUCT<`A` BOOLEAN> (STRUCT(A:=T))\nHint: You might need to add explicit type casts."},
 		{"ST2 IN (STRUCT(A := 'not 10'))", `invalid input syntax for type BIGINT: "not 10"`},
 		{"A IN (ARRAY['10', 'not 10'])", `invalid input syntax for type INTEGER: "not 10"`},
-		{"ST2 IN (STRUCT(A := 10), ARRAY[10])", "cannot compare STRUCT<`A` BIGINT, `B` BIGINT> with ARRAY<INTEGER>"},
+		{"ST2 IN (STRUCT(A := 10), ARRAY[10])", "operator does not exist: STRUCT<`A` BIGINT, `B` BIGINT> = ARRAY<INTEGER> (ARRAY[10])"},
 	}
 	for _, tt := range tests {
 		if got := bindErr(t, tt.text); !strings.Contains(got, tt.want) {

@@ -109,15 +109,15 @@ func TestBindErrors(t *testing.T) {
 		want string
 	}{
 		{bin(ast.OpEq, col("I"), strLit("abc")), "invalid input syntax for type INTEGER"},
-		{bin(ast.OpEq, col("T"), col("I")), "cannot compare BOOLEAN with INTEGER in T = I; cast one side"},
+		{bin(ast.OpEq, col("T"), col("I")), "Cannot compare T (BOOLEAN) to I (INTEGER) with EQUAL."},
 		{col("FOO"), "column 'FOO' cannot be resolved; known columns: I, B, D, M, S, T, A, MP, ST, TS"},
 		{call("FOO"), "unknown function 'FOO'"},
 		{call("COALESCE"), "Function 'COALESCE' does not accept parameters ()"},
 		{call("UCASE", col("I")), "Function 'UCASE' does not accept parameters (INTEGER)"},
-		{bin(ast.OpNe, null(), null()), "Comparison with NULL not supported: null <> null"},
+		{bin(ast.OpNe, null(), null()), "Comparison with NULL not supported: NULL <> NULL"},
 		{bin(ast.OpAdd, col("S"), col("I")), "cannot apply + to STRING and INTEGER"},
 		{bin(ast.OpAnd, col("I"), col("T")), "AND needs BOOLEAN operands"},
-		{bin(ast.OpLt, col("A"), col("A")), "cannot compare ARRAY<INTEGER> with ARRAY<INTEGER>"},
+		{bin(ast.OpLt, col("A"), col("A")), "Cannot compare A (ARRAY<INTEGER>) to A (ARRAY<INTEGER>) with LESS_THAN."},
 		{&ast.Cast{X: col("S"), Type: types.ArrayOf(types.IntType)}, "Cast of STRING to ARRAY<INTEGER> is not supported"},
 		{&ast.Case{Whens: []ast.When{{Cond: col("T"), Result: null()}}, Else: null()}, "All case branches have NULL type"},
 		{&ast.Dereference{X: col("ST"), Field: "Z"}, "field 'Z' not found"},

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"bytes"
 	"encoding/base64"
 	"math"
 	"strconv"
@@ -160,6 +161,11 @@ func AppendDouble(dst []byte, f float64) []byte {
 	}
 	var buf [32]byte
 	s := strconv.AppendFloat(buf[:0], f, 'e', -1, 64)
+	if !bytes.ContainsRune(s, '.') {
+		// Java writes at least two significant digits and picks the
+		// two-digit decimal closest to f (4.9E-324, not 5.0E-324).
+		s = strconv.AppendFloat(buf[:0], f, 'e', 1, 64)
+	}
 	// s looks like -1.5e+10 or 1e-05.
 	e := 0
 	for i, c := range s {
