@@ -212,6 +212,32 @@ func schemaText(cols []types.Column, keys int) string {
 	return strings.Join(parts, ", ")
 }
 
+// uniqueName returns name, or name_N for the smallest N that no column of
+// the scope and no item so far uses.
+func uniqueName(name string, sc expr.ColumnScope, items []item) string {
+	taken := func(n string) bool {
+		for _, c := range sc {
+			if c.Name == n {
+				return true
+			}
+		}
+		for _, it := range items {
+			if it.name == n {
+				return true
+			}
+		}
+		return false
+	}
+	if !taken(name) {
+		return name
+	}
+	for i := 1; ; i++ {
+		if n := fmt.Sprintf("%s_%d", name, i); !taken(n) {
+			return n
+		}
+	}
+}
+
 // item is one output column being planned.
 type item struct {
 	pos     ast.Pos
@@ -324,7 +350,13 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 			case *ast.ColumnRef:
 				it.name = x.Name
 			case *ast.Dereference:
-				it.name = x.Field
+				// A field's name, made unique against the source's columns
+				// and the names before it, as ksqlDB does: B, B_1, B_2.
+				it.name = uniqueName(x.Field, rel.scope, out)
+				if it.keyCol != "" {
+					// The PARTITION BY expression itself names its key.
+					it.name = it.keyCol
+				}
 			default:
 				it.name = fmt.Sprintf("KSQL_COL_%d", generated)
 				generated++
@@ -511,6 +543,8 @@ func bindIn(cat *catalog.Catalog, clause string, e ast.Expr, sc expr.Scope, qual
 		return nil, &Error{Pos: pe.Pos, Msg: clause + " " + msg}
 	case clause == "WHERE":
 		return nil, &Error{Pos: pe.Pos, Msg: "Invalid Predicate: " + pe.Msg}
+	case clause == "SELECT":
+		return nil, &Error{Pos: pe.Pos, Msg: "Invalid Select: " + pe.Msg}
 	}
 	return nil, err
 }
