@@ -15,6 +15,14 @@ import (
 // rows as its argument has elements.
 var tableFuncs = map[string]bool{"EXPLODE": true}
 
+// TableFunctions lists the table functions with a one-line description,
+// for SHOW FUNCTIONS and DESCRIBE FUNCTION.
+func TableFunctions() map[string]string {
+	return map[string]string{
+		"EXPLODE": "EXPLODE(array): one output row per element of the array; other columns repeat.",
+	}
+}
+
 // isTableFunc reports whether n calls a table function.
 func isTableFunc(n ast.Expr) (*ast.FuncCall, bool) {
 	c, ok := n.(*ast.FuncCall)
