@@ -1,7 +1,28 @@
-// Package state will hold query state in Pebble: tables keyed by
-// <query>/<partition>/<state table>, a per-task cache flushed at commit,
-// and a changelog topic per table from which state is restored.
+// Package state holds the state of stateful queries (aggregations, windows,
+// joins) in one Pebble database per server, behind Table (Get, Put, Delete,
+// Scan) and a per-task write-back TaskCache.
 //
-// The queries Sluice runs today (filters and projections) are stateless;
-// this package is where aggregations, windows and joins keep their state.
+// Keys are grouped so that a query, a partition of it and a table of that
+// partition are each one contiguous range; names are length-prefixed
+// (uvarint), so '/' or any other byte in them is harmless:
+//
+//	's' len query | partition (uint32 BE) | 't' len table | table key  -> value
+//	's' len query | partition (uint32 BE) | 'o' len table              -> changelog offset
+//	\____ DropQuery ____/
+//	\__________ one partition: moves as a unit ________/
+//
+// Commit protocol, per task and commit interval (or earlier when
+// TaskCache.Full):
+//
+//	records ─► Table.Put/Delete ─► TaskCache (Go maps)
+//	                                  │ Flush(batch)
+//	                                  ▼
+//	             []Change ─► produce to changelog topics, outputs,
+//	                         commit input offsets (Kafka)
+//	                                  │
+//	                                  ▼
+//	     Store.CommitBatch(batch, offsets) ─► Pebble (one synced write)
+//
+// On start the engine reads Store.Offsets, compares them with the changelog
+// end offsets and replays the difference with Store.Restore.
 package state

@@ -1,0 +1,294 @@
+package state
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+)
+
+// DefaultCacheSize is the Pebble block cache size used when
+// Options.CacheSize is zero.
+const DefaultCacheSize = 64 << 20
+
+// DefaultBloomBitsPerKey is the bloom filter size used when
+// Options.BloomBitsPerKey is zero (about 1% false positives).
+const DefaultBloomBitsPerKey = 10
+
+// ErrClosed is returned by every Store, Table and Batch operation that
+// needs Pebble after Store.Close.
+var ErrClosed = errors.New("state: store is closed")
+
+// Options configures Open. The zero value is usable.
+type Options struct {
+	// CacheSize is the Pebble block cache size in bytes; 0 means
+	// DefaultCacheSize.
+	CacheSize int64
+	// BloomBitsPerKey sizes the bloom filters written on every level;
+	// 0 means DefaultBloomBitsPerKey, a negative value disables them.
+	BloomBitsPerKey int
+	// Logger receives Pebble's messages (informational ones at Debug).
+	// Nil discards them.
+	Logger *slog.Logger
+}
+
+// Store is the state of every query a server runs: one Pebble database in
+// the server's data directory. The engine opens it once at start and closes
+// it at shutdown. Its methods are safe for concurrent use; after Close they
+// return ErrClosed.
+type Store struct {
+	db *pebble.DB
+
+	mu     sync.Mutex
+	idle   sync.Cond // signalled when active drops to zero after Close
+	active int       // operations using db
+	closed bool
+}
+
+// Open opens (creating if needed) the Pebble database in dir with an
+// explicit block cache, bloom filters on all levels and a logger that
+// writes to opts.Logger only.
+func Open(dir string, opts Options) (*Store, error) {
+	size := opts.CacheSize
+	if size <= 0 {
+		size = DefaultCacheSize
+	}
+	bits := opts.BloomBitsPerKey
+	if bits == 0 {
+		bits = DefaultBloomBitsPerKey
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	cache := pebble.NewCache(size)
+	defer cache.Unref() // the DB holds its own reference
+	po := &pebble.Options{
+		Cache:  cache,
+		Logger: pebbleLogger{l: logger},
+	}
+	if bits > 0 {
+		for i := range po.Levels {
+			po.Levels[i].FilterPolicy = bloom.FilterPolicy(bits)
+		}
+	}
+	db, err := pebble.Open(dir, po)
+	if err != nil {
+		return nil, fmt.Errorf("state: open %s: %w", dir, err)
+	}
+	s := &Store{db: db}
+	s.idle.L = &s.mu
+	return s, nil
+}
+
+// Close closes the database; writes not yet committed with CommitBatch are
+// lost. Operations started later return ErrClosed; Close waits for those in
+// flight (a Scan callback may call other methods: they return ErrClosed).
+// Calling it again returns nil.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	for s.active > 0 {
+		s.idle.Wait()
+	}
+	s.mu.Unlock()
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("state: close: %w", err)
+	}
+	return nil
+}
+
+// acquire registers an operation using db, or returns ErrClosed; the
+// caller must call s.release when it returns nil.
+func (s *Store) acquire() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	s.active++
+	return nil
+}
+
+// release ends an operation started by acquire.
+func (s *Store) release() {
+	s.mu.Lock()
+	s.active--
+	if s.active == 0 && s.closed {
+		s.idle.Broadcast()
+	}
+	s.mu.Unlock()
+}
+
+// Table returns the state table name of one partition of query, reading
+// Pebble directly (no task cache): pull queries and tests use it. A task
+// that writes state uses TaskCache.Table instead. The Table is safe for
+// concurrent reads.
+func (s *Store) Table(query string, partition int32, name string) *Table {
+	return &Table{store: s, name: name, prefix: tablePrefix(query, partition, name)}
+}
+
+// NewBatch returns an empty batch for TaskCache.Flush and CommitBatch. A
+// batch belongs to one goroutine; CommitBatch or Batch.Close releases it.
+// After Close it returns a batch on which Flush and CommitBatch fail with
+// ErrClosed.
+func (s *Store) NewBatch() *Batch {
+	if err := s.acquire(); err != nil {
+		return &Batch{store: s}
+	}
+	defer s.release()
+	return &Batch{store: s, pb: s.db.NewBatch()}
+}
+
+// CommitBatch writes b together with the changelog offsets it reflects
+// (keyed by state table name) for one partition of query, atomically and
+// synced to disk, then releases b. The task calls it last in its commit
+// protocol, after producing the changelog records Flush returned.
+func (s *Store) CommitBatch(b *Batch, query string, partition int32, offsets map[string]int64) error {
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.release()
+	if b.store != s {
+		return errors.New("state: bug: CommitBatch with a batch from another store")
+	}
+	if b.pb == nil {
+		return errors.New("state: bug: CommitBatch with a released batch")
+	}
+	defer b.release()
+	var v [8]byte
+	for table, off := range offsets {
+		binary.BigEndian.PutUint64(v[:], uint64(off))
+		if err := b.pb.Set(offsetKey(query, partition, table), v[:], nil); err != nil {
+			return fmt.Errorf("state: commit %s/%d: %w", query, partition, err)
+		}
+	}
+	if err := b.pb.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("state: commit %s/%d: %w", query, partition, err)
+	}
+	return nil
+}
+
+// Offsets returns the changelog offsets last committed with the state of
+// one partition of query, keyed by state table name (empty when none). The
+// engine compares them with the changelog end offsets on start and
+// restores the difference.
+func (s *Store) Offsets(query string, partition int32) (map[string]int64, error) {
+	if err := s.acquire(); err != nil {
+		return nil, err
+	}
+	defer s.release()
+	prefix := offsetsPrefix(query, partition)
+	it, err := s.db.NewIter(&pebble.IterOptions{LowerBound: prefix, UpperBound: prefixEnd(prefix)})
+	if err != nil {
+		return nil, fmt.Errorf("state: offsets %s/%d: %w", query, partition, err)
+	}
+	out := map[string]int64{}
+	for ok := it.First(); ok; ok = it.Next() {
+		name, rest, err := decodeSegment(it.Key()[len(prefix):])
+		if err != nil || len(rest) != 0 || len(it.Value()) != 8 {
+			_ = it.Close()
+			return nil, fmt.Errorf("state: bug: corrupt offset record %q for %s/%d", it.Key(), query, partition)
+		}
+		out[name] = int64(binary.BigEndian.Uint64(it.Value()))
+	}
+	if err := it.Close(); err != nil {
+		return nil, fmt.Errorf("state: offsets %s/%d: %w", query, partition, err)
+	}
+	return out, nil
+}
+
+// Entry is one changelog record: a table key and its value, nil for a
+// delete (tombstone).
+type Entry struct {
+	Key   []byte
+	Value []byte
+}
+
+// Restore applies changelog records to one state table of a partition of
+// query in one synced batch, and records offset as the table's changelog
+// offset. The engine calls it on start, before the partition's TaskCache
+// exists, for records past the offset Offsets returned.
+func (s *Store) Restore(query string, partition int32, table string, entries []Entry, offset int64) error {
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.release()
+	pb := s.db.NewBatch()
+	defer pb.Close()
+	prefix := tablePrefix(query, partition, table)
+	key := make([]byte, 0, len(prefix)+32)
+	for _, e := range entries {
+		key = append(append(key[:0], prefix...), e.Key...)
+		var err error
+		if e.Value == nil {
+			err = pb.Delete(key, nil)
+		} else {
+			err = pb.Set(key, e.Value, nil)
+		}
+		if err != nil {
+			return fmt.Errorf("state: restore %s/%d/%s: %w", query, partition, table, err)
+		}
+	}
+	var v [8]byte
+	binary.BigEndian.PutUint64(v[:], uint64(offset))
+	if err := pb.Set(offsetKey(query, partition, table), v[:], nil); err != nil {
+		return fmt.Errorf("state: restore %s/%d/%s: %w", query, partition, table, err)
+	}
+	if err := pb.Commit(pebble.Sync); err != nil {
+		return fmt.Errorf("state: restore %s/%d/%s: %w", query, partition, table, err)
+	}
+	return nil
+}
+
+// DropQuery deletes every key of query (all partitions, tables and
+// offsets) with one range deletion, synced. TERMINATE and DROP call it
+// once the query's tasks have stopped.
+func (s *Store) DropQuery(query string) error {
+	if err := s.acquire(); err != nil {
+		return err
+	}
+	defer s.release()
+	p := queryPrefix(query)
+	if err := s.db.DeleteRange(p, prefixEnd(p), pebble.Sync); err != nil {
+		return fmt.Errorf("state: drop %s: %w", query, err)
+	}
+	return nil
+}
+
+// Batch collects one task's state writes between two commits: Flush fills
+// it and CommitBatch writes it. It belongs to one goroutine.
+type Batch struct {
+	store *Store
+	pb    *pebble.Batch
+}
+
+// Close discards an uncommitted batch (after a failed commit, say). It is
+// a no-op on a batch already committed or closed.
+func (b *Batch) Close() error {
+	b.release()
+	return nil
+}
+
+func (b *Batch) release() {
+	if b.pb != nil {
+		_ = b.pb.Close()
+		b.pb = nil
+	}
+}
+
+// Len returns the number of writes in the batch (offsets excluded).
+func (b *Batch) Len() int {
+	if b.pb == nil {
+		return 0
+	}
+	return int(b.pb.Count())
+}
