@@ -18,6 +18,14 @@ const (
 	NullValue
 )
 
+// KeyAbsent marks, on top of a kind, a row whose record had no key at all,
+// which a key of several columns cannot show by its values: the sink writes
+// such a row without a key, unless a PARTITION BY computed a new one.
+const KeyAbsent ChangeKind = 0x80
+
+// Base is the kind without the KeyAbsent mark.
+func (k ChangeKind) Base() ChangeKind { return k &^ KeyAbsent }
+
 // Batch is a run of rows moving between operators, each with its record
 // time and change kind. A batch and its rows are valid only during the call
 // that received them; an operator copies what it keeps.

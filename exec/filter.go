@@ -32,9 +32,9 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 	f.out.Reset()
 	for i := 0; i < b.Len(); i++ {
 		row := b.Row(i)
-		if b.Kind(i) == NullValue {
+		if b.Kind(i).Base() == NullValue {
 			if f.retract {
-				f.out.Append(row, b.Time(i), NullValue)
+				f.out.Append(row, b.Time(i), b.Kind(i))
 			}
 			continue
 		}
@@ -48,7 +48,7 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 		case expr.Truthy(v):
 			f.out.Append(row, b.Time(i), b.Kind(i))
 		case f.retract:
-			f.out.Append(row, b.Time(i), NullValue)
+			f.out.Append(row, b.Time(i), NullValue|b.Kind(i)&KeyAbsent)
 		}
 	}
 	if f.out.Len() == 0 {

@@ -40,7 +40,7 @@ func (f *flatMapOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 	f.out.Reset()
 	f.arena = f.arena[:0]
 	for i := 0; i < b.Len(); i++ {
-		if b.Kind(i) == NullValue {
+		if b.Kind(i).Base() == NullValue {
 			// No value, no elements.
 			continue
 		}

@@ -13,6 +13,8 @@ type projectOp struct {
 	// (or nothing): the only ones computed for a NullValue row.
 	keyOnly []bool
 	texts   []string
+	// rekey clears KeyAbsent: the rows get a new, computed key.
+	rekey bool
 	errs    ErrorSink
 	out     Batch
 	arena   []any // backing store of the output rows, reused across batches
@@ -55,7 +57,7 @@ func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 	for i := 0; i < n; i++ {
 		in := b.Row(i)
 		row := arena[i*w : (i+1)*w : (i+1)*w]
-		null := b.Kind(i) == NullValue
+		null := b.Kind(i).Base() == NullValue
 		for j, ev := range p.exprs {
 			if null && !p.keyOnly[j] {
 				row[j] = nil
@@ -69,7 +71,11 @@ func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 			}
 			row[j] = v
 		}
-		p.out.Append(row, b.Time(i), b.Kind(i))
+		kind := b.Kind(i)
+		if p.rekey {
+			kind = kind.Base()
+		}
+		p.out.Append(row, b.Time(i), kind)
 	}
 	err := out.Emit(ctx, &p.out)
 	clear(arena)

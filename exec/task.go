@@ -106,7 +106,12 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 		case topology.FlatMap:
 			op, err = newFlatMapOp(st.Exprs)
 		case topology.Rekey:
-			op, err = newProjectOp(st.Exprs, keys)
+			var p *projectOp
+			p, err = newProjectOp(st.Exprs, keys)
+			if p != nil {
+				p.rekey = true
+			}
+			op = p
 			keys = keyColumns(topology.PseudoColumns, st.Keys)
 		default:
 			err = fmt.Errorf("exec: unknown step kind %q", st.Kind)
@@ -147,6 +152,15 @@ func headerValue(hs []kafka.Header, key string) any {
 		}
 	}
 	return nil
+}
+
+// keyAbsent marks a record without a key when the key has several columns
+// (a single column shows it as null by itself).
+func (t *task) keyAbsent(r *kafka.Record) ChangeKind {
+	if r.Key == nil && t.nKey > 1 {
+		return KeyAbsent
+	}
+	return 0
 }
 
 // keyColumns is the set of n key column indexes starting at from.
@@ -251,7 +265,7 @@ func (t *task) push(ctx context.Context, i int, b *Batch) error {
 func (t *task) emit(ctx context.Context, b *Batch) error {
 	if t.sink != nil {
 		for i := 0; i < b.Len(); i++ {
-			rec, err := t.sink.record(b.Row(i), b.Time(i), b.Kind(i) == NullValue)
+			rec, err := t.sink.record(b.Row(i), b.Time(i), b.Kind(i).Base() == NullValue, b.Kind(i)&KeyAbsent != 0)
 			if err != nil {
 				t.RowError(err.Error(), b.Row(i))
 				continue
@@ -262,7 +276,7 @@ func (t *task) emit(ctx context.Context, b *Batch) error {
 		return nil
 	}
 	for i := 0; i < b.Len() && !t.ended; i++ {
-		if b.Kind(i) == NullValue {
+		if b.Kind(i).Base() == NullValue {
 			// A push query shows rows, and a null value has none.
 			continue
 		}
@@ -296,7 +310,7 @@ func (t *task) decode(recs []*kafka.Record) {
 				t.recordError("cannot decode key: "+err.Error(), r)
 				continue
 			}
-			t.in.Append(row, r.Timestamp.UnixMilli(), NullValue)
+			t.in.Append(row, r.Timestamp.UnixMilli(), NullValue|t.keyAbsent(r))
 			continue
 		}
 		row[0] = r.Timestamp.UnixMilli()
@@ -323,7 +337,7 @@ func (t *task) decode(recs []*kafka.Record) {
 			}
 			row[0] = ts
 		}
-		t.in.Append(row, ts, Insert)
+		t.in.Append(row, ts, Insert|t.keyAbsent(r))
 	}
 	t.cur = nil
 }
@@ -415,10 +429,13 @@ func newSink(g *topology.Graph) (*sink, error) {
 
 // record encodes one output row; nullValue writes the key with a null
 // value.
-func (s *sink) record(row []any, ts int64, nullValue bool) (*kafka.Record, error) {
-	key, err := s.keyCodec.Encode(nil, row[:s.nKey])
-	if err != nil {
-		return nil, fmt.Errorf("cannot encode key: %w", err)
+func (s *sink) record(row []any, ts int64, nullValue, keyAbsent bool) (*kafka.Record, error) {
+	var key []byte
+	var err error
+	if !keyAbsent {
+		if key, err = s.keyCodec.Encode(nil, row[:s.nKey]); err != nil {
+			return nil, fmt.Errorf("cannot encode key: %w", err)
+		}
 	}
 	if s.tsCol >= 0 && !nullValue {
 		if ts, err = s.tsRead.read(row[s.tsCol]); err != nil {
