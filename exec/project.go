@@ -15,9 +15,9 @@ type projectOp struct {
 	texts   []string
 	// rekey clears KeyAbsent: the rows get a new, computed key.
 	rekey bool
-	errs    ErrorSink
-	out     Batch
-	arena   []any // backing store of the output rows, reused across batches
+	errs  ErrorSink
+	out   Batch
+	arena []any // backing store of the output rows, reused across batches
 }
 
 // newProjectOp compiles es; inKeys are the input columns that are key
