@@ -700,16 +700,7 @@ func (a *collectListAcc) Merge(o Accumulator) {
 
 func (a *collectListAcc) Result() any { return append([]any{}, a.vals...) }
 
-func (a *collectListAcc) MarshalBinary() ([]byte, error) {
-	e := newEncoder()
-	e.uint(uint64(len(a.vals)))
-	for _, v := range a.vals {
-		if err := e.value(v, a.t); err != nil {
-			return nil, err
-		}
-	}
-	return e.done()
-}
+func (a *collectListAcc) MarshalBinary() ([]byte, error) { return marshalValues(a.vals, a.t) }
 
 func (a *collectListAcc) UnmarshalBinary(b []byte) error {
 	d := newDecoder(b)
@@ -875,16 +866,7 @@ func (a *topkAcc) Merge(o Accumulator) {
 
 func (a *topkAcc) Result() any { return append([]any{}, a.vals...) }
 
-func (a *topkAcc) MarshalBinary() ([]byte, error) {
-	e := newEncoder()
-	e.uint(uint64(len(a.vals)))
-	for _, v := range a.vals {
-		if err := e.value(v, a.t); err != nil {
-			return nil, err
-		}
-	}
-	return e.done()
-}
+func (a *topkAcc) MarshalBinary() ([]byte, error) { return marshalValues(a.vals, a.t) }
 
 func (a *topkAcc) UnmarshalBinary(b []byte) error {
 	d := newDecoder(b)
@@ -1396,4 +1378,17 @@ func (a *corrAcc) UnmarshalBinary(b []byte) error {
 	}
 	*a = n
 	return nil
+}
+
+// marshalValues encodes a list of values of type t: the state of the
+// accumulators that keep values.
+func marshalValues(vals []any, t *types.Type) ([]byte, error) {
+	e := newEncoder()
+	e.uint(uint64(len(vals)))
+	for _, v := range vals {
+		if err := e.value(v, t); err != nil {
+			return nil, err
+		}
+	}
+	return e.done()
 }
