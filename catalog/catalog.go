@@ -85,6 +85,9 @@ const (
 	TerminateQuery CommandKind = "terminate_query"
 	CreateType     CommandKind = "create_type"
 	DropType       CommandKind = "drop_type"
+	// SetQueryState pauses (State PAUSED) or resumes (RUNNING) the query
+	// QueryID.
+	SetQueryState CommandKind = "set_query_state"
 )
 
 // Command is one entry of the command log. Exactly the fields its Kind
@@ -105,6 +108,8 @@ type Command struct {
 	// TypeName and Type are set for CreateType; TypeName for DropType.
 	TypeName string      `json:"typeName,omitempty"`
 	Type     *types.Type `json:"type,omitempty"`
+	// State is set for SetQueryState.
+	State QueryState `json:"state,omitempty"`
 }
 
 // Encode returns the command's log record value.
@@ -175,6 +180,17 @@ func (c *Catalog) Apply(cmd *Command) error {
 			return fmt.Errorf("catalog: terminate of unknown query %s", cmd.QueryID)
 		}
 		delete(c.queries, cmd.QueryID)
+	case SetQueryState:
+		q, ok := c.queries[cmd.QueryID]
+		if !ok {
+			return fmt.Errorf("catalog: state change of unknown query %s", cmd.QueryID)
+		}
+		if cmd.State != Running && cmd.State != Paused {
+			return fmt.Errorf("catalog: unknown query state %q", cmd.State)
+		}
+		changed := *q
+		changed.State = cmd.State
+		c.queries[cmd.QueryID] = &changed
 	case CreateType:
 		if cmd.TypeName == "" || cmd.Type == nil {
 			return fmt.Errorf("catalog: create_type command without a name or type")

@@ -195,7 +195,7 @@ func (e *Engine) terminate(ctx context.Context, st *ast.Terminate) (Result, erro
 	}
 	msg := "Query terminated."
 	if st.All {
-		msg = fmt.Sprintf("%d queries terminated.", len(ids))
+		msg = fmt.Sprintf("%d %s terminated.", len(ids), plural(len(ids), "query", "queries"))
 	}
 	return Result{Kind: ResultMessage, Message: msg}, nil
 }
@@ -217,6 +217,66 @@ func (e *Engine) findQuery(id string) (string, bool) {
 		}
 	}
 	return found, found != ""
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// pauseResume stops queries where they are, their offsets committed, or
+// starts them again from there. The state is in the command log, so a
+// restart keeps a paused query paused.
+func (e *Engine) pauseResume(ctx context.Context, st *ast.PauseResume) (Result, error) {
+	e.ddl.Lock()
+	defer e.ddl.Unlock()
+	want, verb := catalog.Paused, "paused"
+	if st.Resume {
+		want, verb = catalog.Running, "resumed"
+	}
+	var ids []string
+	if st.All {
+		for _, q := range e.cat.Queries() {
+			if q.State != want {
+				ids = append(ids, q.ID)
+			}
+		}
+	} else {
+		id, ok := e.findQuery(st.QueryID)
+		if !ok {
+			return Result{}, userError(st.Pos, "unknown query id %s; SHOW QUERIES lists the persistent queries", st.QueryID)
+		}
+		if q, _ := e.cat.Query(id); q.State == want {
+			return Result{Kind: ResultMessage, Message: fmt.Sprintf("Query %s is already %s.", id, verb)}, nil
+		}
+		ids = []string{id}
+	}
+	for _, id := range ids {
+		if !st.Resume {
+			e.mu.Lock()
+			rq := e.running[id]
+			delete(e.running, id)
+			e.mu.Unlock()
+			if rq != nil {
+				_ = rq.Stop()
+			}
+		}
+		if err := e.write(ctx, &catalog.Command{Kind: catalog.SetQueryState, QueryID: id, State: want}); err != nil {
+			return Result{}, &internalError{err}
+		}
+		if st.Resume {
+			q, _ := e.cat.Query(id)
+			if err := e.startPersistent(ctx, q); err != nil {
+				return Result{}, internal("query %s was resumed but could not start: %v", id, err)
+			}
+		}
+	}
+	if st.All {
+		return Result{Kind: ResultMessage, Message: fmt.Sprintf("%d %s %s.", len(ids), plural(len(ids), "query", "queries"), verb)}, nil
+	}
+	return Result{Kind: ResultMessage, Message: fmt.Sprintf("Query %s %s.", ids[0], verb)}, nil
 }
 
 func (e *Engine) drop(ctx context.Context, st *ast.Drop) (Result, error) {

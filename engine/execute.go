@@ -142,7 +142,7 @@ func (e *Engine) executeOne(ctx context.Context, s *Session, st ast.Statement) (
 	case *ast.RunScript:
 		return Result{}, userError(st.Pos, "RUN SCRIPT reads a file on the client: run it in the sluice shell, or use sluice -f %s; over the API, send the script's statements", st.Path)
 	case *ast.PauseResume:
-		return Result{}, userError(st.Pos, "PAUSE and RESUME are not supported yet")
+		return e.pauseResume(ctx, st)
 	case *ast.InsertInto:
 		return e.insertInto(ctx, s, st)
 	}

@@ -136,6 +136,9 @@ func (e *Engine) queryStatus(id string) string {
 	e.mu.Lock()
 	rq := e.running[id]
 	e.mu.Unlock()
+	if q, ok := e.cat.Query(id); ok && q.State == catalog.Paused {
+		return "PAUSED"
+	}
 	if rq == nil {
 		return "NOT_RUNNING"
 	}
