@@ -67,6 +67,11 @@ func plan(t *testing.T, cat *catalog.Catalog, st ast.Statement) string {
 	case *ast.CreateAsSelect:
 		q = st.Query
 		opts.QueryID = cat.NextQueryID("CSAS", st.Name)
+		if st.Kind == ast.Table {
+			opts.QueryID = cat.NextQueryID("CTAS", st.Name)
+			opts.SinkKind = catalog.Table
+		}
+		opts.InternalPrefix = "_sluice-test-"
 		opts.Sink, opts.SinkPos, opts.SinkProps = st.Name, st.NamePos, st.Props
 	default:
 		t.Fatalf("plan takes a query, got %T", st)

@@ -32,6 +32,9 @@ type QueryOptions struct {
 	Target *catalog.Source
 	// SinkKind is what CREATE ... AS SELECT declares: a stream or a table.
 	SinkKind catalog.Kind
+	// InternalPrefix starts the names of the internal topics (changelogs)
+	// a persistent query creates.
+	InternalPrefix string
 }
 
 // QueryPlan is a planned query.
@@ -55,10 +58,17 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		return nil, errorf(ref.Pos, "%s does not exist; SHOW STREAMS lists the streams you can query", ref.Name)
 	}
 	table := src.Kind == catalog.Table
+	aggregating := len(q.GroupBy) > 0 || len(aggregateCalls(q.Items, q.Having)) > 0
+	switch {
+	case persistent && opts.Target == nil && aggregating && opts.SinkKind != catalog.Table:
+		return nil, errorf(q.Pos, "Invalid result type. Your SELECT query produces a TABLE. Please use CREATE TABLE AS SELECT statement instead.")
+	case opts.Target != nil && aggregating:
+		return nil, errorf(q.Pos, "INSERT INTO can only be used to insert into a stream, and this query produces a TABLE.")
+	}
 	switch {
 	case persistent && opts.Target == nil && table && opts.SinkKind != catalog.Table:
 		return nil, errorf(q.Pos, "Invalid result type. Your SELECT query produces a TABLE. Please use CREATE TABLE AS SELECT statement instead.")
-	case persistent && opts.Target == nil && !table && opts.SinkKind == catalog.Table:
+	case persistent && opts.Target == nil && !table && !aggregating && opts.SinkKind == catalog.Table:
 		return nil, errorf(q.Pos, "Invalid result type. Your SELECT query produces a STREAM. Please use CREATE STREAM AS SELECT statement instead.")
 	case table && len(q.PartitionBy) > 0:
 		return nil, errorf(q.PartitionBy[0].Position(), "Cannot repartition a TABLE source. PARTITION BY applies to streams.")
@@ -66,10 +76,8 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	switch {
 	case q.Window != nil:
 		return nil, errorf(q.Window.Pos, "WINDOW is not supported yet")
-	case len(q.GroupBy) > 0:
-		return nil, errorf(q.GroupBy[0].Position(), "GROUP BY is not supported yet")
-	case q.Having != nil:
-		return nil, errorf(q.Having.Position(), "HAVING is not supported yet")
+	case q.Having != nil && len(q.GroupBy) == 0:
+		return nil, errorf(q.Having.Position(), "HAVING needs GROUP BY; add GROUP BY or use WHERE")
 	case q.Emit == ast.EmitFinal:
 		return nil, errorf(q.Pos, "EMIT FINAL needs a windowed aggregation; use EMIT CHANGES")
 	case persistent && q.Limit != nil:
@@ -115,12 +123,31 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		g.Steps = append(g.Steps, *step)
 	}
 
-	rel, fm, err := tableFunctions(cat, q.Items, rel, qualifier, table)
-	if err != nil {
-		return nil, err
-	}
-	if fm != nil {
-		g.Steps = append(g.Steps, *fm)
+	if aggregating {
+		var agg *topology.Step
+		if rel, agg, err = aggregate(cat, q, rel, src, qualifier, opts); err != nil {
+			return nil, err
+		}
+		g.Steps = append(g.Steps, *agg)
+		if q.Having != nil {
+			pred, err := bindIn(cat, "HAVING", q.Having, rel.bindScope(), qualifier)
+			if err != nil {
+				return nil, notGrouped(err, q.Having)
+			}
+			if pred.Type == nil || pred.Type.Kind != types.Boolean {
+				return nil, errorf(q.Having.Position(), "HAVING must be a BOOLEAN condition, not %s", pred.Type)
+			}
+			// A group that stops matching HAVING leaves the result.
+			g.Steps = append(g.Steps, topology.Step{Kind: topology.Filter, Predicate: pred, Schema: agg.Schema, Retract: true})
+		}
+	} else {
+		var fm *topology.Step
+		if rel, fm, err = tableFunctions(cat, q.Items, rel, qualifier, table); err != nil {
+			return nil, err
+		}
+		if fm != nil {
+			g.Steps = append(g.Steps, *fm)
+		}
 	}
 	items, err := projection(cat, q.Items, rel, qualifier)
 	if err != nil {
@@ -257,6 +284,12 @@ type relation struct {
 	keyExpr map[string]string
 	keyMsg  map[string]string
 	keyPos  map[string]ast.Pos
+	// keyWord names the keys in messages when keyExpr is set:
+	// "partitioning expression" (PARTITION BY) or "key column" (GROUP BY).
+	keyWord string
+	// aggregated marks the relation an Aggregate step emits: columns that
+	// are not grouped cannot be selected.
+	aggregated bool
 	// calls, when set, binds table function calls to the columns a
 	// flat-map step added.
 	calls expr.Scope
@@ -288,7 +321,7 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 				return nil, errorf(si.Pos, "%s.* names no source of this query; use %s.*", si.StarSource, qualifier)
 			}
 			for i, c := range rel.scope[topology.PseudoColumns:] {
-				if strings.HasPrefix(c.Name, "KSQL_SYNTH_") {
+				if strings.HasPrefix(c.Name, "KSQL_SYNTH_") || strings.HasPrefix(c.Name, "KSQL_AGG_VARIABLE_") {
 					continue
 				}
 				idx := i + topology.PseudoColumns
@@ -319,6 +352,9 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 			continue
 		}
 		e, err := bindIn(cat, "SELECT", si.Expr, rel.bindScope(), qualifier)
+		if err != nil && rel.aggregated {
+			return nil, notGrouped(err, si.Expr)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -399,6 +435,9 @@ func keysFirst(items []item, rel relation, sink string, pos ast.Pos) ([]item, in
 			if rel.keyExpr != nil {
 				names[i] = rel.keyMsg[k.Name]
 				what = "partitioning expression"
+				if rel.keyWord != "" {
+					what = rel.keyWord
+				}
 			}
 		}
 		list := names[0]

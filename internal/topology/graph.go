@@ -92,7 +92,25 @@ const (
 	// longest, the input columns followed by one element of each (null
 	// where an array is shorter).
 	FlatMap StepKind = "flatmap"
+	// Aggregate groups rows by GroupBy and folds them with Aggs, keeping
+	// one accumulator state per group in the state table StateTable
+	// (changelog topic Changelog). Each input row emits its group's new
+	// row: the pseudo-columns, Keys key columns (the GroupBy values), then
+	// one column per aggregate.
+	Aggregate StepKind = "aggregate"
 )
+
+// AggCall is one aggregate of an Aggregate step.
+type AggCall struct {
+	// Func is the aggregate's name (COUNT, SUM, ...).
+	Func string `json:"func"`
+	// Args are the per-row arguments, bound over the step's input.
+	Args []*expr.Expr `json:"args,omitempty"`
+	// Params are the literal trailing arguments (TOPK's k), in order.
+	Params []*expr.Expr `json:"params,omitempty"`
+	// Star marks COUNT(*).
+	Star bool `json:"star,omitempty"`
+}
 
 // Step is one operator.
 type Step struct {
@@ -111,6 +129,11 @@ type Step struct {
 	// deletes of their key, so that a key whose new row no longer matches
 	// leaves the result.
 	Retract bool `json:"retract,omitempty"`
+	// GroupBy, Aggs, StateTable and Changelog describe an Aggregate.
+	GroupBy    []*expr.Expr `json:"groupBy,omitempty"`
+	Aggs       []AggCall    `json:"aggs,omitempty"`
+	StateTable string       `json:"stateTable,omitempty"`
+	Changelog  string       `json:"changelog,omitempty"`
 }
 
 // Sink is a topic a persistent query writes.
@@ -165,6 +188,27 @@ func (g *Graph) String() string {
 				parts[j] = e.String() + " AS " + st.Schema[j].Name
 			}
 			line("[ PROJECT ] | %s", strings.Join(parts, ", "))
+		case Aggregate:
+			keys := make([]string, len(st.GroupBy))
+			for j, e := range st.GroupBy {
+				keys[j] = e.String()
+			}
+			aggs := make([]string, len(st.Aggs))
+			for j, a := range st.Aggs {
+				args := make([]string, 0, len(a.Args)+len(a.Params))
+				if a.Star {
+					args = append(args, "*")
+				}
+				for _, e := range a.Args {
+					args = append(args, e.String())
+				}
+				for _, e := range a.Params {
+					args = append(args, e.String())
+				}
+				aggs[j] = a.Func + "(" + strings.Join(args, ", ") + ")"
+			}
+			line("[ AGGREGATE ] | Group by: %s | Aggregates: %s | State: %s | Changelog: %s",
+				strings.Join(keys, ", "), strings.Join(aggs, ", "), st.StateTable, st.Changelog)
 		case FlatMap:
 			parts := make([]string, len(st.Exprs))
 			for j, e := range st.Exprs {
