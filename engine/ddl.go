@@ -90,6 +90,7 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 	id := e.cat.NextQueryID(prefix, st.Name)
 	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{
 		QueryID: id, Sink: st.Name, SinkPos: st.NamePos, SinkProps: st.Props, OffsetReset: s.offsetReset(), SinkKind: kind,
+		InternalPrefix: e.internalPrefix(),
 	})
 	if err != nil {
 		return Result{}, err
@@ -128,6 +129,7 @@ func (e *Engine) insertInto(ctx context.Context, s *Session, st *ast.InsertInto)
 	id := e.cat.NextQueryID("INSERTQUERY", "")
 	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{
 		QueryID: id, Sink: target.Name, SinkPos: st.TargetPos, OffsetReset: s.offsetReset(), Target: target,
+		InternalPrefix: e.internalPrefix(),
 	})
 	if err != nil {
 		return Result{}, err
@@ -186,9 +188,11 @@ func (e *Engine) terminate(ctx context.Context, st *ast.Terminate) (Result, erro
 		if rq != nil {
 			_ = rq.Stop()
 		}
+		cq, _ := e.cat.Query(id)
 		if err := e.write(ctx, &catalog.Command{Kind: catalog.TerminateQuery, QueryID: id}); err != nil {
 			return Result{}, &internalError{err}
 		}
+		e.dropState(ctx, id, cq)
 		if err := e.cfg.Kafka.DeleteGroup(ctx, e.groupOf(id)); err != nil {
 			e.log.Warn("cannot delete the consumer group of a terminated query", "query", id, "err", err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/sluice-sql/sluice/catalog"
 	"github.com/sluice-sql/sluice/exec"
 	"github.com/sluice-sql/sluice/kafka"
+	"github.com/sluice-sql/sluice/state"
 )
 
 // Config configures an Engine.
@@ -47,9 +48,14 @@ type Engine struct {
 	prodMu   sync.Mutex
 	producer kafka.Producer
 
+	// store holds the state of every stateful query, in DataDir.
+	store *state.Store
+
 	mu        sync.Mutex
 	running   map[string]*exec.Query
 	transient map[string]*exec.Query
+	// pushState names the state of each running push query that has any.
+	pushState map[string]string
 	pushSeq   int
 	closed    bool
 	progress  chan struct{} // closed and replaced whenever a task moves
@@ -84,6 +90,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		processing: cfg.ServiceID + "_processing_log",
 		running:    map[string]*exec.Query{},
 		transient:  map[string]*exec.Query{},
+		pushState:  map[string]string{},
 		progress:   make(chan struct{}),
 	}
 	if err := e.ensureTopic(ctx, e.commands, map[string]string{"cleanup.policy": "delete", "retention.ms": "-1"}); err != nil {
@@ -93,11 +100,16 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	var err error
+	if e.store, err = state.Open(filepath.Join(cfg.DataDir, "state-store"), state.Options{Logger: cfg.Logger}); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
 	if e.producer, err = cfg.Kafka.NewProducer(kafka.ProducerOptions{ClientID: "sluice-engine"}); err != nil {
+		_ = e.store.Close()
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	if err := e.replay(ctx); err != nil {
 		e.producer.Close()
+		_ = e.store.Close()
 		return nil, err
 	}
 	for _, q := range e.cat.Queries() {
@@ -184,12 +196,57 @@ func (e *Engine) produce(ctx context.Context, recs []*kafka.Record) error {
 	return e.producer.Produce(ctx, recs)
 }
 
+// internalPrefix starts the names of the internal topics (changelogs) of
+// persistent queries.
+func (e *Engine) internalPrefix() string {
+	return "_sluice-" + e.cfg.ServiceID + "-"
+}
+
 // groupOf is the consumer group of a persistent query.
 func (e *Engine) groupOf(queryID string) string {
 	return "_sluice-" + e.cfg.ServiceID + "-query-" + queryID
 }
 
+// ensureChangelogs creates the changelog topics of a stateful query, one
+// partition per partition of its input, compacted.
+func (e *Engine) ensureChangelogs(ctx context.Context, q *catalog.Query) error {
+	logs := exec.Changelogs(q.Plan)
+	if len(logs) == 0 {
+		return nil
+	}
+	bounds, err := e.cfg.Kafka.ListOffsets(ctx, q.Plan.Source.Topic)
+	if err != nil {
+		return fmt.Errorf("engine: list offsets of %s: %w", q.Plan.Source.Topic, err)
+	}
+	for _, name := range logs {
+		err := e.cfg.Kafka.CreateTopic(ctx, kafka.TopicSpec{Name: name, Partitions: int32(len(bounds)), Configs: map[string]string{"cleanup.policy": "compact"}})
+		if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
+			return fmt.Errorf("engine: create changelog topic %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// dropState deletes the local state and the changelog topics of a
+// terminated persistent query; failures are logged.
+func (e *Engine) dropState(ctx context.Context, id string, q *catalog.Query) {
+	if q == nil || q.Plan == nil || !exec.HasState(q.Plan) {
+		return
+	}
+	if err := e.store.DropQuery(id); err != nil {
+		e.log.Warn("cannot delete the state of a terminated query", "query", id, "err", err)
+	}
+	for _, name := range exec.Changelogs(q.Plan) {
+		if err := e.cfg.Kafka.DeleteTopic(ctx, name); err != nil && !errors.Is(err, kafka.ErrUnknownTopic) {
+			e.log.Warn("cannot delete the changelog topic of a terminated query", "query", id, "topic", name, "err", err)
+		}
+	}
+}
+
 func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
+	if err := e.ensureChangelogs(ctx, q); err != nil {
+		return err
+	}
 	rq, err := exec.Start(ctx, q.Plan, exec.Deps{
 		Kafka:         e.cfg.Kafka,
 		Group:         e.groupOf(q.ID),
@@ -197,6 +254,7 @@ func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
 		Logger:        e.log.With("query", q.ID),
 		Progress:      e.notify,
 		Now:           e.cfg.Now,
+		State:         e.store,
 	}, nil)
 	if err != nil {
 		return err
@@ -340,8 +398,20 @@ func (e *Engine) Close() error {
 		}()
 	}
 	wg.Wait()
+	e.mu.Lock()
+	pushState := make([]string, 0, len(e.pushState))
+	for _, ns := range e.pushState {
+		pushState = append(pushState, ns)
+	}
+	e.mu.Unlock()
+	for _, ns := range pushState {
+		_ = e.store.DropQuery(ns)
+	}
 	e.prodMu.Lock()
 	e.producer.Close()
 	e.prodMu.Unlock()
+	if err := e.store.Close(); err != nil {
+		return fmt.Errorf("engine: %w", err)
+	}
 	return nil
 }

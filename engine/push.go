@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/sluice-sql/sluice/exec"
 	"github.com/sluice-sql/sluice/parser/ast"
@@ -55,12 +56,25 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 		sent++
 		return g.Limit == 0 || sent < g.Limit, nil
 	}
-	q, err := exec.Start(ctx, g, exec.Deps{Kafka: e.cfg.Kafka, ProcessingLog: e.processing, Logger: e.log.With("query", id), Now: e.cfg.Now}, out)
+	deps := exec.Deps{Kafka: e.cfg.Kafka, ProcessingLog: e.processing, Logger: e.log.With("query", id), Now: e.cfg.Now}
+	if exec.HasState(g) {
+		// A push query's state lives only as long as its stream, under a
+		// name no other run uses, and has no changelog.
+		deps.State = e.store
+		deps.StateNamespace = fmt.Sprintf("%s_%d", id, time.Now().UnixNano())
+	}
+	q, err := exec.Start(ctx, g, deps, out)
 	if err != nil {
+		if deps.StateNamespace != "" {
+			_ = e.store.DropQuery(deps.StateNamespace)
+		}
 		return Result{}, internal("cannot start push query: %v", err)
 	}
 	e.mu.Lock()
 	e.transient[id] = q
+	if deps.StateNamespace != "" {
+		e.pushState[id] = deps.StateNamespace
+	}
 	e.mu.Unlock()
 	var once sync.Once
 	closeFn := func() {
@@ -69,7 +83,14 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 			_ = q.Stop()
 			e.mu.Lock()
 			delete(e.transient, id)
+			_, owned := e.pushState[id]
+			delete(e.pushState, id)
 			e.mu.Unlock()
+			if owned {
+				if err := e.store.DropQuery(deps.StateNamespace); err != nil {
+					e.log.Warn("cannot delete the state of a push query", "query", id, "err", err)
+				}
+			}
 		})
 	}
 	next := func(ctx context.Context) ([]any, error) {

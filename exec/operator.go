@@ -3,6 +3,8 @@ package exec
 import (
 	"context"
 	"log/slog"
+
+	"github.com/sluice-sql/sluice/state"
 )
 
 // StreamTime is the largest record time a task has seen, in milliseconds.
@@ -16,6 +18,8 @@ type OpContext struct {
 	// Errors receives rows the operator could not process: they go to the
 	// processing log and the query goes on.
 	Errors ErrorSink
+	// State is the task's state cache; nil for a query without state.
+	State *state.TaskCache
 }
 
 // ErrorSink records a problem with one row.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/kafka"
+	"github.com/sluice-sql/sluice/state"
 )
 
 // Deps are the services a query runs on.
@@ -27,6 +28,12 @@ type Deps struct {
 	Progress func()
 	// Now is the wall clock, for processing-log records; default time.Now.
 	Now func() time.Time
+	// State holds the state of queries with an Aggregate step; required
+	// for them.
+	State *state.Store
+	// StateNamespace names the query's state in State; default the graph's
+	// QueryID. A push query passes a name unique to its run.
+	StateNamespace string
 }
 
 // Output receives a push query's rows, one at a time, in the layout of the
@@ -62,6 +69,12 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 	if deps.Now == nil {
 		deps.Now = time.Now
 	}
+	if deps.StateNamespace == "" {
+		deps.StateNamespace = g.QueryID
+	}
+	if len(stateSteps(g)) > 0 && deps.State == nil {
+		return nil, errors.New("exec: a query with state needs a state store")
+	}
 	starts, err := startOffsets(ctx, g, deps)
 	if err != nil {
 		return nil, err
@@ -69,7 +82,7 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	q := &Query{graph: g, deps: deps, cancel: cancel, done: make(chan struct{})}
 	for p, off := range starts {
-		t, err := newTask(q, int32(p), off, out)
+		t, err := newTask(ctx, q, int32(p), off, out)
 		if err != nil {
 			cancel()
 			q.closeTasks()

@@ -12,6 +12,7 @@ import (
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/kafka"
+	"github.com/sluice-sql/sluice/state"
 )
 
 // task runs one input partition of a query.
@@ -32,6 +33,11 @@ type task struct {
 	out   Output
 	ended bool // the push query's output asked to stop
 
+	// cache is the task's state, nil for a query without state;
+	// changelogs maps its state tables to their changelog topics.
+	cache      *state.TaskCache
+	changelogs map[string]string
+
 	// pending collects the records one batch produces: sink rows and
 	// processing-log entries, sent in one call.
 	pending []*kafka.Record
@@ -45,11 +51,16 @@ type task struct {
 	stats struct{ in, out, errors atomic.Int64 }
 }
 
-func newTask(q *Query, partition int32, start int64, out Output) (*task, error) {
+func newTask(ctx context.Context, q *Query, partition int32, start int64, out Output) (*task, error) {
 	g := q.graph
 	src := g.Source
 	t := &task{q: q, partition: partition, out: out, nKey: len(src.Key), nValue: len(src.Value), tsCol: -1}
 	t.pos.Store(start)
+	if HasState(g) && g.Sink != nil {
+		if err := restoreState(ctx, g, q.deps, partition); err != nil {
+			return nil, fmt.Errorf("exec: restore state of %s[%d]: %w", g.QueryID, partition, err)
+		}
+	}
 	if _, err := newTaskParts(t, g); err != nil {
 		return nil, err
 	}
@@ -94,11 +105,29 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 			return nil, err
 		}
 	}
-	oc := &OpContext{QueryID: g.QueryID, Partition: t.partition, Logger: t.q.deps.Logger, Errors: t}
+	if HasState(g) {
+		if t.q.deps.State == nil {
+			return nil, fmt.Errorf("exec: query %s keeps state but has no state store", g.QueryID)
+		}
+		ns := t.q.deps.StateNamespace
+		if ns == "" {
+			ns = g.QueryID
+		}
+		t.cache = t.q.deps.State.NewTaskCache(ns, t.partition, 0)
+		t.changelogs = map[string]string{}
+		for _, st := range stateSteps(g) {
+			t.changelogs[st.StateTable] = st.Changelog
+		}
+	}
+	oc := &OpContext{QueryID: g.QueryID, Partition: t.partition, Logger: t.q.deps.Logger, Errors: t, State: t.cache}
 	keys := keyColumns(topology.PseudoColumns, len(src.Key))
+	in := src.Schema()
 	for _, st := range g.Steps {
 		var op Operator
 		switch st.Kind {
+		case topology.Aggregate:
+			op, err = newAggregateOp(st, in)
+			keys = keyColumns(topology.PseudoColumns, st.Keys)
 		case topology.Filter:
 			op, err = newFilterOp(st.Predicate, st.Retract)
 		case topology.Project:
@@ -125,6 +154,9 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 			return nil, err
 		}
 		t.ops = append(t.ops, op)
+		if st.Schema != nil {
+			in = st.Schema
+		}
 	}
 	if g.Sink != nil {
 		if t.sink, err = newSink(g); err != nil {
@@ -231,22 +263,36 @@ func (t *task) process(ctx context.Context, recs []*kafka.Record) error {
 	clear(t.arena)
 	t.in.Reset()
 	next := recs[len(recs)-1].Offset + 1
-	if len(t.pending) > 0 {
-		if err := t.producer.Produce(ctx, t.pending); err != nil {
-			return fmt.Errorf("exec: produce: %w", err)
+	if t.cache != nil {
+		if err := t.commitState(ctx, next); err != nil {
+			return err
 		}
+	} else if err := t.produceAndCommit(ctx, next); err != nil {
+		return err
+	}
+	t.pos.Store(next)
+	if t.q.deps.Progress != nil {
+		t.q.deps.Progress()
+	}
+	return nil
+}
+
+// produceAndCommit sends the pending records and commits the input offsets
+// up to next.
+func (t *task) produceAndCommit(ctx context.Context, next int64) error {
+	if len(t.pending) > 0 {
+		err := t.producer.Produce(ctx, t.pending)
 		clear(t.pending)
 		t.pending = t.pending[:0]
+		if err != nil {
+			return fmt.Errorf("exec: produce: %w", err)
+		}
 	}
 	if t.q.deps.Group != "" {
 		offs := map[string]map[int32]int64{t.q.graph.Source.Topic: {t.partition: next}}
 		if err := t.q.deps.Kafka.CommitOffsets(ctx, t.q.deps.Group, offs); err != nil {
 			return fmt.Errorf("exec: commit offsets: %w", err)
 		}
-	}
-	t.pos.Store(next)
-	if t.q.deps.Progress != nil {
-		t.q.deps.Progress()
 	}
 	return nil
 }

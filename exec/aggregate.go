@@ -1,0 +1,264 @@
+package exec
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/internal/types"
+	"github.com/sluice-sql/sluice/state"
+)
+
+// aggregateOp groups rows by key and folds them into one accumulator per
+// aggregate and group, kept in a state table of the task's TaskCache. Each
+// input row emits its group's new row: the pseudo-columns, the key values,
+// then one result per aggregate.
+type aggregateOp struct {
+	groupBy   []expr.Evaluator
+	keyTypes  []*types.Type
+	keyTexts  []string
+	aggs      []aggCall
+	table     string
+	pseudoIn  bool // the input rows start with the pseudo-columns
+	partition int32
+	cache     *state.TaskCache
+	errs      ErrorSink
+	out       Batch
+	arena     []any
+	key       []byte
+	accs      []expr.Accumulator
+	vals      []any
+}
+
+// aggCall is one compiled aggregate of the step.
+type aggCall struct {
+	def      *expr.Aggregate
+	text     string
+	args     []expr.Evaluator
+	argTexts []string
+	argTypes []*types.Type
+	ret      *types.Type
+	params   []any
+}
+
+// newAggregateOp compiles an Aggregate step; in is its input schema.
+func newAggregateOp(st topology.Step, in []types.Column) (*aggregateOp, error) {
+	if st.StateTable == "" {
+		return nil, errors.New("exec: aggregate step without a state table")
+	}
+	op := &aggregateOp{table: st.StateTable}
+	op.pseudoIn = len(in) >= topology.PseudoColumns &&
+		in[0].Name == topology.RowTime && in[1].Name == topology.RowPartition && in[2].Name == topology.RowOffset
+	for _, e := range st.GroupBy {
+		ev, err := expr.Compile(e)
+		if err != nil {
+			return nil, err
+		}
+		op.groupBy = append(op.groupBy, ev)
+		op.keyTypes = append(op.keyTypes, e.Type)
+		op.keyTexts = append(op.keyTexts, e.String())
+	}
+	for _, a := range st.Aggs {
+		def, ok := expr.LookupAggregate(a.Func)
+		if !ok {
+			return nil, fmt.Errorf("exec: unknown aggregate %s", a.Func)
+		}
+		c := aggCall{def: def, text: a.Func}
+		var checkTypes []*types.Type
+		for _, e := range a.Args {
+			ev, err := expr.Compile(e)
+			if err != nil {
+				return nil, err
+			}
+			c.args = append(c.args, ev)
+			c.argTexts = append(c.argTexts, e.String())
+			c.argTypes = append(c.argTypes, e.Type)
+		}
+		checkTypes = append(checkTypes, c.argTypes...)
+		for _, p := range a.Params {
+			ev, err := expr.Compile(p)
+			if err != nil {
+				return nil, err
+			}
+			v, err := ev.Eval(nil)
+			if err != nil {
+				return nil, fmt.Errorf("exec: parameter %s of %s: %w", p, a.Func, err)
+			}
+			c.params = append(c.params, v)
+			checkTypes = append(checkTypes, p.Type)
+		}
+		ret, err := def.Check(checkTypes)
+		if err != nil {
+			return nil, fmt.Errorf("exec: %s: %w", a.Func, err)
+		}
+		c.ret = ret
+		// Fail at open rather than on the first row if the call is invalid.
+		if _, err := def.New(c.argTypes, c.ret, c.params); err != nil {
+			return nil, fmt.Errorf("exec: %s: %w", a.Func, err)
+		}
+		op.aggs = append(op.aggs, c)
+	}
+	op.accs = make([]expr.Accumulator, len(op.aggs))
+	return op, nil
+}
+
+func (a *aggregateOp) Open(_ context.Context, oc *OpContext) error {
+	if oc.State == nil {
+		return errors.New("exec: an aggregate needs a state store")
+	}
+	a.cache = oc.State
+	a.errs = oc.Errors
+	a.partition = oc.Partition
+	return nil
+}
+
+func (a *aggregateOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) error {
+	nk := len(a.groupBy)
+	w := topology.PseudoColumns + nk + len(a.aggs)
+	n := b.Len()
+	if cap(a.arena) < n*w {
+		a.arena = make([]any, n*w)
+	}
+	arena := a.arena[:n*w]
+	a.out.Reset()
+	used := 0
+rows:
+	for i := 0; i < n; i++ {
+		if b.Kind(i).Base() != Insert {
+			// A record without a value has nothing to aggregate.
+			continue
+		}
+		in := b.Row(i)
+		row := arena[used*w : (used+1)*w : (used+1)*w]
+		row[0] = b.Time(i)
+		row[1] = a.partition
+		row[2] = nil
+		if a.pseudoIn {
+			row[1], row[2] = in[1], in[2]
+		}
+		a.key = a.key[:0]
+		for j, ev := range a.groupBy {
+			v, err := ev.Eval(in)
+			if err != nil {
+				a.errs.RowError("error computing group key "+a.keyTexts[j]+": "+err.Error(), in)
+				continue rows
+			}
+			if v == nil {
+				// ksqlDB drops rows whose group key has a null.
+				continue rows
+			}
+			p, err := expr.MarshalValue(v, a.keyTypes[j])
+			if err != nil {
+				a.errs.RowError("cannot encode group key "+a.keyTexts[j]+": "+err.Error(), in)
+				continue rows
+			}
+			a.key = binary.AppendUvarint(a.key, uint64(len(p)))
+			a.key = append(a.key, p...)
+			row[topology.PseudoColumns+j] = v
+		}
+		if err := a.load(); err != nil {
+			return err
+		}
+		for j := range a.aggs {
+			c := &a.aggs[j]
+			switch len(c.args) {
+			case 0:
+				a.accs[j].Add(nil)
+			case 1:
+				v, err := c.args[0].Eval(in)
+				if err != nil {
+					a.errs.RowError("error computing "+c.argTexts[0]+": "+err.Error(), in)
+				}
+				a.accs[j].Add(v)
+			default:
+				vs := make([]any, len(c.args))
+				for k, ev := range c.args {
+					v, err := ev.Eval(in)
+					if err != nil {
+						a.errs.RowError("error computing "+c.argTexts[k]+": "+err.Error(), in)
+					}
+					vs[k] = v
+				}
+				a.accs[j].Add(vs)
+			}
+			res, err := expr.AccumulatorResult(a.accs[j])
+			if err != nil {
+				a.errs.RowError("error computing "+c.text+": "+err.Error(), in)
+				res = nil
+			}
+			row[topology.PseudoColumns+nk+j] = res
+		}
+		if err := a.store(); err != nil {
+			return err
+		}
+		a.out.Append(row, b.Time(i), Insert)
+		used++
+	}
+	var err error
+	if a.out.Len() > 0 {
+		err = out.Emit(ctx, &a.out)
+	}
+	clear(arena)
+	return err
+}
+
+// load reads the accumulators of the group a.key from the state table, or
+// makes empty ones for a new group.
+func (a *aggregateOp) load() error {
+	v, ok, err := a.cache.Get(a.table, a.key)
+	if err != nil {
+		return fmt.Errorf("exec: read aggregate state: %w", err)
+	}
+	for j := range a.aggs {
+		c := &a.aggs[j]
+		acc, err := c.def.New(c.argTypes, c.ret, c.params)
+		if err != nil {
+			return fmt.Errorf("exec: %s: %w", c.text, err)
+		}
+		a.accs[j] = acc
+	}
+	if !ok {
+		return nil
+	}
+	for j := range a.aggs {
+		n, k := binary.Uvarint(v)
+		if k <= 0 || n > uint64(len(v)-k) {
+			return fmt.Errorf("exec: corrupt aggregate state in %s", a.table)
+		}
+		if err := a.accs[j].UnmarshalBinary(v[k : k+int(n)]); err != nil {
+			return fmt.Errorf("exec: corrupt aggregate state of %s in %s: %w", a.aggs[j].text, a.table, err)
+		}
+		v = v[k+int(n):]
+	}
+	if len(v) != 0 {
+		return fmt.Errorf("exec: corrupt aggregate state in %s", a.table)
+	}
+	return nil
+}
+
+// store writes the accumulators of the group a.key to the state table:
+// each one's state, length-prefixed, in the order of the aggregates.
+func (a *aggregateOp) store() error {
+	var v []byte
+	for j, acc := range a.accs {
+		p, err := acc.MarshalBinary()
+		if err != nil {
+			return fmt.Errorf("exec: encode state of %s: %w", a.aggs[j].text, err)
+		}
+		v = binary.AppendUvarint(v, uint64(len(p)))
+		v = append(v, p...)
+	}
+	if err := a.cache.Put(a.table, a.key, v); err != nil {
+		return fmt.Errorf("exec: write aggregate state: %w", err)
+	}
+	return nil
+}
+
+func (a *aggregateOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
+func (a *aggregateOp) OnCommit(context.Context, Emitter) error           { return nil }
+func (a *aggregateOp) Close(context.Context) error                       { return nil }
+
+var _ Operator = (*aggregateOp)(nil)

@@ -1,0 +1,160 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/kafka"
+	"github.com/sluice-sql/sluice/state"
+)
+
+// stateSteps returns the steps of g that keep state.
+func stateSteps(g *topology.Graph) []topology.Step {
+	var out []topology.Step
+	for _, st := range g.Steps {
+		if st.Kind == topology.Aggregate {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// HasState reports whether g keeps state, and so needs a state store and,
+// for a persistent query, changelog topics.
+func HasState(g *topology.Graph) bool { return len(stateSteps(g)) > 0 }
+
+// Changelogs returns the changelog topics of g's state tables.
+func Changelogs(g *topology.Graph) []string {
+	var out []string
+	for _, st := range stateSteps(g) {
+		if st.Changelog != "" {
+			out = append(out, st.Changelog)
+		}
+	}
+	return out
+}
+
+// restoreChunk is how many changelog records one Store.Restore call
+// writes.
+const restoreChunk = 10_000
+
+// restoreState brings the local state of one partition of a persistent
+// query up to the end of its changelog topics, reading what the store has
+// not seen yet.
+func restoreState(ctx context.Context, g *topology.Graph, deps Deps, partition int32) error {
+	stored, err := deps.State.Offsets(deps.StateNamespace, partition)
+	if err != nil {
+		return err
+	}
+	for _, st := range stateSteps(g) {
+		if st.Changelog == "" {
+			continue
+		}
+		bounds, err := deps.Kafka.ListOffsets(ctx, st.Changelog)
+		if err != nil {
+			return fmt.Errorf("exec: list offsets of changelog %s: %w", st.Changelog, err)
+		}
+		if int(partition) >= len(bounds) {
+			return fmt.Errorf("exec: changelog %s has %d partitions; partition %d is missing", st.Changelog, len(bounds), partition)
+		}
+		from, ok := stored[st.StateTable]
+		if !ok || from < bounds[partition].Start {
+			from = bounds[partition].Start
+		}
+		end := bounds[partition].End
+		if from >= end {
+			continue
+		}
+		if err := replayChangelog(ctx, deps, st, partition, from, end); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replayChangelog reads partition of st's changelog from from to end and
+// restores the entries into st's state table.
+func replayChangelog(ctx context.Context, deps Deps, st topology.Step, partition int32, from, end int64) error {
+	c, err := deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: deps.StateNamespace + "-restore"})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.Assign(map[string]map[int32]int64{st.Changelog: {partition: from}})
+	var entries []state.Entry
+	next := from
+	for next < end {
+		recs, err := c.Poll(ctx)
+		if err != nil {
+			return fmt.Errorf("exec: read changelog %s[%d]: %w", st.Changelog, partition, err)
+		}
+		for _, r := range recs {
+			if r.Offset >= end {
+				break
+			}
+			next = r.Offset + 1
+			entries = append(entries, state.Entry{Key: r.Key, Value: r.Value})
+		}
+		if len(entries) >= restoreChunk || (next >= end && len(entries) > 0) {
+			if err := deps.State.Restore(deps.StateNamespace, partition, st.StateTable, entries, next); err != nil {
+				return err
+			}
+			entries = entries[:0]
+		}
+	}
+	if next > from {
+		deps.Logger.Info("state restored from changelog", "changelog", st.Changelog, "partition", partition, "from", from, "to", next)
+	}
+	return nil
+}
+
+// commitState flushes the task's dirty state into a batch, produces the
+// changelog records (for a persistent query) ahead of the batch's output,
+// commits the input offsets, then commits the batch with the changelog
+// offsets it reflects. On failure the cache is reset to the committed
+// state.
+func (t *task) commitState(ctx context.Context, next int64) (err error) {
+	deps := t.q.deps
+	b := deps.State.NewBatch()
+	defer func() {
+		if err != nil {
+			_ = b.Close()
+			t.cache.Reset()
+		}
+	}()
+	changes, err := t.cache.Flush(b)
+	if err != nil {
+		return fmt.Errorf("exec: flush state: %w", err)
+	}
+	if len(changes) == 0 {
+		_ = b.Close()
+		return t.produceAndCommit(ctx, next)
+	}
+	var logRecs []*kafka.Record
+	if t.q.graph.Sink != nil {
+		logRecs = make([]*kafka.Record, len(changes))
+		now := deps.Now()
+		for i, ch := range changes {
+			logRecs[i] = &kafka.Record{Topic: t.changelogs[ch.Table], Partition: t.partition, Key: ch.Key, Value: ch.Value, Timestamp: now}
+		}
+		merged := make([]*kafka.Record, 0, len(logRecs)+len(t.pending))
+		t.pending = append(append(merged, logRecs...), t.pending...)
+	}
+	if err := t.produceAndCommit(ctx, next); err != nil {
+		return err
+	}
+	var offsets map[string]int64
+	if len(logRecs) > 0 {
+		offsets = map[string]int64{}
+		for i, ch := range changes {
+			if off := logRecs[i].Offset + 1; off > offsets[ch.Table] {
+				offsets[ch.Table] = off
+			}
+		}
+	}
+	if err := deps.State.CommitBatch(b, deps.StateNamespace, t.partition, offsets); err != nil {
+		return fmt.Errorf("exec: commit state: %w", err)
+	}
+	return nil
+}
