@@ -27,6 +27,10 @@ type Options struct {
 	// Out receives a line per file as files complete (in file order), and
 	// failures with Verbose; nil prints nothing.
 	Out io.Writer
+	// Attempt runs the runs skipped for these reasons anyway, counting
+	// them as passed or failed: a measure of a capability being built. The
+	// floors are judged without it.
+	Attempt map[string]bool
 }
 
 // FileReport counts the outcomes of one file's runs.
@@ -82,7 +86,7 @@ func RunFiles(ctx context.Context, files []*File, opts Options) *Report {
 		go func() {
 			defer wg.Done()
 			for s := range jobs {
-				s.res = RunOne(ctx, s.run, opts.Timeout)
+				s.res = RunOne(ctx, s.run, opts.Timeout, opts.Attempt)
 				close(s.done)
 			}
 		}()

@@ -54,11 +54,13 @@ func Clock() time.Time { return time.UnixMilli(0) }
 const DefaultTimeout = 60 * time.Second
 
 // RunOne runs r through a fresh engine over a fresh in-memory broker and
-// returns its outcome. timeout bounds the run (DefaultTimeout when zero).
-func RunOne(ctx context.Context, r Run, timeout time.Duration) Result {
+// returns its outcome. timeout bounds the run (DefaultTimeout when zero);
+// runs skipped for a reason in attempt run anyway, to measure a capability
+// being built.
+func RunOne(ctx context.Context, r Run, timeout time.Duration, attempt map[string]bool) Result {
 	start := time.Now()
 	res := Result{ID: r.ID, File: r.File, Index: r.Index}
-	if reason := SkipReason(r); reason != "" {
+	if reason := SkipReason(r); reason != "" && !attempt[reason] {
 		res.Status, res.Reason = Skip, reason
 		return res
 	}
