@@ -30,7 +30,6 @@ type aggregateOp struct {
 	arena     []any
 	key       []byte
 	accs      []expr.Accumulator
-	vals      []any
 }
 
 // aggCall is one compiled aggregate of the step.
