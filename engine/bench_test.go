@@ -14,10 +14,21 @@ import (
 )
 
 // BenchmarkPersistentQuery measures a filter-and-project persistent query
-// end to end over the embedded broker: b.N JSON records are produced first,
-// then the query runs from the earliest offset until Flush sees it caught
-// up. records/s counts input records.
+// end to end over the embedded broker.
 func BenchmarkPersistentQuery(b *testing.B) {
+	benchQuery(b, 1000, "CREATE STREAM big AS SELECT id, item, amount * qty AS total FROM orders WHERE amount > 50;")
+}
+
+// BenchmarkGroupByCount measures a GROUP BY count with its state in the
+// task cache and Pebble and its changelog, over 100,000 keys.
+func BenchmarkGroupByCount(b *testing.B) {
+	benchQuery(b, 100_000, "CREATE TABLE counts AS SELECT id, COUNT(*) AS n, SUM(amount) AS total FROM orders GROUP BY id;")
+}
+
+// benchQuery produces b.N JSON records over keys distinct ids, then runs
+// query from the earliest offset until Flush sees it caught up.
+// records/s counts input records.
+func benchQuery(b *testing.B, keys int, query string) {
 	ctx := context.Background()
 	dir := b.TempDir()
 	broker, err := kafka.StartPlayground(ctx, kafka.PlaygroundConfig{Addr: "127.0.0.1:0"})
@@ -48,7 +59,7 @@ CREATE STREAM orders (id VARCHAR KEY, item VARCHAR, amount BIGINT, qty INT) WITH
 	const batch = 2000
 	recs := make([]*kafka.Record, 0, batch)
 	for i := 0; i < b.N; i++ {
-		recs = append(recs, &kafka.Record{Topic: "orders", Partition: -1, Key: []byte(fmt.Sprintf("o%d", i%1000)),
+		recs = append(recs, &kafka.Record{Topic: "orders", Partition: -1, Key: []byte(fmt.Sprintf("o%d", i%keys)),
 			Value: []byte(fmt.Sprintf(`{"item":"item-%d","amount":%d,"qty":%d}`, i, i%100, i%7))})
 		if len(recs) == batch || i == b.N-1 {
 			if err := p.Produce(ctx, recs); err != nil {
@@ -57,8 +68,9 @@ CREATE STREAM orders (id VARCHAR KEY, item VARCHAR, amount BIGINT, qty INT) WITH
 			recs = recs[:0]
 		}
 	}
+	b.ReportAllocs()
 	b.ResetTimer()
-	if _, err := eng.Execute(ctx, sess, "CREATE STREAM big AS SELECT id, item, amount * qty AS total FROM orders WHERE amount > 50;"); err != nil {
+	if _, err := eng.Execute(ctx, sess, query); err != nil {
 		b.Fatal(err)
 	}
 	if err := eng.Flush(ctx); err != nil {
