@@ -611,15 +611,7 @@ func (a *byOffsetAcc) Result() any {
 }
 
 func (a *byOffsetAcc) MarshalBinary() ([]byte, error) {
-	e := newEncoder()
-	e.uint(uint64(len(a.vals)))
-	for _, sv := range a.vals {
-		e.int(sv.seq)
-		if err := e.value(sv.v, a.t); err != nil {
-			return nil, err
-		}
-	}
-	return e.done()
+	return marshalNumbered(len(a.vals), func(i int) (int64, any) { return a.vals[i].seq, a.vals[i].v }, a.t)
 }
 
 func (a *byOffsetAcc) UnmarshalBinary(b []byte) error {
@@ -1257,15 +1249,7 @@ func (a *attrAcc) Result() any {
 }
 
 func (a *attrAcc) MarshalBinary() ([]byte, error) {
-	e := newEncoder()
-	e.uint(uint64(len(a.vals)))
-	for _, cv := range a.vals {
-		e.int(cv.n)
-		if err := e.value(cv.v, a.t); err != nil {
-			return nil, err
-		}
-	}
-	return e.done()
+	return marshalNumbered(len(a.vals), func(i int) (int64, any) { return a.vals[i].n, a.vals[i].v }, a.t)
 }
 
 func (a *attrAcc) UnmarshalBinary(b []byte) error {
@@ -1386,6 +1370,21 @@ func marshalValues(vals []any, t *types.Type) ([]byte, error) {
 	e := newEncoder()
 	e.uint(uint64(len(vals)))
 	for _, v := range vals {
+		if err := e.value(v, t); err != nil {
+			return nil, err
+		}
+	}
+	return e.done()
+}
+
+// marshalNumbered encodes n values of type t, each with a number (an
+// arrival sequence, a count): the state of accumulators that keep both.
+func marshalNumbered(n int, at func(i int) (int64, any), t *types.Type) ([]byte, error) {
+	e := newEncoder()
+	e.uint(uint64(n))
+	for i := 0; i < n; i++ {
+		num, v := at(i)
+		e.int(num)
 		if err := e.value(v, t); err != nil {
 			return nil, err
 		}

@@ -583,55 +583,9 @@ func (c *compiler) compileArith(e *Expr) (ArgFunc, error) {
 	op := e.Op
 	switch e.Type.Kind {
 	case types.Int:
-		return func(row []any) (any, error) {
-			a, b, err := eval2(l, r, row)
-			if a == nil || b == nil {
-				keep(&err, npe)
-				return nil, err
-			}
-			x, y := a.(int32), b.(int32)
-			switch op {
-			case OpAdd:
-				return x + y, err
-			case OpSub:
-				return x - y, err
-			case OpMul:
-				return x * y, err
-			}
-			if y == 0 {
-				keep(&err, ErrDivideByZero)
-				return nil, err
-			}
-			if op == OpDiv {
-				return x / y, err
-			}
-			return x % y, err
-		}, nil
+		return intArith(op, l, r, npe, func(v any) int32 { return v.(int32) }), nil
 	case types.Bigint:
-		return func(row []any) (any, error) {
-			a, b, err := eval2(l, r, row)
-			if a == nil || b == nil {
-				keep(&err, npe)
-				return nil, err
-			}
-			x, y := toInt64(a), toInt64(b)
-			switch op {
-			case OpAdd:
-				return x + y, err
-			case OpSub:
-				return x - y, err
-			case OpMul:
-				return x * y, err
-			}
-			if y == 0 {
-				keep(&err, ErrDivideByZero)
-				return nil, err
-			}
-			if op == OpDiv {
-				return x / y, err
-			}
-			return x % y, err
-		}, nil
+		return intArith(op, l, r, npe, toInt64), nil
 	case types.Double:
 		return func(row []any) (any, error) {
 			a, b, err := eval2(l, r, row)
@@ -1106,4 +1060,34 @@ func likeMatch(toks []likeToken, s string) bool {
 		ti++
 	}
 	return ti == len(toks)
+}
+
+// intArith is integer arithmetic over INTEGER or BIGINT operands (conv
+// reads an operand): Java's wrapping semantics, null for a null operand and
+// for division or modulo by zero.
+func intArith[T int32 | int64](op Op, l, r ArgFunc, npe error, conv func(any) T) ArgFunc {
+	return func(row []any) (any, error) {
+		a, b, err := eval2(l, r, row)
+		if a == nil || b == nil {
+			keep(&err, npe)
+			return nil, err
+		}
+		x, y := conv(a), conv(b)
+		switch op {
+		case OpAdd:
+			return x + y, err
+		case OpSub:
+			return x - y, err
+		case OpMul:
+			return x * y, err
+		}
+		if y == 0 {
+			keep(&err, ErrDivideByZero)
+			return nil, err
+		}
+		if op == OpDiv {
+			return x / y, err
+		}
+		return x % y, err
+	}
 }
