@@ -39,6 +39,9 @@ type aggCall struct {
 	args     []expr.Evaluator
 	argTexts []string
 	argTypes []*types.Type
+	// newTypes are the types of every argument, value and literal, as
+	// Check and New take them.
+	newTypes []*types.Type
 	ret      *types.Type
 	params   []any
 }
@@ -94,8 +97,9 @@ func newAggregateOp(st topology.Step, in []types.Column) (*aggregateOp, error) {
 			return nil, fmt.Errorf("exec: %s: %w", a.Func, err)
 		}
 		c.ret = ret
+		c.newTypes = checkTypes
 		// Fail at open rather than on the first row if the call is invalid.
-		if _, err := def.New(c.argTypes, c.ret, c.params); err != nil {
+		if _, err := def.New(c.newTypes, c.ret, c.params); err != nil {
 			return nil, fmt.Errorf("exec: %s: %w", a.Func, err)
 		}
 		op.aggs = append(op.aggs, c)
@@ -213,7 +217,7 @@ func (a *aggregateOp) load() error {
 	}
 	for j := range a.aggs {
 		c := &a.aggs[j]
-		acc, err := c.def.New(c.argTypes, c.ret, c.params)
+		acc, err := c.def.New(c.newTypes, c.ret, c.params)
 		if err != nil {
 			return fmt.Errorf("exec: %s: %w", c.text, err)
 		}
