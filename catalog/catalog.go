@@ -88,6 +88,10 @@ const (
 	// SetQueryState pauses (State PAUSED) or resumes (RUNNING) the query
 	// QueryID.
 	SetQueryState CommandKind = "set_query_state"
+	// ReplaceQuery upgrades the persistent query Query.ID in place (CREATE
+	// OR REPLACE ... AS SELECT): its SQL and plan change, its state (RUNNING
+	// or PAUSED) stays, and Source replaces its sink's declaration.
+	ReplaceQuery CommandKind = "replace_query"
 )
 
 // Command is one entry of the command log. Exactly the fields its Kind
@@ -180,6 +184,21 @@ func (c *Catalog) Apply(cmd *Command) error {
 			return fmt.Errorf("catalog: terminate of unknown query %s", cmd.QueryID)
 		}
 		delete(c.queries, cmd.QueryID)
+	case ReplaceQuery:
+		if cmd.Query == nil || cmd.Query.Plan == nil || cmd.Source == nil {
+			return fmt.Errorf("catalog: replace_query command without a query plan or sink")
+		}
+		old, ok := c.queries[cmd.Query.ID]
+		if !ok {
+			return fmt.Errorf("catalog: replace of unknown query %s", cmd.Query.ID)
+		}
+		if _, ok := c.sources[cmd.Source.Name]; !ok {
+			return fmt.Errorf("catalog: replace of query %s into unknown source %s", cmd.Query.ID, cmd.Source.Name)
+		}
+		changed := *cmd.Query
+		changed.State = old.State
+		c.queries[cmd.Query.ID] = &changed
+		c.sources[cmd.Source.Name] = cmd.Source
 	case SetQueryState:
 		q, ok := c.queries[cmd.QueryID]
 		if !ok {

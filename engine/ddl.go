@@ -70,13 +70,12 @@ func (e *Engine) sourceTopic(ctx context.Context, pos ast.Pos, topic string, par
 }
 
 func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateAsSelect) (Result, error) {
-	if st.OrReplace {
-		return Result{}, userError(st.Pos, "CREATE OR REPLACE ... AS SELECT (upgrading a running query) is not supported yet; TERMINATE the query, DROP the stream and create it again")
-	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	if old, ok := e.cat.Source(st.Name); ok {
 		switch {
+		case st.OrReplace:
+			return e.replaceQuery(ctx, st, old)
 		case st.IfNotExists:
 			return Result{Kind: ResultMessage, Message: fmt.Sprintf("Cannot add stream %s: a %s with the same name already exists; nothing done.", st.Name, kindWord(old.Kind))}, nil
 		default:
