@@ -142,8 +142,11 @@ func (e *Engine) queryStatus(id string) string {
 	if rq == nil {
 		return "NOT_RUNNING"
 	}
-	if rq.Err() != nil {
-		return "ERROR"
+	if err := rq.Err(); err != nil {
+		return "ERROR: " + err.Error()
+	}
+	if restoring, pct := rq.Restoring(); restoring {
+		return fmt.Sprintf("RESTORING %d %%", pct)
 	}
 	return "RUNNING"
 }

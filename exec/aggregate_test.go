@@ -211,7 +211,7 @@ func TestAggregateRestoreFromChangelog(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run := func(store *state.Store, upTo int64) {
+	run := func(store *state.Store, upTo int64) *Query {
 		progress := make(chan struct{}, 1)
 		deps := Deps{Kafka: client, Group: "agg-test", State: store, Logger: discardLogger(), Progress: func() {
 			select {
@@ -235,6 +235,7 @@ func TestAggregateRestoreFromChangelog(t *testing.T) {
 		if err := q.Stop(); err != nil {
 			t.Fatal(err)
 		}
+		return q
 	}
 
 	dir := t.TempDir()
@@ -250,7 +251,13 @@ func TestAggregateRestoreFromChangelog(t *testing.T) {
 
 	second := openStore(t, filepath.Join(dir, "b"))
 	send(`{"region":"eu","amount":10}`)
-	run(second, 4)
+	q := run(second, 4)
+	if restoring, pct := q.Restoring(); restoring || pct != 100 {
+		t.Fatalf("after the restore: Restoring() = %v, %d", restoring, pct)
+	}
+	if done, total := q.tasks[0].restored.Load(), q.tasks[0].toRestore.Load(); total == 0 || done != total {
+		t.Fatalf("restored %d of %d changelog records; want all of a non-empty changelog", done, total)
+	}
 
 	cons, err := client.NewConsumer(kafka.ConsumerOptions{})
 	if err != nil {
@@ -285,3 +292,18 @@ func TestAggregateRestoreFromChangelog(t *testing.T) {
 }
 
 func discardLogger() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+func TestRestoringPercent(t *testing.T) {
+	q := &Query{tasks: []*task{{}, {}}}
+	if restoring, pct := q.Restoring(); restoring || pct != 100 {
+		t.Fatalf("idle query: Restoring() = %v, %d", restoring, pct)
+	}
+	q.tasks[0].restoring.Store(true)
+	q.tasks[0].toRestore.Store(300)
+	q.tasks[0].restored.Store(150)
+	q.tasks[1].toRestore.Store(100)
+	q.tasks[1].restored.Store(100)
+	if restoring, pct := q.Restoring(); !restoring || pct != 62 {
+		t.Fatalf("restoring 250 of 400: Restoring() = %v, %d; want true, 62", restoring, pct)
+	}
+}

@@ -194,6 +194,28 @@ func (q *Query) Positions() []int64 {
 	return out
 }
 
+// Restoring reports whether any task is still restoring its state from
+// changelogs, and the share of the changelog records to restore read so
+// far, in percent.
+func (q *Query) Restoring() (bool, int) {
+	var active bool
+	var done, total int64
+	for _, t := range q.tasks {
+		if t.restoring.Load() {
+			active = true
+		}
+		done += t.restored.Load()
+		total += t.toRestore.Load()
+	}
+	if !active {
+		return false, 100
+	}
+	if total == 0 {
+		return true, 0
+	}
+	return true, int(done * 100 / total)
+}
+
 // Stats returns counters summed over the query's tasks.
 func (q *Query) Stats() Stats {
 	var s Stats

@@ -41,12 +41,18 @@ const restoreChunk = 10_000
 
 // restoreState brings the local state of one partition of a persistent
 // query up to the end of its changelog topics, reading what the store has
-// not seen yet.
-func restoreState(ctx context.Context, g *topology.Graph, deps Deps, partition int32) error {
+// not seen yet, and counts its progress in t.restored and t.toRestore.
+func restoreState(ctx context.Context, t *task) error {
+	g, deps, partition := t.q.graph, t.q.deps, t.partition
 	stored, err := deps.State.Offsets(deps.StateNamespace, partition)
 	if err != nil {
 		return err
 	}
+	type span struct {
+		st        topology.Step
+		from, end int64
+	}
+	var todo []span
 	for _, st := range stateSteps(g) {
 		if st.Changelog == "" {
 			continue
@@ -62,20 +68,23 @@ func restoreState(ctx context.Context, g *topology.Graph, deps Deps, partition i
 		if !ok || from < bounds[partition].Start {
 			from = bounds[partition].Start
 		}
-		end := bounds[partition].End
-		if from >= end {
-			continue
+		if end := bounds[partition].End; from < end {
+			todo = append(todo, span{st, from, end})
+			t.toRestore.Add(end - from)
 		}
-		if err := replayChangelog(ctx, deps, st, partition, from, end); err != nil {
+	}
+	for _, s := range todo {
+		if err := replayChangelog(ctx, t, s.st, s.from, s.end); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// replayChangelog reads partition of st's changelog from from to end and
-// restores the entries into st's state table.
-func replayChangelog(ctx context.Context, deps Deps, st topology.Step, partition int32, from, end int64) error {
+// replayChangelog reads t's partition of st's changelog from from to end
+// and restores the entries into st's state table.
+func replayChangelog(ctx context.Context, t *task, st topology.Step, from, end int64) error {
+	deps, partition := t.q.deps, t.partition
 	c, err := deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: deps.StateNamespace + "-restore"})
 	if err != nil {
 		return err
@@ -93,6 +102,7 @@ func replayChangelog(ctx context.Context, deps Deps, st topology.Step, partition
 			if r.Offset >= end {
 				break
 			}
+			t.restored.Add(r.Offset + 1 - next)
 			next = r.Offset + 1
 			entries = append(entries, state.Entry{Key: r.Key, Value: r.Value})
 		}

@@ -49,6 +49,13 @@ type task struct {
 	arena  []any
 
 	stats struct{ in, out, errors atomic.Int64 }
+
+	// restore is set until the task has brought its local state up to its
+	// changelogs; restoring is true while it does, with restored of
+	// toRestore changelog records read so far.
+	restore             bool
+	restoring           atomic.Bool
+	restored, toRestore atomic.Int64
 }
 
 func newTask(ctx context.Context, q *Query, partition int32, start int64, out Output) (*task, error) {
@@ -56,11 +63,9 @@ func newTask(ctx context.Context, q *Query, partition int32, start int64, out Ou
 	src := g.Source
 	t := &task{q: q, partition: partition, out: out, nKey: len(src.Key), nValue: len(src.Value), tsCol: -1}
 	t.pos.Store(start)
-	if HasState(g) && g.Sink != nil {
-		if err := restoreState(ctx, g, q.deps, partition); err != nil {
-			return nil, fmt.Errorf("exec: restore state of %s[%d]: %w", g.QueryID, partition, err)
-		}
-	}
+	// A persistent query's state is restored from its changelogs when the
+	// task starts running, so that the query shows RESTORING meanwhile.
+	t.restore = HasState(g) && g.Sink != nil
 	if _, err := newTaskParts(t, g); err != nil {
 		return nil, err
 	}
@@ -224,6 +229,18 @@ func (t *task) close() {
 // even when ctx is cancelled meanwhile, so a stop never loses or repeats
 // work.
 func (t *task) run(ctx context.Context) error {
+	if t.restore {
+		t.restoring.Store(true)
+		err := restoreState(ctx, t)
+		t.restoring.Store(false)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("exec: restore state of %s[%d]: %w", t.q.graph.QueryID, t.partition, err)
+		}
+		t.restore = false
+	}
 	for !t.ended {
 		recs, err := t.consumer.Poll(ctx)
 		if ctx.Err() != nil {
