@@ -23,8 +23,14 @@ const (
 // such a row without a key, unless a PARTITION BY computed a new one.
 const KeyAbsent ChangeKind = 0x80
 
-// Base is the kind without the KeyAbsent mark.
-func (k ChangeKind) Base() ChangeKind { return k &^ KeyAbsent }
+// OldKnown marks, on top of a kind, a row whose previous row under the
+// same key is known: Batch.Old returns it, nil when the key had none. A
+// materialized table emits such changes; Append clears the mark, so an
+// operator that passes kinds on without old rows never claims to know one.
+const OldKnown ChangeKind = 0x40
+
+// Base is the kind without the KeyAbsent and OldKnown marks.
+func (k ChangeKind) Base() ChangeKind { return k &^ (KeyAbsent | OldKnown) }
 
 // Batch is a run of rows moving between operators, each with its record
 // time and change kind. A batch and its rows are valid only during the call
@@ -33,6 +39,9 @@ type Batch struct {
 	rows  [][]any
 	times []int64
 	kinds []ChangeKind
+	// olds holds the old rows of changes; it is shorter than rows when the
+	// last rows carry none.
+	olds [][]any
 }
 
 // Len returns the number of rows.
@@ -47,11 +56,39 @@ func (b *Batch) Time(i int) int64 { return b.times[i] }
 // Kind returns row i's change kind.
 func (b *Batch) Kind(i int) ChangeKind { return b.kinds[i] }
 
-// Append adds a row.
+// Old returns the row that row i replaces under its key, nil when the key
+// had none; known is false when the producer does not know it (a table
+// read without materializing it), and then old is nil.
+func (b *Batch) Old(i int) (old []any, known bool) {
+	if b.kinds[i]&OldKnown == 0 {
+		return nil, false
+	}
+	if i < len(b.olds) {
+		return b.olds[i], true
+	}
+	return nil, true
+}
+
+// Append adds a row whose old row is not known.
 func (b *Batch) Append(row []any, time int64, kind ChangeKind) {
 	b.rows = append(b.rows, row)
 	b.times = append(b.times, time)
-	b.kinds = append(b.kinds, kind)
+	b.kinds = append(b.kinds, kind&^OldKnown)
+}
+
+// AppendChange adds a row that replaces old under its key; old is nil when
+// the key had no row. kind is Insert for an upsert, NullValue for a
+// delete.
+func (b *Batch) AppendChange(row, old []any, time int64, kind ChangeKind) {
+	if old != nil {
+		for len(b.olds) < len(b.rows) {
+			b.olds = append(b.olds, nil)
+		}
+		b.olds = append(b.olds, old)
+	}
+	b.rows = append(b.rows, row)
+	b.times = append(b.times, time)
+	b.kinds = append(b.kinds, kind|OldKnown)
 }
 
 // Reset empties the batch, keeping its capacity.
@@ -60,4 +97,6 @@ func (b *Batch) Reset() {
 	b.rows = b.rows[:0]
 	b.times = b.times[:0]
 	b.kinds = b.kinds[:0]
+	clear(b.olds)
+	b.olds = b.olds[:0]
 }

@@ -28,13 +28,27 @@ func (f *filterOp) Open(_ context.Context, oc *OpContext) error {
 	return nil
 }
 
+// OnBatch passes the rows whose predicate is true. With retract (a WHERE
+// on a table, HAVING) it follows Kafka Streams' KTable filter: a change
+// whose new row fails, or a delete, goes on as a delete of its key when
+// the key's old row passed, and is dropped when it did not; when the old
+// row is not known the delete always goes on. The rows that go on carry
+// their old row only if it passed.
 func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) error {
 	f.out.Reset()
 	for i := 0; i < b.Len(); i++ {
-		row := b.Row(i)
-		if b.Kind(i).Base() == NullValue {
-			if f.retract {
-				f.out.Append(row, b.Time(i), b.Kind(i))
+		row, kind := b.Row(i), b.Kind(i)
+		old, oldKnown := b.Old(i)
+		if oldKnown && old != nil && !f.passes(old) {
+			old = nil
+		}
+		if kind.Base() == NullValue {
+			switch {
+			case !f.retract:
+			case !oldKnown:
+				f.out.Append(row, b.Time(i), kind)
+			case old != nil:
+				f.out.AppendChange(row, old, b.Time(i), kind)
 			}
 			continue
 		}
@@ -45,16 +59,28 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 			f.errs.RowError("error evaluating WHERE "+f.text+": "+err.Error(), row)
 		}
 		switch {
+		case expr.Truthy(v) && oldKnown:
+			f.out.AppendChange(row, old, b.Time(i), kind)
 		case expr.Truthy(v):
-			f.out.Append(row, b.Time(i), b.Kind(i))
-		case f.retract:
-			f.out.Append(row, b.Time(i), NullValue|b.Kind(i)&KeyAbsent)
+			f.out.Append(row, b.Time(i), kind)
+		case !f.retract:
+		case !oldKnown:
+			f.out.Append(row, b.Time(i), NullValue|kind&KeyAbsent)
+		case old != nil:
+			f.out.AppendChange(row, old, b.Time(i), NullValue|kind&KeyAbsent)
 		}
 	}
 	if f.out.Len() == 0 {
 		return nil
 	}
 	return out.Emit(ctx, &f.out)
+}
+
+// passes evaluates the predicate on an old row, which was logged already
+// if it failed when it was new.
+func (f *filterOp) passes(row []any) bool {
+	v, _ := f.pred.Eval(row)
+	return expr.Truthy(v)
 }
 
 func (f *filterOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
