@@ -30,6 +30,10 @@ type aggregateOp struct {
 	arena     []any
 	key       []byte
 	accs      []expr.Accumulator
+	found     bool // load found the group's state
+	// changes is the state of aggregating a table's changes and of
+	// emitting old rows: see table_aggregate.go.
+	changes changeState
 }
 
 // aggCall is one compiled aggregate of the step.
@@ -128,8 +132,15 @@ func (a *aggregateOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter)
 	arena := a.arena[:n*w]
 	a.out.Reset()
 	used := 0
+	a.changes.slab.reset()
 rows:
 	for i := 0; i < n; i++ {
+		if b.Kind(i)&OldKnown != 0 {
+			if err := a.onChange(b, i); err != nil {
+				return err
+			}
+			continue
+		}
 		if b.Kind(i).Base() != Insert {
 			// A record without a value has nothing to aggregate.
 			continue
@@ -165,6 +176,7 @@ rows:
 		if err := a.load(); err != nil {
 			return err
 		}
+		old := a.oldRow(row)
 		for j := range a.aggs {
 			c := &a.aggs[j]
 			switch len(c.args) {
@@ -197,7 +209,7 @@ rows:
 		if err := a.store(); err != nil {
 			return err
 		}
-		a.out.Append(row, b.Time(i), Insert)
+		a.emit(row, old, b.Time(i))
 		used++
 	}
 	var err error
@@ -223,6 +235,7 @@ func (a *aggregateOp) load() error {
 		}
 		a.accs[j] = acc
 	}
+	a.found = ok
 	if !ok {
 		return nil
 	}

@@ -13,7 +13,7 @@ import (
 func stateSteps(g *topology.Graph) []topology.Step {
 	var out []topology.Step
 	for _, st := range g.Steps {
-		if st.Kind == topology.Aggregate {
+		if st.Kind == topology.Aggregate || st.Kind == topology.Materialize {
 			out = append(out, st)
 		}
 	}

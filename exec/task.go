@@ -127,12 +127,20 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 	oc := &OpContext{QueryID: g.QueryID, Partition: t.partition, Logger: t.q.deps.Logger, Errors: t, State: t.cache}
 	keys := keyColumns(topology.PseudoColumns, len(src.Key))
 	in := src.Schema()
-	for _, st := range g.Steps {
+	for i, st := range g.Steps {
 		var op Operator
 		switch st.Kind {
 		case topology.Aggregate:
-			op, err = newAggregateOp(st, in)
+			var a *aggregateOp
+			a, err = newAggregateOp(st, in)
+			if a != nil {
+				// A HAVING filter needs each group's previous row.
+				a.changes.withOld = i+1 < len(g.Steps) && g.Steps[i+1].Kind == topology.Filter
+			}
+			op = a
 			keys = keyColumns(topology.PseudoColumns, st.Keys)
+		case topology.Materialize:
+			op, err = newMaterializeOp(st, in)
 		case topology.Filter:
 			op, err = newFilterOp(st.Predicate, st.Retract)
 		case topology.Project:

@@ -98,6 +98,13 @@ const (
 	// row: the pseudo-columns, Keys key columns (the GroupBy values), then
 	// one column per aggregate.
 	Aggregate StepKind = "aggregate"
+	// Materialize keeps the rows of a table in the state table StateTable
+	// (changelog topic Changelog), one per key: Keys key columns, after the
+	// pseudo-columns when Schema starts with them, else leading. An input
+	// row upserts its key and a null value deletes it; each goes on as a
+	// change that carries the key's old row, which is what aggregating a
+	// table needs to retract it.
+	Materialize StepKind = "materialize"
 )
 
 // AggCall is one aggregate of an Aggregate step.
@@ -122,8 +129,8 @@ type Step struct {
 	Exprs []*expr.Expr `json:"exprs,omitempty"`
 	// Schema is the step's output row layout.
 	Schema []types.Column `json:"schema"`
-	// Keys is how many key columns a Rekey step computes; they follow the
-	// pseudo-columns in Schema.
+	// Keys is how many key columns a Rekey step computes (they follow the
+	// pseudo-columns in Schema), or a Materialize step keys its rows by.
 	Keys int `json:"keys,omitempty"`
 	// Retract makes a Filter over a table pass the rows it rejects on as
 	// deletes of their key, so that a key whose new row no longer matches
@@ -209,6 +216,8 @@ func (g *Graph) String() string {
 			}
 			line("[ AGGREGATE ] | Group by: %s | Aggregates: %s | State: %s | Changelog: %s",
 				strings.Join(keys, ", "), strings.Join(aggs, ", "), st.StateTable, st.Changelog)
+		case Materialize:
+			line("[ MATERIALIZE ] | State: %s | Changelog: %s", st.StateTable, st.Changelog)
 		case FlatMap:
 			parts := make([]string, len(st.Exprs))
 			for j, e := range st.Exprs {

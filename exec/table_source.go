@@ -1,0 +1,267 @@
+package exec
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/internal/types"
+	"github.com/sluice-sql/sluice/state"
+)
+
+// materializeOp keeps a table's rows, one per key, in a state table of the
+// task's TaskCache and turns each input row into a change carrying the
+// key's old row: an upsert for a row with a value, a delete for a null
+// value. A delete of a key without a row has nothing to change and is
+// dropped, as in Kafka Streams. Rows without a key are dropped too: a
+// table cannot hold them.
+type materializeOp struct {
+	codec rowCodec
+	table string
+	cache *state.TaskCache
+	out   Batch
+	key   []byte
+	olds  [][]any
+}
+
+// rowCodec encodes a table row as a state entry: the key columns in the
+// entry's key, every other column in its value, each as a length-prefixed
+// expr.MarshalValue.
+type rowCodec struct {
+	schema []types.Column
+	// keyFrom and keyTo bound the key columns in the row.
+	keyFrom, keyTo int
+}
+
+func newRowCodec(schema []types.Column, keys int) rowCodec {
+	from := 0
+	if len(schema) >= topology.PseudoColumns && schema[0].Name == topology.RowTime &&
+		schema[1].Name == topology.RowPartition && schema[2].Name == topology.RowOffset {
+		from = topology.PseudoColumns
+	}
+	return rowCodec{schema: schema, keyFrom: from, keyTo: from + keys}
+}
+
+func (c *rowCodec) isKey(i int) bool { return i >= c.keyFrom && i < c.keyTo }
+
+// appendKey appends the encoded key columns of row to dst; ok is false when
+// the row has no key (every key column null).
+func (c *rowCodec) appendKey(dst []byte, row []any) (_ []byte, ok bool, err error) {
+	for i := c.keyFrom; i < c.keyTo; i++ {
+		if row[i] != nil {
+			ok = true
+		}
+	}
+	if !ok {
+		return dst, false, nil
+	}
+	for i := c.keyFrom; i < c.keyTo; i++ {
+		if dst, err = appendField(dst, row[i], c.schema[i].Type); err != nil {
+			return dst, false, fmt.Errorf("cannot encode key column %s: %w", c.schema[i].Name, err)
+		}
+	}
+	return dst, true, nil
+}
+
+// value encodes the non-key columns of row.
+func (c *rowCodec) value(row []any) ([]byte, error) {
+	var v []byte
+	var err error
+	for i, col := range c.schema {
+		if c.isKey(i) {
+			continue
+		}
+		if v, err = appendField(v, row[i], col.Type); err != nil {
+			return nil, fmt.Errorf("cannot encode column %s: %w", col.Name, err)
+		}
+	}
+	return v, nil
+}
+
+// decode fills row, laid out as the schema, from a state entry.
+func (c *rowCodec) decode(key, value []byte, row []any) error {
+	var err error
+	for i := c.keyFrom; i < c.keyTo; i++ {
+		if row[i], key, err = readField(key, c.schema[i].Type); err != nil {
+			return err
+		}
+	}
+	for i, col := range c.schema {
+		if c.isKey(i) {
+			continue
+		}
+		if row[i], value, err = readField(value, col.Type); err != nil {
+			return err
+		}
+	}
+	if len(key) != 0 || len(value) != 0 {
+		return errors.New("trailing bytes")
+	}
+	return nil
+}
+
+func appendField(dst []byte, v any, t *types.Type) ([]byte, error) {
+	p, err := expr.MarshalValue(v, t)
+	if err != nil {
+		return dst, err
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(p)))
+	return append(dst, p...), nil
+}
+
+func readField(b []byte, t *types.Type) (any, []byte, error) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)-k) {
+		return nil, nil, errors.New("truncated field")
+	}
+	v, err := expr.UnmarshalValue(b[k:k+int(n)], t)
+	return v, b[k+int(n):], err
+}
+
+// newMaterializeOp compiles a Materialize step; in is its input schema.
+func newMaterializeOp(st topology.Step, in []types.Column) (*materializeOp, error) {
+	if st.StateTable == "" {
+		return nil, errors.New("exec: materialize step without a state table")
+	}
+	return &materializeOp{codec: newRowCodec(in, st.Keys), table: st.StateTable}, nil
+}
+
+func (m *materializeOp) Open(_ context.Context, oc *OpContext) error {
+	if oc.State == nil {
+		return errors.New("exec: a materialized table needs a state store")
+	}
+	m.cache = oc.State
+	return nil
+}
+
+func (m *materializeOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) error {
+	m.out.Reset()
+	clear(m.olds)
+	m.olds = m.olds[:0]
+	width := len(m.codec.schema)
+	for i := 0; i < b.Len(); i++ {
+		row, kind := b.Row(i), b.Kind(i)
+		if kind&KeyAbsent != 0 {
+			continue
+		}
+		var ok bool
+		var err error
+		if m.key, ok, err = m.codec.appendKey(m.key[:0], row); err != nil {
+			return fmt.Errorf("exec: materialize %s: %w", m.table, err)
+		}
+		if !ok {
+			continue
+		}
+		prev, found, err := m.cache.Get(m.table, m.key)
+		if err != nil {
+			return fmt.Errorf("exec: read table state: %w", err)
+		}
+		var old []any
+		if found {
+			old = make([]any, width)
+			if err := m.codec.decode(m.key, prev, old); err != nil {
+				return fmt.Errorf("exec: corrupt table state in %s: %w", m.table, err)
+			}
+			m.olds = append(m.olds, old)
+		}
+		if kind.Base() == NullValue {
+			if !found {
+				continue
+			}
+			if err := m.cache.Delete(m.table, m.key); err != nil {
+				return fmt.Errorf("exec: write table state: %w", err)
+			}
+			m.out.AppendChange(row, old, b.Time(i), NullValue)
+			continue
+		}
+		v, err := m.codec.value(row)
+		if err != nil {
+			return fmt.Errorf("exec: materialize %s: %w", m.table, err)
+		}
+		if err := m.cache.Put(m.table, m.key, v); err != nil {
+			return fmt.Errorf("exec: write table state: %w", err)
+		}
+		m.out.AppendChange(row, old, b.Time(i), kind.Base())
+	}
+	if m.out.Len() == 0 {
+		return nil
+	}
+	return out.Emit(ctx, &m.out)
+}
+
+func (m *materializeOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
+func (m *materializeOp) OnCommit(context.Context, Emitter) error           { return nil }
+func (m *materializeOp) Close(context.Context) error                       { return nil }
+
+var _ Operator = (*materializeOp)(nil)
+
+// MaterializedTable names a table's rows kept by a query: what a pull query
+// reads.
+type MaterializedTable struct {
+	// Namespace is the query's state namespace (its query ID).
+	Namespace string
+	// StateTable is the Materialize step's state table.
+	StateTable string
+	// Schema is the rows' layout and Keys the number of key columns, as
+	// the step's Schema and Keys.
+	Schema []types.Column
+	Keys   int
+}
+
+// MaterializedTables lists the tables g materializes: one per Materialize
+// step, in order.
+func MaterializedTables(g *topology.Graph) []MaterializedTable {
+	var out []MaterializedTable
+	for _, st := range g.Steps {
+		if st.Kind == topology.Materialize {
+			out = append(out, MaterializedTable{Namespace: g.QueryID, StateTable: st.StateTable, Schema: st.Schema, Keys: st.Keys})
+		}
+	}
+	return out
+}
+
+// ScanRows calls fn with every row of one partition of t in the store, in
+// key order, laid out as t.Schema, until fn returns false. It reads what
+// the query has committed. row is valid only during the call.
+func (t MaterializedTable) ScanRows(s *state.Store, partition int32, fn func(row []any) bool) error {
+	c := newRowCodec(t.Schema, t.Keys)
+	row := make([]any, len(t.Schema))
+	var derr error
+	err := s.Table(t.Namespace, partition, t.StateTable).Scan(nil, nil, func(k, v []byte) bool {
+		if derr = c.decode(k, v, row); derr != nil {
+			return false
+		}
+		return fn(row)
+	})
+	if err != nil {
+		return err
+	}
+	if derr != nil {
+		return fmt.Errorf("exec: corrupt table state in %s of %s: %w", t.StateTable, t.Namespace, derr)
+	}
+	return nil
+}
+
+// Lookup returns the row of one partition of t under the key columns key,
+// laid out as t.Schema; ok is false when there is none.
+func (t MaterializedTable) Lookup(s *state.Store, partition int32, key []any) (row []any, ok bool, err error) {
+	c := newRowCodec(t.Schema, t.Keys)
+	probe := make([]any, len(t.Schema))
+	copy(probe[c.keyFrom:c.keyTo], key)
+	k, ok, err := c.appendKey(nil, probe)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	v, ok, err := s.Table(t.Namespace, partition, t.StateTable).Get(k)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	row = make([]any, len(t.Schema))
+	if err := c.decode(k, v, row); err != nil {
+		return nil, false, fmt.Errorf("exec: corrupt table state in %s of %s: %w", t.StateTable, t.Namespace, err)
+	}
+	return row, true, nil
+}
