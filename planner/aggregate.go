@@ -55,7 +55,9 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 		return relation{}, nil, errorf(calls[0].Pos, "Aggregate function %s needs a GROUP BY clause; add GROUP BY with the columns to aggregate over.", calls[0].Name)
 	}
 	if src.Kind == catalog.Table {
-		return relation{}, nil, errorf(q.GroupBy[0].Position(), "aggregating a TABLE is not supported yet; aggregate a stream")
+		if err := checkRetractable(calls); err != nil {
+			return relation{}, nil, err
+		}
 	}
 	if len(q.PartitionBy) > 0 {
 		return relation{}, nil, errorf(q.PartitionBy[0].Position(), "PARTITION BY cannot be combined with GROUP BY; GROUP BY already keys the result.")

@@ -129,6 +129,9 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 			return nil, err
 		}
 		g.Steps = append(g.Steps, *agg)
+		if table {
+			materializeSource(g, len(src.Key), opts)
+		}
 		if q.Having != nil {
 			pred, err := bindIn(cat, "HAVING", q.Having, rel.bindScope(), qualifier)
 			if err != nil {

@@ -1,0 +1,41 @@
+package planner
+
+import (
+	"slices"
+
+	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/parser/ast"
+)
+
+// checkRetractable refuses aggregates of a table source that cannot take a
+// row back out when the table updates or deletes it, in ksqlDB's words.
+func checkRetractable(calls []*ast.FuncCall) error {
+	var names []string
+	var pos ast.Pos
+	for _, c := range calls {
+		agg, _ := expr.LookupAggregate(c.Name)
+		if agg.Retractable || slices.Contains(names, agg.Name) {
+			continue
+		}
+		if names == nil {
+			pos = c.Pos
+		}
+		names = append(names, agg.Name)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return errorf(pos, "%v", expr.TableSourceError(names))
+}
+
+// materializeSource puts a Materialize step first in g, whose source is a
+// table with keys key columns: aggregating a table needs each key's old
+// row to retract it from its group.
+func materializeSource(g *topology.Graph, keys int, opts QueryOptions) {
+	st := topology.Step{Kind: topology.Materialize, StateTable: "source", Keys: keys, Schema: g.Source.Schema()}
+	if opts.QueryID != "" {
+		st.Changelog = opts.InternalPrefix + opts.QueryID + "-source-changelog"
+	}
+	g.Steps = slices.Insert(g.Steps, 0, st)
+}
