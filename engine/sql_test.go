@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -40,6 +41,9 @@ import (
 //	restart              close the engine (and the server in front of it)
 //	                     and open it again on the same data directory and
 //	                     broker
+//	  [wipe-state]       (wipe-state: delete the local state store while
+//	                     the engine is closed, so that it restores every
+//	                     state table from its changelog topic)
 //
 // The corpus runs once per Kafka client adapter (franz, sarama): both must
 // give the same results. It runs a third time (grpc) with statement, query
@@ -210,6 +214,11 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	case "restart":
 		if err := h.shut(); err != nil {
 			t.Fatal(err)
+		}
+		if d.HasArg("wipe-state") {
+			if err := os.RemoveAll(filepath.Join(h.dataDir, "state-store")); err != nil {
+				t.Fatal(err)
+			}
 		}
 		h.open()
 		return ""
