@@ -37,6 +37,12 @@ func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSou
 		return Result{}, err
 	}
 	src.Partitions = partitions
+	if src.IsSource && src.Kind == catalog.Table {
+		if err := e.createSourceTable(ctx, st, src); err != nil {
+			return Result{}, err
+		}
+		return Result{Kind: ResultMessage, Message: "Table created"}, nil
+	}
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.CreateSource, Source: src, Replace: st.OrReplace}); err != nil {
 		return Result{}, &internalError{err}
 	}
@@ -180,20 +186,8 @@ func (e *Engine) terminate(ctx context.Context, st *ast.Terminate) (Result, erro
 		ids = []string{id}
 	}
 	for _, id := range ids {
-		e.mu.Lock()
-		rq := e.running[id]
-		delete(e.running, id)
-		e.mu.Unlock()
-		if rq != nil {
-			_ = rq.Stop()
-		}
-		cq, _ := e.cat.Query(id)
-		if err := e.write(ctx, &catalog.Command{Kind: catalog.TerminateQuery, QueryID: id}); err != nil {
-			return Result{}, &internalError{err}
-		}
-		e.dropState(ctx, id, cq)
-		if err := e.cfg.Kafka.DeleteGroup(ctx, e.groupOf(id)); err != nil {
-			e.log.Warn("cannot delete the consumer group of a terminated query", "query", id, "err", err)
+		if err := e.terminateQuery(ctx, id); err != nil {
+			return Result{}, err
 		}
 	}
 	msg := "Query terminated."
@@ -295,11 +289,17 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop) (Result, error) {
 	if want := catalog.Kind(st.Kind.String()); src.Kind != want {
 		return Result{}, userError(st.NamePos, "%s is a %s, not a %s; use DROP %s", st.Name, kindWord(src.Kind), kindWord(want), src.Kind)
 	}
-	if ws := e.cat.Writers(st.Name); len(ws) > 0 {
+	own := e.materializations(st.Name)
+	if ws := without(e.cat.Writers(st.Name), own); len(ws) > 0 {
 		return Result{}, userError(st.NamePos, "cannot drop %s: the following queries write into it: %s; TERMINATE them first", st.Name, strings.Join(ws, ", "))
 	}
-	if rs := e.cat.Readers(st.Name); len(rs) > 0 {
+	if rs := without(e.cat.Readers(st.Name), own); len(rs) > 0 {
 		return Result{}, userError(st.NamePos, "cannot drop %s: the following queries read from it: %s; TERMINATE them first", st.Name, strings.Join(rs, ", "))
+	}
+	for _, id := range own {
+		if err := e.terminateQuery(ctx, id); err != nil {
+			return Result{}, err
+		}
 	}
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.DropSource, Name: st.Name}); err != nil {
 		return Result{}, &internalError{err}

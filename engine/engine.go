@@ -353,6 +353,9 @@ func (e *Engine) waitFor(ctx context.Context, ends map[string][]int64) error {
 				continue
 			default:
 			}
+			if restoring, _ := q.Restoring(); restoring {
+				behind = id
+			}
 			pos := q.Positions()
 			for p := range end {
 				if p < len(pos) && pos[p] < end[p] {

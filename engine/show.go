@@ -48,7 +48,11 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 			t.Columns = append(t.Columns, "Records In", "Records Out", "Errors")
 		}
 		for _, q := range e.cat.Queries() {
-			row := []string{q.ID, "PERSISTENT", e.queryStatus(q.ID), q.Sink, q.Plan.Sink.Topic, q.SQL}
+			topic := ""
+			if q.Plan.Sink != nil {
+				topic = q.Plan.Sink.Topic
+			}
+			row := []string{q.ID, "PERSISTENT", e.queryStatus(q.ID), q.Sink, topic, q.SQL}
 			if st.Extended {
 				var s exec.Stats
 				e.mu.Lock()

@@ -58,9 +58,10 @@ type Query struct {
 // query (with a Sink) resumes from its group's committed offsets; where none
 // are committed it starts at g.OffsetReset and commits that start at once,
 // so a restart never moves it. out receives a push query's rows and must be
-// nil for a persistent query.
+// nil for a persistent query. A materialization (see IsMaterialization) is
+// persistent and has neither sink nor output.
 func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Query, error) {
-	if (g.Sink == nil) == (out == nil) {
+	if (persistent(g)) == (out != nil) {
 		return nil, errors.New("exec: a query needs exactly one of a sink and an output")
 	}
 	if deps.Logger == nil {

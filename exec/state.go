@@ -142,7 +142,7 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 		return t.produceAndCommit(ctx, next)
 	}
 	var logRecs []*kafka.Record
-	if t.q.graph.Sink != nil {
+	if persistent(t.q.graph) {
 		logRecs = make([]*kafka.Record, len(changes))
 		now := deps.Now()
 		for i, ch := range changes {

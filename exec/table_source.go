@@ -198,6 +198,17 @@ func (m *materializeOp) Close(context.Context) error                       { ret
 
 var _ Operator = (*materializeOp)(nil)
 
+// IsMaterialization reports whether g only materializes its source table:
+// a persistent query without a sink whose last step is a Materialize, as
+// CREATE SOURCE TABLE runs so that pull queries can read the table.
+func IsMaterialization(g *topology.Graph) bool {
+	return g.Sink == nil && len(g.Steps) > 0 && g.Steps[len(g.Steps)-1].Kind == topology.Materialize
+}
+
+// persistent reports whether g runs as a persistent query: it commits its
+// offsets and state, and its state has changelog topics.
+func persistent(g *topology.Graph) bool { return g.Sink != nil || IsMaterialization(g) }
+
 // MaterializedTable names a table's rows kept by a query: what a pull query
 // reads.
 type MaterializedTable struct {

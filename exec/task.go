@@ -65,7 +65,8 @@ func newTask(ctx context.Context, q *Query, partition int32, start int64, out Ou
 	t.pos.Store(start)
 	// A persistent query's state is restored from its changelogs when the
 	// task starts running, so that the query shows RESTORING meanwhile.
-	t.restore = HasState(g) && g.Sink != nil
+	t.restore = HasState(g) && persistent(g)
+	t.restoring.Store(t.restore)
 	if _, err := newTaskParts(t, g); err != nil {
 		return nil, err
 	}
@@ -238,9 +239,11 @@ func (t *task) close() {
 // work.
 func (t *task) run(ctx context.Context) error {
 	if t.restore {
-		t.restoring.Store(true)
 		err := restoreState(ctx, t)
 		t.restoring.Store(false)
+		if t.q.deps.Progress != nil {
+			t.q.deps.Progress()
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -344,6 +347,10 @@ func (t *task) emit(ctx context.Context, b *Batch) error {
 			t.pending = append(t.pending, rec)
 		}
 		t.stats.out.Add(int64(b.Len()))
+		return nil
+	}
+	if t.out == nil {
+		// A materialization keeps its rows in its state only.
 		return nil
 	}
 	for i := 0; i < b.Len() && !t.ended; i++ {

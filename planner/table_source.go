@@ -3,6 +3,7 @@ package planner
 import (
 	"slices"
 
+	"github.com/sluice-sql/sluice/catalog"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/parser/ast"
@@ -38,4 +39,16 @@ func materializeSource(g *topology.Graph, keys int, opts QueryOptions) {
 		st.Changelog = opts.InternalPrefix + opts.QueryID + "-source-changelog"
 	}
 	g.Steps = slices.Insert(g.Steps, 0, st)
+}
+
+// PlanMaterialization plans the query that CREATE SOURCE TABLE runs, as
+// ksqlDB does, so that pull queries can read the table: it reads the
+// table's topic from the start and keeps its rows in a state table with
+// a changelog topic, writing no output.
+func PlanMaterialization(src *catalog.Source, queryID, internalPrefix string) *topology.Graph {
+	g := &topology.Graph{QueryID: queryID, Source: SourceNode(src), OffsetReset: "earliest"}
+	materializeSource(g, len(src.Key), QueryOptions{QueryID: queryID, InternalPrefix: internalPrefix})
+	g.Output = g.Steps[0].Schema
+	g.KeyColumns = topology.PseudoColumns + len(src.Key)
+	return g
 }
