@@ -13,9 +13,10 @@ import (
 	"github.com/sluice-sql/sluice/kafka"
 )
 
-// TestSourceTableMaterialized checks that CREATE SOURCE TABLE keeps the
-// table's rows where exec.MaterializedTables reads them, across a restart
-// without the local state store.
+// TestSourceTableMaterialized checks that CREATE SOURCE TABLE, and CREATE
+// TABLE AS SELECT over a table, keep the tables' rows where
+// exec.MaterializedTables reads them, across a restart without the local
+// state store.
 func TestSourceTableMaterialized(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -40,6 +41,9 @@ func TestSourceTableMaterialized(t *testing.T) {
 	if _, err := e.Execute(ctx, NewSession(), `CREATE SOURCE TABLE users (id VARCHAR PRIMARY KEY, name VARCHAR) WITH (KAFKA_TOPIC='users', VALUE_FORMAT='JSON', PARTITIONS=1);`); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := e.Execute(ctx, NewSession(), `SET 'auto.offset.reset'='earliest'; CREATE TABLE names AS SELECT id, UCASE(name) AS name FROM users WHERE name <> 'cy';`); err != nil {
+		t.Fatal(err)
+	}
 	p, err := client.NewProducer(kafka.ProducerOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -55,13 +59,13 @@ func TestSourceTableMaterialized(t *testing.T) {
 	if err := p.Produce(ctx, []*kafka.Record{rec("u1", `{"name":"ann"}`), rec("u2", `{"name":"bob"}`), rec("u3", `{"name":"cy"}`), rec("u1", "")}); err != nil {
 		t.Fatal(err)
 	}
-	rows := func(e *Engine) []string {
+	rows := func(e *Engine, id string) []string {
 		if err := e.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
-		q, ok := e.cat.Query("CST_USERS_1")
+		q, ok := e.cat.Query(id)
 		if !ok {
-			t.Fatal("no query CST_USERS_1")
+			t.Fatalf("no query %s", id)
 		}
 		mts := exec.MaterializedTables(q.Plan)
 		if len(mts) != 1 {
@@ -69,16 +73,22 @@ func TestSourceTableMaterialized(t *testing.T) {
 		}
 		var out []string
 		if err := mts[0].ScanRows(e.store, 0, func(row []any) bool {
-			out = append(out, fmt.Sprint(row[3:]))
+			if exec.IsMaterialization(q.Plan) {
+				row = row[3:] // the pseudo-columns
+			}
+			out = append(out, fmt.Sprint(row))
 			return true
 		}); err != nil {
 			t.Fatal(err)
 		}
 		return out
 	}
-	want := "[[u2 bob] [u3 cy]]"
-	if got := fmt.Sprint(rows(e)); got != want {
+	want, wantNames := "[[u2 bob] [u3 cy]]", "[[u2 BOB]]"
+	if got := fmt.Sprint(rows(e, "CST_USERS_1")); got != want {
 		t.Fatalf("rows %s, want %s", got, want)
+	}
+	if got := fmt.Sprint(rows(e, "CTAS_NAMES_2")); got != wantNames {
+		t.Fatalf("NAMES rows %s, want %s", got, wantNames)
 	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
@@ -88,7 +98,10 @@ func TestSourceTableMaterialized(t *testing.T) {
 	}
 	e = open()
 	defer e.Close()
-	if got := fmt.Sprint(rows(e)); got != want {
+	if got := fmt.Sprint(rows(e, "CST_USERS_1")); got != want {
 		t.Fatalf("after a restart without local state: rows %s, want %s", got, want)
+	}
+	if got := fmt.Sprint(rows(e, "CTAS_NAMES_2")); got != wantNames {
+		t.Fatalf("after a restart without local state: NAMES rows %s, want %s", got, wantNames)
 	}
 }

@@ -25,6 +25,9 @@ type materializeOp struct {
 	out   Batch
 	key   []byte
 	olds  [][]any
+	// passAll passes every input row on as it comes, without old rows:
+	// the step keeps a sink's rows and nothing after it needs changes.
+	passAll bool
 }
 
 // rowCodec encodes a table row as a state entry: the key columns in the
@@ -155,6 +158,12 @@ func (m *materializeOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitte
 		if !ok {
 			continue
 		}
+		if m.passAll {
+			if err := m.keep(row, kind); err != nil {
+				return err
+			}
+			continue
+		}
 		prev, found, err := m.cache.Get(m.table, m.key)
 		if err != nil {
 			return fmt.Errorf("exec: read table state: %w", err)
@@ -186,10 +195,32 @@ func (m *materializeOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitte
 		}
 		m.out.AppendChange(row, old, b.Time(i), kind.Base())
 	}
+	if m.passAll {
+		return out.Emit(ctx, b)
+	}
 	if m.out.Len() == 0 {
 		return nil
 	}
 	return out.Emit(ctx, &m.out)
+}
+
+// keep writes row under m.key, or deletes the key for a null value,
+// without reading what was there.
+func (m *materializeOp) keep(row []any, kind ChangeKind) error {
+	if kind.Base() == NullValue {
+		if err := m.cache.Delete(m.table, m.key); err != nil {
+			return fmt.Errorf("exec: write table state: %w", err)
+		}
+		return nil
+	}
+	v, err := m.codec.value(row)
+	if err != nil {
+		return fmt.Errorf("exec: materialize %s: %w", m.table, err)
+	}
+	if err := m.cache.Put(m.table, m.key, v); err != nil {
+		return fmt.Errorf("exec: write table state: %w", err)
+	}
+	return nil
 }
 
 func (m *materializeOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }

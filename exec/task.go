@@ -141,7 +141,12 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 			op = a
 			keys = keyColumns(topology.PseudoColumns, st.Keys)
 		case topology.Materialize:
-			op, err = newMaterializeOp(st, in)
+			var m *materializeOp
+			m, err = newMaterializeOp(st, in)
+			if m != nil {
+				m.passAll = i == len(g.Steps)-1 && g.Sink != nil
+			}
+			op = m
 		case topology.Filter:
 			op, err = newFilterOp(st.Predicate, st.Retract)
 		case topology.Project:

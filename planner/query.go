@@ -209,6 +209,9 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		if err := planSink(plan, src, opts, droppedKey); err != nil {
 			return nil, err
 		}
+		if table && !aggregating {
+			materializeSink(g, opts)
+		}
 	}
 	return plan, nil
 }

@@ -52,3 +52,14 @@ func PlanMaterialization(src *catalog.Source, queryID, internalPrefix string) *t
 	g.KeyColumns = topology.PseudoColumns + len(src.Key)
 	return g
 }
+
+// materializeSink puts a Materialize step last in g, a CREATE TABLE AS
+// SELECT over a table, so that its rows stay in the state store for pull
+// queries to read. It passes every row on as it comes.
+func materializeSink(g *topology.Graph, opts QueryOptions) {
+	st := topology.Step{Kind: topology.Materialize, StateTable: "sink", Keys: g.KeyColumns, Schema: g.Output}
+	if opts.QueryID != "" {
+		st.Changelog = opts.InternalPrefix + opts.QueryID + "-sink-changelog"
+	}
+	g.Steps = append(g.Steps, st)
+}

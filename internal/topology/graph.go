@@ -103,7 +103,9 @@ const (
 	// pseudo-columns when Schema starts with them, else leading. An input
 	// row upserts its key and a null value deletes it; each goes on as a
 	// change that carries the key's old row, which is what aggregating a
-	// table needs to retract it.
+	// table needs to retract it. The last step of a graph with a Sink
+	// only keeps the rows the sink writes, for pull queries: it passes
+	// every row on as it comes.
 	Materialize StepKind = "materialize"
 )
 
