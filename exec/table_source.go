@@ -24,7 +24,8 @@ type materializeOp struct {
 	cache *state.TaskCache
 	out   Batch
 	key   []byte
-	olds  [][]any
+	// olds holds the decoded old rows of the batch being processed.
+	olds rowSlab
 	// passAll passes every input row on as it comes, without old rows:
 	// the step keeps a sink's rows and nothing after it needs changes.
 	passAll bool
@@ -142,8 +143,7 @@ func (m *materializeOp) Open(_ context.Context, oc *OpContext) error {
 
 func (m *materializeOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) error {
 	m.out.Reset()
-	clear(m.olds)
-	m.olds = m.olds[:0]
+	m.olds.reset()
 	width := len(m.codec.schema)
 	for i := 0; i < b.Len(); i++ {
 		row, kind := b.Row(i), b.Kind(i)
@@ -170,11 +170,10 @@ func (m *materializeOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitte
 		}
 		var old []any
 		if found {
-			old = make([]any, width)
+			old = m.olds.alloc(width)
 			if err := m.codec.decode(m.key, prev, old); err != nil {
 				return fmt.Errorf("exec: corrupt table state in %s: %w", m.table, err)
 			}
-			m.olds = append(m.olds, old)
 		}
 		if kind.Base() == NullValue {
 			if !found {
