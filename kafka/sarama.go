@@ -126,7 +126,11 @@ func (c *saramaClient) describe(ctx context.Context, topics []string) ([]*sarama
 		md, err = c.admin.DescribeTopics(topics)
 		return err
 	})
-	return md, saramaErr(err)
+	if err != nil {
+		// md is not read: after ctx ended, fn may still be writing it.
+		return nil, saramaErr(err)
+	}
+	return md, nil
 }
 
 func saramaTopicInfo(t *sarama.TopicMetadata) TopicInfo {
