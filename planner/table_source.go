@@ -48,8 +48,8 @@ func materializeSource(g *topology.Graph, keys int, opts QueryOptions) {
 func PlanMaterialization(src *catalog.Source, queryID, internalPrefix string) *topology.Graph {
 	g := &topology.Graph{QueryID: queryID, Source: SourceNode(src), OffsetReset: "earliest"}
 	materializeSource(g, len(src.Key), QueryOptions{QueryID: queryID, InternalPrefix: internalPrefix})
-	g.Output = g.Steps[0].Schema
-	g.KeyColumns = topology.PseudoColumns + len(src.Key)
+	g.Output = src.Columns()
+	g.KeyColumns = len(src.Key)
 	return g
 }
 

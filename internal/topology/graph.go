@@ -175,6 +175,8 @@ func (g *Graph) String() string {
 	if g.Sink != nil {
 		line("[ SINK ] | Name: %s | Topic: %s | Partitions: %d | Key format: %s | Value format: %s | Schema: %s",
 			g.Sink.Name, g.Sink.Topic, g.Sink.Partitions, g.Sink.KeyFormat, g.Sink.ValueFormat, schemaString(g.Output, g.KeyColumns))
+	} else if n := len(g.Steps); n > 0 && g.Steps[n-1].Kind == Materialize {
+		line("[ MATERIALIZED ] | Schema: %s", schemaString(g.Output, g.KeyColumns))
 	} else {
 		lim := ""
 		if g.Limit > 0 {
