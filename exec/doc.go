@@ -12,4 +12,18 @@
 //
 // Work moves in batches: one poll becomes one Batch, each operator handles a
 // whole batch, and the sink produces a batch in one call.
+//
+// Tables are changelogs. A Materialize step keeps a table's rows per key in
+// the task's state and turns each record into a change carrying the key's
+// old row (Batch.Old); a retracting filter and the aggregate use it, with
+// Kafka Streams' KTable semantics:
+//
+//	table topic ─▶ materialize ─▶ (old, new) ─▶ filter ─▶ aggregate: retract old, add new ─▶ HAVING ─▶ sink
+//	                    │ state "source"                     │ state "aggregate"
+//	                    ▼                                    ▼
+//	              changelog topic                      changelog topic
+//
+// MaterializedTables and MaterializedTable.ScanRows/Lookup read the rows a
+// Materialize step keeps (a CREATE SOURCE TABLE, a CREATE TABLE AS SELECT
+// over a table), for pull queries.
 package exec
