@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
@@ -107,22 +108,102 @@ func (c *rowCodec) decode(key, value []byte, row []any) error {
 	return nil
 }
 
+// Field encodings: a tag byte, then the value. Scalars common in keys and
+// values get a compact binary form; everything else is a length-prefixed
+// expr.MarshalValue.
+const (
+	fieldNull byte = iota
+	fieldFalse
+	fieldTrue
+	fieldInt    // zig-zag varint, INT or BIGINT
+	fieldDouble // 8 bytes, IEEE 754 bits
+	fieldString // uvarint length, bytes
+	fieldJSON   // uvarint length, expr.MarshalValue
+)
+
 func appendField(dst []byte, v any, t *types.Type) ([]byte, error) {
+	if v == nil {
+		return append(dst, fieldNull), nil
+	}
+	var kind types.Kind
+	if t != nil {
+		kind = t.Kind
+	}
+	switch x := v.(type) {
+	case bool:
+		if kind == types.Boolean && x {
+			return append(dst, fieldTrue), nil
+		}
+		if kind == types.Boolean {
+			return append(dst, fieldFalse), nil
+		}
+	case int32:
+		if kind == types.Int {
+			return binary.AppendVarint(append(dst, fieldInt), int64(x)), nil
+		}
+	case int64:
+		if kind == types.Bigint {
+			return binary.AppendVarint(append(dst, fieldInt), x), nil
+		}
+	case float64:
+		if kind == types.Double {
+			return binary.BigEndian.AppendUint64(append(dst, fieldDouble), math.Float64bits(x)), nil
+		}
+	case string:
+		if kind == types.String {
+			dst = binary.AppendUvarint(append(dst, fieldString), uint64(len(x)))
+			return append(dst, x...), nil
+		}
+	}
 	p, err := expr.MarshalValue(v, t)
 	if err != nil {
 		return dst, err
 	}
-	dst = binary.AppendUvarint(dst, uint64(len(p)))
+	dst = binary.AppendUvarint(append(dst, fieldJSON), uint64(len(p)))
 	return append(dst, p...), nil
 }
 
+var errTruncated = errors.New("truncated field")
+
 func readField(b []byte, t *types.Type) (any, []byte, error) {
-	n, k := binary.Uvarint(b)
-	if k <= 0 || n > uint64(len(b)-k) {
-		return nil, nil, errors.New("truncated field")
+	if len(b) == 0 {
+		return nil, nil, errTruncated
 	}
-	v, err := expr.UnmarshalValue(b[k:k+int(n)], t)
-	return v, b[k+int(n):], err
+	tag, b := b[0], b[1:]
+	switch tag {
+	case fieldNull:
+		return nil, b, nil
+	case fieldFalse:
+		return false, b, nil
+	case fieldTrue:
+		return true, b, nil
+	case fieldInt:
+		n, k := binary.Varint(b)
+		if k <= 0 {
+			return nil, nil, errTruncated
+		}
+		if t.Kind == types.Int {
+			return int32(n), b[k:], nil
+		}
+		return n, b[k:], nil
+	case fieldDouble:
+		if len(b) < 8 {
+			return nil, nil, errTruncated
+		}
+		return math.Float64frombits(binary.BigEndian.Uint64(b)), b[8:], nil
+	case fieldString, fieldJSON:
+		n, k := binary.Uvarint(b)
+		if k <= 0 || n > uint64(len(b)-k) {
+			return nil, nil, errTruncated
+		}
+		p, rest := b[k:k+int(n)], b[k+int(n):]
+		if tag == fieldString {
+			return string(p), rest, nil
+		}
+		v, err := expr.UnmarshalValue(p, t)
+		return v, rest, err
+	}
+	return nil, nil, fmt.Errorf("unknown field tag %d", tag)
 }
 
 // newMaterializeOp compiles a Materialize step; in is its input schema.
