@@ -18,11 +18,13 @@ import (
 // key's old row: an upsert for a row with a value, a delete for a null
 // value. A delete of a key without a row has nothing to change and is
 // dropped, as in Kafka Streams. Rows without a key are dropped too: a
-// table cannot hold them.
+// table cannot hold them. A row whose columns cannot be encoded goes to the
+// processing log and is dropped (kept as it is, with passAll).
 type materializeOp struct {
 	codec rowCodec
 	table string
 	cache *state.TaskCache
+	errs  ErrorSink
 	out   Batch
 	key   []byte
 	// olds holds the decoded old rows of the batch being processed.
@@ -219,6 +221,7 @@ func (m *materializeOp) Open(_ context.Context, oc *OpContext) error {
 		return errors.New("exec: a materialized table needs a state store")
 	}
 	m.cache = oc.State
+	m.errs = oc.Errors
 	return nil
 }
 
@@ -234,7 +237,8 @@ func (m *materializeOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitte
 		var ok bool
 		var err error
 		if m.key, ok, err = m.codec.appendKey(m.key[:0], row); err != nil {
-			return fmt.Errorf("exec: materialize %s: %w", m.table, err)
+			m.errs.RowError("cannot keep the row of the table: "+err.Error(), row)
+			continue
 		}
 		if !ok {
 			continue
@@ -268,7 +272,8 @@ func (m *materializeOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitte
 		}
 		v, err := m.codec.value(row)
 		if err != nil {
-			return fmt.Errorf("exec: materialize %s: %w", m.table, err)
+			m.errs.RowError("cannot keep the row of the table: "+err.Error(), row)
+			continue
 		}
 		if err := m.cache.Put(m.table, m.key, v); err != nil {
 			return fmt.Errorf("exec: write table state: %w", err)
@@ -295,7 +300,8 @@ func (m *materializeOp) keep(row []any, kind ChangeKind) error {
 	}
 	v, err := m.codec.value(row)
 	if err != nil {
-		return fmt.Errorf("exec: materialize %s: %w", m.table, err)
+		m.errs.RowError("cannot keep the row of the table: "+err.Error(), row)
+		return nil
 	}
 	if err := m.cache.Put(m.table, m.key, v); err != nil {
 		return fmt.Errorf("exec: write table state: %w", err)
