@@ -61,7 +61,7 @@ type Query struct {
 // nil for a persistent query. A materialization (see IsMaterialization) is
 // persistent and has neither sink nor output.
 func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Query, error) {
-	if (persistent(g)) == (out != nil) {
+	if persistent(g) == (out != nil) {
 		return nil, errors.New("exec: a query needs exactly one of a sink and an output")
 	}
 	if deps.Logger == nil {
