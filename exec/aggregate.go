@@ -227,6 +227,12 @@ func (a *aggregateOp) load() error {
 	if err != nil {
 		return fmt.Errorf("exec: read aggregate state: %w", err)
 	}
+	return a.decodeState(v, ok)
+}
+
+// decodeState makes the accumulators of a group from its stored state v,
+// or empty ones when ok is false.
+func (a *aggregateOp) decodeState(v []byte, ok bool) error {
 	for j := range a.aggs {
 		c := &a.aggs[j]
 		acc, err := c.def.New(c.newTypes, c.ret, c.params)

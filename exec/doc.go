@@ -25,5 +25,6 @@
 //
 // MaterializedTables and MaterializedTable.ScanRows/Lookup read the rows a
 // Materialize step keeps (a CREATE SOURCE TABLE, a CREATE TABLE AS SELECT
-// over a table), for pull queries.
+// over a table), and AggregateTables with AggregateTable.ScanRows the groups
+// an Aggregate step keeps, for pull queries.
 package exec

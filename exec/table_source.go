@@ -393,3 +393,76 @@ func (t MaterializedTable) Lookup(s *state.Store, partition int32, key []any) (r
 	}
 	return row, true, nil
 }
+
+// AggregateTable names the groups an Aggregate step of a query keeps: what
+// a pull query over a CREATE TABLE AS SELECT ... GROUP BY reads.
+type AggregateTable struct {
+	// Namespace is the query's state namespace (its query ID).
+	Namespace string
+	// Step is the Aggregate step; Input is the schema of its input rows.
+	Step  topology.Step
+	Input []types.Column
+}
+
+// AggregateTables lists the Aggregate steps of g, in order.
+func AggregateTables(g *topology.Graph) []AggregateTable {
+	var out []AggregateTable
+	in := g.Source.Schema()
+	for _, st := range g.Steps {
+		if st.Kind == topology.Aggregate {
+			out = append(out, AggregateTable{Namespace: g.QueryID, Step: st, Input: in})
+		}
+		if st.Schema != nil {
+			in = st.Schema
+		}
+	}
+	return out
+}
+
+// ScanRows calls fn with every group of one partition of t in the store,
+// in key order, until fn returns false. A row is laid out as the step's
+// Schema: the pseudo-columns (null: a group has no single record), the
+// group key, then one result per aggregate; a HAVING and the projection
+// that follow the step in the plan still apply. It reads what the query
+// has committed. row is valid only during the call.
+func (t AggregateTable) ScanRows(s *state.Store, partition int32, fn func(row []any) bool) error {
+	a, err := newAggregateOp(t.Step, t.Input)
+	if err != nil {
+		return err
+	}
+	nk := len(a.groupBy)
+	row := make([]any, topology.PseudoColumns+nk+len(a.aggs))
+	var derr error
+	err = s.Table(t.Namespace, partition, t.Step.StateTable).Scan(nil, nil, func(k, v []byte) bool {
+		clear(row)
+		for j, typ := range a.keyTypes {
+			n, m := binary.Uvarint(k)
+			if m <= 0 || n > uint64(len(k)-m) {
+				derr = errors.New("truncated group key")
+				return false
+			}
+			if row[topology.PseudoColumns+j], derr = expr.UnmarshalValue(k[m:m+int(n)], typ); derr != nil {
+				return false
+			}
+			k = k[m+int(n):]
+		}
+		if derr = a.decodeState(v, true); derr != nil {
+			return false
+		}
+		for j := range a.aggs {
+			// A failing aggregate shows null, as the query emitted it.
+			res, err := expr.AccumulatorResult(a.accs[j])
+			if err == nil {
+				row[topology.PseudoColumns+nk+j] = res
+			}
+		}
+		return fn(row)
+	})
+	if err != nil {
+		return err
+	}
+	if derr != nil {
+		return fmt.Errorf("exec: corrupt aggregate state in %s of %s: %w", t.Step.StateTable, t.Namespace, derr)
+	}
+	return nil
+}

@@ -130,7 +130,7 @@ func TestTableAggregateRetracts(t *testing.T) {
 	}
 }
 
-func TestMaterializedTableReader(t *testing.T) {
+func TestMaterializedTableReaders(t *testing.T) {
 	store := openStore(t, t.TempDir())
 	g := tableAggGraph()
 	q := &Query{graph: g, deps: Deps{ProcessingLog: "plog", Now: time.Now, State: store, Logger: discardLogger()}}
@@ -179,6 +179,21 @@ func TestMaterializedTableReader(t *testing.T) {
 	}
 	if _, ok, err := mt.Lookup(store, 0, []any{"o2"}); err != nil || ok {
 		t.Fatalf("Lookup(o2) found a deleted row (err %v)", err)
+	}
+	aggs := AggregateTables(g)
+	if len(aggs) != 1 {
+		t.Fatalf("AggregateTables = %v", aggs)
+	}
+	var groups []string
+	if err := aggs[0].ScanRows(store, 0, func(row []any) bool {
+		groups = append(groups, fmt.Sprint(row))
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wantGroups := []string{"[<nil> <nil> <nil> eu 1 10]", "[<nil> <nil> <nil> us 1 7]"}
+	if fmt.Sprint(groups) != fmt.Sprint(wantGroups) {
+		t.Fatalf("AggregateTable.ScanRows: got %v, want %v", groups, wantGroups)
 	}
 }
 
