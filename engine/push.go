@@ -20,7 +20,7 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 	if st.Query.Emit != ast.EmitChanges {
 		return Result{}, userError(st.Pos, "pull queries are not supported yet; add EMIT CHANGES to run a push query")
 	}
-	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{OffsetReset: s.offsetReset()})
+	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{OffsetReset: s.offsetReset(), AggregateLimits: s.aggregateLimits()})
 	if err != nil {
 		return Result{}, err
 	}

@@ -219,7 +219,7 @@ func orDefault(s, def string) string {
 func (e *Engine) explain(_ context.Context, s *Session, st *ast.Explain) (Result, error) {
 	if st.Statement != nil {
 		var q *ast.Query
-		opts := planner.QueryOptions{OffsetReset: s.offsetReset()}
+		opts := planner.QueryOptions{OffsetReset: s.offsetReset(), AggregateLimits: s.aggregateLimits()}
 		switch inner := st.Statement.(type) {
 		case *ast.Select:
 			q = inner.Query

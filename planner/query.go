@@ -32,6 +32,9 @@ type QueryOptions struct {
 	Target *catalog.Source
 	// SinkKind is what CREATE ... AS SELECT declares: a stream or a table.
 	SinkKind catalog.Kind
+	// AggregateLimits are the configured limits of aggregates by name
+	// (COLLECT_LIST, COLLECT_SET), from the session's properties.
+	AggregateLimits map[string]int64
 	// InternalPrefix starts the names of the internal topics (changelogs)
 	// a persistent query creates.
 	InternalPrefix string
@@ -135,7 +138,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		if q.Having != nil {
 			pred, err := bindIn(cat, "HAVING", q.Having, rel.bindScope(), qualifier)
 			if err != nil {
-				return nil, notGrouped(err, q.Having)
+				return nil, err
 			}
 			if pred.Type == nil || pred.Type.Kind != types.Boolean {
 				return nil, errorf(q.Having.Position(), "HAVING must be a BOOLEAN condition, not %s", pred.Type)
@@ -182,6 +185,9 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 				return nil, errorf(it.pos, "`%s` is a reserved column name. You cannot use it as an alias for a column.", it.name)
 			}
 			return nil, errorf(it.pos, "Reserved column name in select: `%s`. Please remove or alias the column.", it.name)
+		}
+		if _, dup := seen[it.name]; dup && rel.aggregated && persistent {
+			return nil, errorf(it.pos, "Duplicate value columns found in schema: `%s` %s", it.name, it.e.Type)
 		}
 		if _, dup := seen[it.name]; dup {
 			return nil, errorf(it.pos, "the projection has more than one column named %s; give one an alias with AS", it.name)
@@ -358,9 +364,6 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 			continue
 		}
 		e, err := bindIn(cat, "SELECT", si.Expr, rel.bindScope(), qualifier)
-		if err != nil && rel.aggregated {
-			return nil, notGrouped(err, si.Expr)
-		}
 		if err != nil {
 			return nil, err
 		}
@@ -370,6 +373,10 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 		it := item{pos: si.Pos, e: e}
 		if cr, ok := si.Expr.(*ast.ColumnRef); ok && rel.isKey(cr.Name) {
 			it.keyCol = cr.Name
+		}
+		if rel.aggregated && e.Op == expr.OpColumn && e.Col >= topology.PseudoColumns && e.Col < topology.PseudoColumns+len(rel.keys) {
+			// An expression equal to a GROUP BY expression reads its key.
+			it.keyCol = rel.keys[e.Col-topology.PseudoColumns].Name
 		}
 		if it.keyCol == "" && len(rel.keyExpr) > 0 {
 			// The PARTITION BY expression itself: read the key it computed.
@@ -419,6 +426,9 @@ func keysFirst(items []item, rel relation, sink string, pos ast.Pos) ([]item, in
 			values = append(values, it)
 			continue
 		}
+		if prev, dup := byKey[it.keyCol]; dup && rel.aggregated {
+			return nil, 0, errorf(it.pos, "The projection contains a key column more than once: `%s` and `%s`. Select each grouping expression once; use AS_VALUE to copy it into the value.", prev.name, it.name)
+		}
 		if prev, dup := byKey[it.keyCol]; dup {
 			return nil, 0, errorf(it.pos, "The projection contains a key column (`%s`) more than once, aliased as: %s and %s. Keep one of them.", it.keyCol, prev.name, it.name)
 		}
@@ -434,9 +444,19 @@ func keysFirst(items []item, rel relation, sink string, pos ast.Pos) ([]item, in
 	if missing {
 		// ksqlDB names every key (or partitioning expression), not just
 		// the missing ones.
-		names := make([]string, len(rel.keys))
+		keys := rel.keys
+		if rel.aggregated {
+			// ksqlDB names only the missing grouping expressions.
+			keys = nil
+			for _, k := range rel.keys {
+				if _, ok := byKey[k.Name]; !ok {
+					keys = append(keys, k)
+				}
+			}
+		}
+		names := make([]string, len(keys))
 		what := "key column"
-		for i, k := range rel.keys {
+		for i, k := range keys {
 			names[i] = k.Name
 			if rel.keyExpr != nil {
 				names[i] = rel.keyMsg[k.Name]
@@ -453,7 +473,7 @@ func keysFirst(items []item, rel relation, sink string, pos ast.Pos) ([]item, in
 		}
 		at := pos
 		if rel.keyExpr != nil {
-			at = rel.keyPos[rel.keys[0].Name]
+			at = rel.keyPos[keys[0].Name]
 		}
 		return nil, 0, &Error{Pos: at, Msg: fmt.Sprintf("Key missing from projection (ie, SELECT). The query used to build `%s` must include the %s %s in its projection (eg, SELECT %s...).", sink, what, list, strings.Join(names, ", "))}
 	}

@@ -119,6 +119,10 @@ type AggCall struct {
 	Params []*expr.Expr `json:"params,omitempty"`
 	// Star marks COUNT(*).
 	Star bool `json:"star,omitempty"`
+	// Limit is the configured most values COLLECT_LIST or COLLECT_SET
+	// keeps (ksql.functions.collect_list.limit and
+	// ksql.functions.collect_set.limit); 0 means the default.
+	Limit int64 `json:"limit,omitempty"`
 }
 
 // Step is one operator.
