@@ -50,7 +50,7 @@ func aggregateCalls(items []ast.SelectItem, having ast.Expr) []*ast.FuncCall {
 // group key as key columns and one column per aggregate call. The returned
 // relation binds each aggregate call to its column and matches select
 // items equal to a GROUP BY expression to the key.
-func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.Source, qualifier string, opts QueryOptions) (relation, *topology.Step, error) {
+func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.Source, qualifier string, opts QueryOptions) (relation, []topology.Step, error) {
 	calls := aggregateCalls(q.Items, q.Having)
 	for _, ge := range q.GroupBy {
 		var inner *ast.FuncCall
@@ -166,8 +166,28 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 		out.keyMsg[name] = exprKey(ge, "")
 		out.keyPos[name] = ge.Position()
 	}
+	// inScope is what the aggregate arguments bind in: the source, or the
+	// rows read back from the repartition topic.
+	inScope := rel.scope
+	var steps []topology.Step
+	if !sourceKeyed && src.Partitions > 1 && src.Kind == catalog.Table {
+		return relation{}, nil, errorf(q.GroupBy[0].Position(), "GROUP BY other than the key of the TABLE %s, which has %d partitions, needs a repartition of its changes, which is not supported yet; group by its key, or aggregate a single-partition table", src.Name, src.Partitions)
+	}
 	if !sourceKeyed && src.Partitions > 1 {
-		return relation{}, nil, errorf(q.GroupBy[0].Position(), "GROUP BY other than the key of %s, which has %d partitions, needs a repartition topic, which is not supported yet; group a single-partition stream or by its key", src.Name, src.Partitions)
+		// A group's rows are spread over the source's partitions: move
+		// them to the task that owns the group.
+		if opts.QueryID == "" {
+			return relation{}, nil, errorf(q.GroupBy[0].Position(), "GROUP BY other than the key of %s, which has %d partitions, needs a repartition topic, which a push query cannot create yet; group by the key, or run the query as CREATE TABLE AS SELECT", src.Name, src.Partitions)
+		}
+		var rekey topology.Step
+		rekey, inScope = groupRekey(step.GroupBy, rel.scope, qualifier)
+		rep := topology.Step{Kind: topology.Repartition, Schema: rekey.Schema, Keys: rekey.Keys,
+			Topic: opts.InternalPrefix + opts.QueryID + "-repartition", Partitions: src.Partitions}
+		steps = append(steps, rekey, rep)
+		for i, e := range step.GroupBy {
+			c := rekey.Schema[topology.PseudoColumns+i]
+			step.GroupBy[i] = expr.Column(topology.PseudoColumns+i, c.Name, e.Type)
+		}
 	}
 	step.Keys = len(out.keys)
 	step.Schema = append(step.Schema, out.keys...)
@@ -189,7 +209,7 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 			if nested {
 				return relation{}, nil, errorf(c.Pos, "Aggregate functions can not be nested: %s", ast.FormatExpr(c))
 			}
-			e, err := bindIn(cat, "SELECT", a, rel.scope, qualifier)
+			e, err := bindIn(cat, "SELECT", a, inScope, qualifier)
 			if err != nil {
 				return relation{}, nil, err
 			}
@@ -222,7 +242,31 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 	}
 	out.calls = gs
 	out.aggregated = true
-	return out, step, nil
+	return out, append(steps, *step), nil
+}
+
+// groupRekey plans the step ahead of a repartition for GROUP BY: its rows
+// are the pseudo-columns, one key column per grouping expression (named
+// KSQL_GROUP_KEY_n, internal to the repartition topic), then every column
+// of the input. It returns the step and the scope of its rows, in which
+// the input's columns keep their names.
+func groupRekey(groupBy []*expr.Expr, in expr.ColumnScope, qualifier string) (topology.Step, expr.ColumnScope) {
+	step := topology.Step{Kind: topology.Rekey, Keys: len(groupBy)}
+	add := func(e *expr.Expr, c types.Column) {
+		step.Exprs = append(step.Exprs, e)
+		step.Schema = append(step.Schema, c)
+	}
+	for i := 0; i < topology.PseudoColumns; i++ {
+		add(expr.Column(i, in[i].Name, in[i].Type), types.Column{Name: in[i].Name, Type: in[i].Type})
+	}
+	for i, e := range groupBy {
+		add(e, types.Column{Name: fmt.Sprintf("KSQL_GROUP_KEY_%d", i), Type: e.Type})
+	}
+	for i := topology.PseudoColumns; i < len(in); i++ {
+		c := types.Column{Name: in[i].Name, Type: in[i].Type}
+		add(expr.Column(i, c.Name, c.Type), c)
+	}
+	return step, expr.ScopeOf(qualifier, step.Schema)
 }
 
 // unknownFunction reports the first call in the select list, GROUP BY or

@@ -127,11 +127,12 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	}
 
 	if aggregating {
-		var agg *topology.Step
-		if rel, agg, err = aggregate(cat, q, rel, src, qualifier, opts); err != nil {
+		var steps []topology.Step
+		if rel, steps, err = aggregate(cat, q, rel, src, qualifier, opts); err != nil {
 			return nil, err
 		}
-		g.Steps = append(g.Steps, *agg)
+		g.Steps = append(g.Steps, steps...)
+		agg := &steps[len(steps)-1]
 		if table {
 			materializeSource(g, len(src.Key), opts)
 		}

@@ -107,6 +107,14 @@ const (
 	// only keeps the rows the sink writes, for pull queries: it passes
 	// every row on as it comes.
 	Materialize StepKind = "materialize"
+	// Repartition moves rows to the task that owns their key: it writes
+	// its input rows (laid out as Schema: the pseudo-columns, Keys key
+	// columns, then the value columns) to the internal topic Topic, keyed
+	// by the key columns and spread over Partitions partitions by Kafka's
+	// murmur2 partitioner, and the steps after it read them back from
+	// there. It splits the query into two stages, each with its own tasks,
+	// committing under the query's consumer group.
+	Repartition StepKind = "repartition"
 )
 
 // AggCall is one aggregate of an Aggregate step.
@@ -147,6 +155,9 @@ type Step struct {
 	Aggs       []AggCall    `json:"aggs,omitempty"`
 	StateTable string       `json:"stateTable,omitempty"`
 	Changelog  string       `json:"changelog,omitempty"`
+	// Topic and Partitions describe a Repartition's internal topic.
+	Topic      string `json:"topic,omitempty"`
+	Partitions int32  `json:"partitions,omitempty"`
 }
 
 // Sink is a topic a persistent query writes.
@@ -232,6 +243,12 @@ func (g *Graph) String() string {
 				parts[j] = "EXPLODE(" + e.String() + ")"
 			}
 			line("[ FLAT MAP ] | %s", strings.Join(parts, ", "))
+		case Repartition:
+			keys := make([]string, 0, st.Keys)
+			for j := PseudoColumns; j < PseudoColumns+st.Keys; j++ {
+				keys = append(keys, st.Schema[j].Name)
+			}
+			line("[ REPARTITION ] | Topic: %s | Partitions: %d | Key: %s", st.Topic, st.Partitions, strings.Join(keys, ", "))
 		case Rekey:
 			parts := []string{}
 			for j := PseudoColumns; j < PseudoColumns+st.Keys; j++ {
