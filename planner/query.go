@@ -160,6 +160,10 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	if err != nil {
 		return nil, err
 	}
+	names := make([]string, len(items))
+	for i, it := range items {
+		names[i] = it.name
+	}
 	if persistent && opts.Target == nil {
 		// The TIMESTAMP column is checked before the key rules, as ksqlDB
 		// does.
@@ -214,6 +218,11 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	case persistent:
 		droppedKey := len(q.PartitionBy) > 0 && len(rel.keys) == 0
 		if err := planSink(plan, src, opts, droppedKey); err != nil {
+			var pe *Error
+			if rel.aggregated && errors.As(err, &pe) && strings.HasPrefix(pe.Msg, "key format: Key format does not support schema.") {
+				// ksqlDB names the statement as it rewrote it.
+				return nil, &Error{Pos: pe.Pos, Msg: pe.Msg + "\nStatement: " + statementText(q, opts, names, src.Name, qualifier)}
+			}
 			return nil, err
 		}
 		if table && !aggregating {
@@ -642,4 +651,54 @@ func bind(cat *catalog.Catalog, e ast.Expr, sc expr.Scope) (*expr.Expr, error) {
 		return nil, errorf(e.Position(), "%v", err)
 	}
 	return out, nil
+}
+
+// statementText prints a CREATE ... AS SELECT as ksqlDB shows it in some
+// messages: one select item a line, each column qualified by the source
+// and each item followed by its output name (names, in select order).
+func statementText(q *ast.Query, opts QueryOptions, names []string, source, qualifier string) string {
+	var b strings.Builder
+	kind := "STREAM"
+	if opts.SinkKind == catalog.Table {
+		kind = "TABLE"
+	}
+	b.WriteString("CREATE " + kind + " " + opts.Sink)
+	if len(opts.SinkProps) > 0 {
+		b.WriteString(" WITH (")
+		for i, p := range opts.SinkProps {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(p.Name + "=" + ast.FormatExpr(p.Value))
+		}
+		b.WriteString(")")
+	}
+	b.WriteString(" AS SELECT")
+	for i, si := range q.Items {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n  ")
+		if si.Star || si.Expr == nil || len(names) != len(q.Items) {
+			b.WriteString("*")
+			continue
+		}
+		b.WriteString(exprKey(si.Expr, qualifier) + " " + names[i])
+	}
+	b.WriteString("\nFROM " + source + " " + qualifier)
+	if q.Where != nil {
+		b.WriteString("\nWHERE " + exprKey(q.Where, qualifier))
+	}
+	if len(q.GroupBy) > 0 {
+		keys := make([]string, len(q.GroupBy))
+		for i, ge := range q.GroupBy {
+			keys[i] = exprKey(ge, qualifier)
+		}
+		b.WriteString("\nGROUP BY " + strings.Join(keys, ", "))
+	}
+	if q.Having != nil {
+		b.WriteString("\nHAVING " + exprKey(q.Having, qualifier))
+	}
+	b.WriteString("\nEMIT CHANGES")
+	return b.String()
 }
