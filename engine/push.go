@@ -2,12 +2,15 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
 	"time"
 
 	"github.com/sluice-sql/sluice/exec"
+	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/parser/ast"
 	"github.com/sluice-sql/sluice/planner"
 )
@@ -63,11 +66,33 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 		deps.State = e.store
 		deps.StateNamespace = fmt.Sprintf("%s_%d", id, time.Now().UnixNano())
 	}
+	// Repartition topics of a push query live as long as its stream.
+	var repartitions []string
+	dropTopics := func() {
+		for _, name := range repartitions {
+			if err := e.cfg.Kafka.DeleteTopic(context.WithoutCancel(ctx), name); err != nil && !errors.Is(err, kafka.ErrUnknownTopic) {
+				e.log.Warn("cannot delete the repartition topic of a push query", "query", id, "topic", name, "err", err)
+			}
+		}
+	}
+	for i := range g.Steps {
+		st := &g.Steps[i]
+		if st.Kind != topology.Repartition {
+			continue
+		}
+		st.Topic = fmt.Sprintf("%s%s_%d-repartition", e.internalPrefix(), id, time.Now().UnixNano())
+		if err := e.cfg.Kafka.CreateTopic(ctx, kafka.TopicSpec{Name: st.Topic, Partitions: st.Partitions, Configs: map[string]string{"cleanup.policy": "delete"}}); err != nil {
+			dropTopics()
+			return Result{}, internal("cannot create the repartition topic of a push query: %v", err)
+		}
+		repartitions = append(repartitions, st.Topic)
+	}
 	q, err := exec.Start(ctx, g, deps, out)
 	if err != nil {
 		if deps.StateNamespace != "" {
 			_ = e.store.DropQuery(deps.StateNamespace)
 		}
+		dropTopics()
 		return Result{}, internal("cannot start push query: %v", err)
 	}
 	e.mu.Lock()
@@ -91,6 +116,7 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 					e.log.Warn("cannot delete the state of a push query", "query", id, "err", err)
 				}
 			}
+			dropTopics()
 		})
 	}
 	next := func(ctx context.Context) ([]any, error) {

@@ -226,7 +226,12 @@ func (e *Engine) explain(_ context.Context, s *Session, st *ast.Explain) (Result
 		case *ast.CreateAsSelect:
 			q = inner.Query
 			opts.Sink, opts.SinkPos, opts.SinkProps = inner.Name, inner.NamePos, inner.Props
-			opts.QueryID = e.cat.NextQueryID("CSAS", inner.Name)
+			opts.InternalPrefix = e.internalPrefix()
+			prefix, kind := "CSAS", catalog.Stream
+			if inner.Kind == ast.Table {
+				prefix, kind = "CTAS", catalog.Table
+			}
+			opts.QueryID, opts.SinkKind = e.cat.NextQueryID(prefix, inner.Name), kind
 		default:
 			return Result{}, userError(st.Statement.Position(), "EXPLAIN takes a query id, a SELECT or a CREATE ... AS SELECT")
 		}

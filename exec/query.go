@@ -79,9 +79,11 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	q := &Query{graph: g, deps: deps, cancel: cancel, done: make(chan struct{})}
 	stageGraphs := stages(g)
-	if len(stageGraphs) > 1 && deps.Group == "" {
-		cancel()
-		return nil, errors.New("exec: a query with a repartition topic needs a consumer group")
+	for _, st := range RepartitionTopics(g) {
+		if st.Topic == "" {
+			cancel()
+			return nil, errors.New("exec: a repartition step without a topic")
+		}
 	}
 	for i, sg := range stageGraphs {
 		starts, err := startOffsets(ctx, sg, deps)

@@ -176,13 +176,13 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 	if !sourceKeyed && src.Partitions > 1 {
 		// A group's rows are spread over the source's partitions: move
 		// them to the task that owns the group.
-		if opts.QueryID == "" {
-			return relation{}, nil, errorf(q.GroupBy[0].Position(), "GROUP BY other than the key of %s, which has %d partitions, needs a repartition topic, which a push query cannot create yet; group by the key, or run the query as CREATE TABLE AS SELECT", src.Name, src.Partitions)
-		}
 		var rekey topology.Step
 		rekey, inScope = groupRekey(step.GroupBy, rel.scope, qualifier)
-		rep := topology.Step{Kind: topology.Repartition, Schema: rekey.Schema, Keys: rekey.Keys,
-			Topic: opts.InternalPrefix + opts.QueryID + "-repartition", Partitions: src.Partitions}
+		rep := topology.Step{Kind: topology.Repartition, Schema: rekey.Schema, Keys: rekey.Keys, Partitions: src.Partitions}
+		if opts.QueryID != "" {
+			// A push query's owner names the topic when it names the run.
+			rep.Topic = opts.InternalPrefix + opts.QueryID + "-repartition"
+		}
 		steps = append(steps, rekey, rep)
 		for i, e := range step.GroupBy {
 			c := rekey.Schema[topology.PseudoColumns+i]

@@ -248,7 +248,11 @@ func (g *Graph) String() string {
 			for j := PseudoColumns; j < PseudoColumns+st.Keys; j++ {
 				keys = append(keys, st.Schema[j].Name)
 			}
-			line("[ REPARTITION ] | Topic: %s | Partitions: %d | Key: %s", st.Topic, st.Partitions, strings.Join(keys, ", "))
+			topic := st.Topic
+			if topic == "" {
+				topic = "(one per run)"
+			}
+			line("[ REPARTITION ] | Topic: %s | Partitions: %d | Key: %s", topic, st.Partitions, strings.Join(keys, ", "))
 		case Rekey:
 			parts := []string{}
 			for j := PseudoColumns; j < PseudoColumns+st.Keys; j++ {
