@@ -74,7 +74,7 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 	for i, ge := range q.GroupBy {
 		text := exprKey(ge, "")
 		if _, dup := groups[text]; dup {
-			return relation{}, nil, errorf(ge.Position(), "Duplicate GROUP BY expression: %s", exprKey(ge, qualifier))
+			return relation{}, nil, errorf(ge.Position(), "Duplicate GROUP BY expression: %s", exprText(ge, qualifier))
 		}
 		groups[text] = i
 	}
@@ -163,7 +163,7 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 		step.GroupBy = append(step.GroupBy, e)
 		out.keys = append(out.keys, types.Column{Name: name, Type: e.Type})
 		out.keyExpr[name] = ast.FormatExpr(ge)
-		out.keyMsg[name] = exprKey(ge, "")
+		out.keyMsg[name] = exprText(ge, "")
 		out.keyPos[name] = ge.Position()
 	}
 	// inScope is what the aggregate arguments bind in: the source, or the
@@ -329,9 +329,15 @@ func (s groupScope) ResolveExpr(e ast.Expr) (int, string, *types.Type, bool) {
 	return i, s.ColumnScope[i].Name, s.ColumnScope[i].Type, true
 }
 
+// exprText prints e as ksqlDB's messages do: like exprKey, without
+// back-quotes.
+func exprText(e ast.Expr, qualifier string) string {
+	return strings.ReplaceAll(exprKey(e, qualifier), "`", "")
+}
+
 // exprKey prints e with every column qualified by qualifier (none when
 // empty), so that expressions that differ only in qualification compare
-// equal, and without back-quotes, as ksqlDB's messages print them.
+// equal.
 func exprKey(e ast.Expr, qualifier string) string {
 	var refs []*ast.ColumnRef
 	var saved []string
@@ -343,7 +349,7 @@ func exprKey(e ast.Expr, qualifier string) string {
 		}
 		return true
 	})
-	text := strings.ReplaceAll(ast.FormatExpr(e), "`", "")
+	text := ast.FormatExpr(e)
 	for i, c := range refs {
 		c.Qualifier = saved[i]
 	}
@@ -356,7 +362,7 @@ func callText(c *ast.FuncCall) string {
 	if c.Star || len(c.Args) == 0 && c.Name == "COUNT" {
 		return c.Name + "(ROWTIME)"
 	}
-	return exprKey(c, "")
+	return exprText(c, "")
 }
 
 // ungrouped lists the columns e reads outside its aggregate calls and
@@ -413,13 +419,13 @@ func checkGrouped(q *ast.Query, groups map[string]int, rel relation, qualifier s
 				continue
 			}
 			for _, c := range rel.scope[topology.PseudoColumns:] {
-				if _, ok := groups[c.Name]; !ok {
+				if _, ok := groups[exprKey(&ast.ColumnRef{Name: c.Name}, "")]; !ok {
 					note(si.Pos, c.Name)
 				}
 			}
 		case si.Expr != nil:
 			if len(ungrouped(si.Expr, groups)) > 0 {
-				note(si.Pos, exprKey(si.Expr, ""))
+				note(si.Pos, exprText(si.Expr, ""))
 			}
 		}
 	}

@@ -683,21 +683,21 @@ func statementText(q *ast.Query, opts QueryOptions, names []string, source, qual
 			b.WriteString("*")
 			continue
 		}
-		b.WriteString(exprKey(si.Expr, qualifier) + " " + names[i])
+		b.WriteString(exprText(si.Expr, qualifier) + " " + names[i])
 	}
 	b.WriteString("\nFROM " + source + " " + qualifier)
 	if q.Where != nil {
-		b.WriteString("\nWHERE " + exprKey(q.Where, qualifier))
+		b.WriteString("\nWHERE " + exprText(q.Where, qualifier))
 	}
 	if len(q.GroupBy) > 0 {
 		keys := make([]string, len(q.GroupBy))
 		for i, ge := range q.GroupBy {
-			keys[i] = exprKey(ge, qualifier)
+			keys[i] = exprText(ge, qualifier)
 		}
 		b.WriteString("\nGROUP BY " + strings.Join(keys, ", "))
 	}
 	if q.Having != nil {
-		b.WriteString("\nHAVING " + exprKey(q.Having, qualifier))
+		b.WriteString("\nHAVING " + exprText(q.Having, qualifier))
 	}
 	b.WriteString("\nEMIT CHANGES")
 	return b.String()
