@@ -2,8 +2,10 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
@@ -155,5 +157,162 @@ func TestInternalCodecRoundTrip(t *testing.T) {
 		if !types.Equal(row[i], got[i]) {
 			t.Errorf("column %s: got %#v, want %#v", cols[i].Name, got[i], row[i])
 		}
+	}
+}
+
+// TestRepartitionTwoStages runs a repartitioning aggregate against the
+// playground broker over three partitions: every group's rows meet on one
+// task, both stages commit their input under the query's group, a restart
+// resumes both, and a record of the repartition topic that cannot be read
+// fails the query.
+func TestRepartitionTwoStages(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	broker, err := kafka.StartPlayground(ctx, kafka.PlaygroundConfig{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer broker.Close()
+	client, err := kafka.NewFranz(kafka.Config{Brokers: []string{broker.Addr()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+
+	g := repartitionGraph(t)
+	g.QueryID, g.OffsetReset = "CTAS_COUNTS_1", "earliest"
+	g.Source.Partitions = 3
+	g.Steps[1].Partitions = 3
+	g.Steps[2].Changelog = "_q-changelog"
+	g.Sink = &topology.Sink{Name: "COUNTS", Topic: "counts", Partitions: 3, KeyFormat: "KAFKA", ValueFormat: "JSON"}
+	for _, name := range []string{"orders", "counts", "_q-repartition", "_q-changelog"} {
+		if err := client.CreateTopic(ctx, kafka.TopicSpec{Name: name, Partitions: 3}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prod, err := client.NewProducer(kafka.ProducerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prod.Close()
+	send := func(topic string, p int32, values ...string) {
+		recs := make([]*kafka.Record, len(values))
+		for i, v := range values {
+			recs[i] = &kafka.Record{Topic: topic, Partition: p, Key: []byte(fmt.Sprintf("o%d-%d", p, i)), Value: []byte(v), Timestamp: time.UnixMilli(1000)}
+		}
+		if err := prod.Produce(ctx, recs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ends := func(topic string) []int64 {
+		bounds, err := client.ListOffsets(ctx, topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]int64, len(bounds))
+		for i, b := range bounds {
+			out[i] = b.End
+		}
+		return out
+	}
+	store := openStore(t, t.TempDir())
+	start := func() (*Query, chan struct{}) {
+		progress := make(chan struct{}, 1)
+		deps := Deps{Kafka: client, Group: "rep-test", State: store, Logger: discardLogger(), Progress: func() {
+			select {
+			case progress <- struct{}{}:
+			default:
+			}
+		}}
+		q, err := Start(ctx, g, deps, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q, progress
+	}
+	// settle waits until both stages have read their topics to the end,
+	// the second one after the first one's output arrived.
+	settle := func(q *Query, progress chan struct{}) {
+		for {
+			behind := false
+			for _, topic := range InputTopics(g) {
+				pos := q.PositionsOf(topic)
+				for p, end := range ends(topic) {
+					if pos[p] < end {
+						behind = true
+					}
+				}
+			}
+			if !behind {
+				return
+			}
+			select {
+			case <-progress:
+			case <-q.Done():
+				t.Fatalf("query ended: %v", q.Err())
+			case <-ctx.Done():
+				t.Fatal("query did not catch up")
+			}
+		}
+	}
+
+	send("orders", 0, `{"name":"a","amount":1}`, `{"name":"b","amount":1}`)
+	send("orders", 1, `{"name":"a","amount":1}`)
+	send("orders", 2, `{"name":"a","amount":1}`, `{"name":"b","amount":1}`)
+	q, progress := start()
+	settle(q, progress)
+	if err := q.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, topic := range InputTopics(g) {
+		committed, err := client.FetchOffsets(ctx, "rep-test", topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(committed) != fmt.Sprint(ends(topic)) {
+			t.Errorf("%s: committed %v, want its ends %v", topic, committed, ends(topic))
+		}
+	}
+
+	send("orders", 1, `{"name":"a","amount":1}`, `{"name":"b","amount":1}`)
+	q, progress = start()
+	settle(q, progress)
+	if err := q.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	cons, err := client.NewConsumer(kafka.ConsumerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cons.Close()
+	assign := map[int32]int64{}
+	for p := range ends("counts") {
+		assign[int32(p)] = kafka.OffsetStart
+	}
+	cons.Assign(map[string]map[int32]int64{"counts": assign})
+	last := map[string]string{}
+	for n := 0; n < 7; {
+		recs, err := cons.Poll(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range recs {
+			last[string(r.Key)] = string(r.Value)
+			n++
+		}
+	}
+	if last["a"] != `{"N":4}` || last["b"] != `{"N":3}` {
+		t.Errorf("final counts a=%s b=%s, want 4 and 3", last["a"], last["b"])
+	}
+
+	send("_q-repartition", 0, `not an internal record`)
+	q, _ = start()
+	select {
+	case <-q.Done():
+	case <-ctx.Done():
+		t.Fatal("a bad repartition record did not fail the query")
+	}
+	if err := q.Err(); err == nil || !strings.Contains(err.Error(), "internal topic _q-repartition") {
+		t.Fatalf("query error %v; want the unreadable repartition record named", err)
 	}
 }
