@@ -56,9 +56,12 @@ type Engine struct {
 	transient map[string]*exec.Query
 	// pushState names the state of each running push query that has any.
 	pushState map[string]string
-	pushSeq   int
-	closed    bool
-	progress  chan struct{} // closed and replaced whenever a task moves
+	// pushTopics are the repartition topics of each running push query
+	// that has any.
+	pushTopics map[string][]string
+	pushSeq    int
+	closed     bool
+	progress   chan struct{} // closed and replaced whenever a task moves
 }
 
 // Open starts an engine: it replays the command log to rebuild the catalog
@@ -91,6 +94,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		running:    map[string]*exec.Query{},
 		transient:  map[string]*exec.Query{},
 		pushState:  map[string]string{},
+		pushTopics: map[string][]string{},
 		progress:   make(chan struct{}),
 	}
 	if err := e.ensureTopic(ctx, e.commands, map[string]string{"cleanup.policy": "delete", "retention.ms": "-1"}); err != nil {
@@ -279,6 +283,16 @@ func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
 	return nil
 }
 
+// dropTopics deletes internal topics of a query that ended (what names
+// it in the log); failures are logged.
+func (e *Engine) dropTopics(ctx context.Context, what string, topics []string) {
+	for _, name := range topics {
+		if err := e.cfg.Kafka.DeleteTopic(ctx, name); err != nil && !errors.Is(err, kafka.ErrUnknownTopic) {
+			e.log.Warn("cannot delete the internal topic of a "+what, "topic", name, "err", err)
+		}
+	}
+}
+
 // notify wakes Flush waiters.
 func (e *Engine) notify() {
 	e.mu.Lock()
@@ -430,6 +444,14 @@ func (e *Engine) Close() error {
 	for _, ns := range pushState {
 		_ = e.store.DropQuery(ns)
 	}
+	e.mu.Lock()
+	var topics []string
+	for id, ts := range e.pushTopics {
+		topics = append(topics, ts...)
+		delete(e.pushTopics, id)
+	}
+	e.mu.Unlock()
+	e.dropTopics(context.Background(), "push query", topics)
 	e.prodMu.Lock()
 	e.producer.Close()
 	e.prodMu.Unlock()

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -68,13 +67,7 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 	}
 	// Repartition topics of a push query live as long as its stream.
 	var repartitions []string
-	dropTopics := func() {
-		for _, name := range repartitions {
-			if err := e.cfg.Kafka.DeleteTopic(context.WithoutCancel(ctx), name); err != nil && !errors.Is(err, kafka.ErrUnknownTopic) {
-				e.log.Warn("cannot delete the repartition topic of a push query", "query", id, "topic", name, "err", err)
-			}
-		}
-	}
+	dropTopics := func() { e.dropTopics(context.WithoutCancel(ctx), "push query", repartitions) }
 	for i := range g.Steps {
 		st := &g.Steps[i]
 		if st.Kind != topology.Repartition {
@@ -100,6 +93,9 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 	if deps.StateNamespace != "" {
 		e.pushState[id] = deps.StateNamespace
 	}
+	if len(repartitions) > 0 {
+		e.pushTopics[id] = repartitions
+	}
 	e.mu.Unlock()
 	var once sync.Once
 	closeFn := func() {
@@ -110,13 +106,17 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 			delete(e.transient, id)
 			_, owned := e.pushState[id]
 			delete(e.pushState, id)
+			_, ownsTopics := e.pushTopics[id]
+			delete(e.pushTopics, id)
 			e.mu.Unlock()
 			if owned {
 				if err := e.store.DropQuery(deps.StateNamespace); err != nil {
 					e.log.Warn("cannot delete the state of a push query", "query", id, "err", err)
 				}
 			}
-			dropTopics()
+			if ownsTopics {
+				dropTopics()
+			}
 		})
 	}
 	next := func(ctx context.Context) ([]any, error) {
