@@ -247,9 +247,10 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 
 // groupRekey plans the step ahead of a repartition for GROUP BY: its rows
 // are the pseudo-columns, one key column per grouping expression (named
-// KSQL_GROUP_KEY_n, internal to the repartition topic), then every column
-// of the input. It returns the step and the scope of its rows, in which
-// the input's columns keep their names.
+// KSQL_GROUP_KEY_n, internal to the repartition topic), every column of the
+// input, then ROWPARTITION and ROWOFFSET again. It returns the step and the
+// scope of its rows, in which the input's columns (pseudo-columns too)
+// keep their names and values.
 func groupRekey(groupBy []*expr.Expr, in expr.ColumnScope, qualifier string) (topology.Step, expr.ColumnScope) {
 	step := topology.Step{Kind: topology.Rekey, Keys: len(groupBy)}
 	add := func(e *expr.Expr, c types.Column) {
@@ -266,7 +267,18 @@ func groupRekey(groupBy []*expr.Expr, in expr.ColumnScope, qualifier string) (to
 		c := types.Column{Name: in[i].Name, Type: in[i].Type}
 		add(expr.Column(i, c.Name, c.Type), c)
 	}
-	return step, expr.ScopeOf(qualifier, step.Schema)
+	// ROWPARTITION and ROWOFFSET travel as values too: after the
+	// repartition they still name the source record, as without it. The
+	// record time travels as the record's timestamp.
+	for i := 1; i < topology.PseudoColumns; i++ {
+		add(expr.Column(i, in[i].Name, in[i].Type), types.Column{Name: in[i].Name, Type: in[i].Type})
+	}
+	sc := expr.ScopeOf(qualifier, step.Schema)
+	for i := 1; i < topology.PseudoColumns; i++ {
+		// The repartition record's own coordinates are not selectable.
+		sc[i] = expr.ScopeColumn{Name: "KSQL_REPARTITION_" + sc[i].Name, Type: sc[i].Type}
+	}
+	return step, sc
 }
 
 // unknownFunction reports the first call in the select list, GROUP BY or
