@@ -158,6 +158,8 @@ type Step struct {
 	// Topic and Partitions describe a Repartition's internal topic.
 	Topic      string `json:"topic,omitempty"`
 	Partitions int32  `json:"partitions,omitempty"`
+	// Join describes a Join step.
+	Join *JoinSpec `json:"join,omitempty"`
 }
 
 // Sink is a topic a persistent query writes.
