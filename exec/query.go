@@ -85,8 +85,24 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 			return nil, errors.New("exec: a repartition step without a topic")
 		}
 	}
+	// The stages of joins' right inputs but their last, which the
+	// joining task runs, run first, like the main graph's.
+	var extra []*topology.Graph
+	for _, sg := range stageGraphs {
+		for _, i := range joinSteps(sg) {
+			rs := stages(rightGraph(sg, sg.Steps[i].Join))
+			extra = append(extra, rs[:len(rs)-1]...)
+		}
+	}
+	stageGraphs = append(extra, stageGraphs...)
 	for i, sg := range stageGraphs {
 		starts, err := startOffsets(ctx, sg, deps)
+		if err != nil {
+			cancel()
+			q.closeTasks()
+			return nil, err
+		}
+		sides, err := sideStarts(ctx, sg, deps)
 		if err != nil {
 			cancel()
 			q.closeTasks()
@@ -97,7 +113,16 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 			stageOut = out
 		}
 		for p, off := range starts {
-			t, err := newTask(ctx, q, sg, int32(p), off, stageOut)
+			var ss []sideStart
+			if p < len(sides) {
+				ss = sides[p]
+			}
+			if len(ss) != len(joinSteps(sg)) {
+				cancel()
+				q.closeTasks()
+				return nil, fmt.Errorf("exec: the right input of a join in %s has fewer partitions than its left input; join inputs must be co-partitioned", g.QueryID)
+			}
+			t, err := newTask(ctx, q, sg, int32(p), off, ss, stageOut)
 			if err != nil {
 				cancel()
 				q.closeTasks()
@@ -214,6 +239,11 @@ func (q *Query) PositionsOf(topic string) []int64 {
 		if t.g.Source.Topic == topic {
 			out = append(out, t.pos.Load())
 		}
+		for _, s := range t.sides {
+			if s.g.Source.Topic == topic {
+				out = append(out, s.pos.Load())
+			}
+		}
 	}
 	return out
 }
@@ -252,6 +282,9 @@ func (q *Query) Stats() Stats {
 			s.RecordsOut += t.stats.out.Load()
 		}
 		s.Errors += t.stats.errors.Load()
+		for _, side := range t.sides {
+			s.Errors += side.stats.errors.Load()
+		}
 	}
 	return s
 }

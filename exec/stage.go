@@ -58,22 +58,44 @@ func stages(g *topology.Graph) []*topology.Graph {
 // RepartitionTopics returns the internal topics g's Repartition steps
 // write, which the query's owner creates with the source's partition
 // count before it starts and deletes when the query is dropped.
+// The repartition steps of a join's right input come after those of the
+// steps before the join.
 func RepartitionTopics(g *topology.Graph) []topology.Step {
 	var out []topology.Step
 	for _, st := range g.Steps {
-		if st.Kind == topology.Repartition {
+		switch {
+		case st.Kind == topology.Repartition:
 			out = append(out, st)
+		case st.Kind == topology.Join && st.Join != nil && st.Join.Right != nil:
+			out = append(out, RepartitionTopics(st.Join.Right)...)
 		}
 	}
 	return out
 }
 
-// InputTopics returns the topics g's stages read: its source topic, then
-// its repartition topics.
+// InputTopics returns the topics g's stages read: its source topic, the
+// source topics of its joins' right inputs, then its repartition topics.
 func InputTopics(g *topology.Graph) []string {
 	out := []string{g.Source.Topic}
+	for _, st := range g.Steps {
+		if st.Kind == topology.Join && st.Join != nil && st.Join.Right != nil {
+			out = append(out, st.Join.Right.Source.Topic)
+		}
+	}
 	for _, st := range RepartitionTopics(g) {
 		out = append(out, st.Topic)
 	}
 	return out
+}
+
+// rightGraph is the right input of a join step of g as a graph of the
+// query: g's query id, and g's offset reset unless it names its own.
+func rightGraph(g *topology.Graph, spec *topology.JoinSpec) *topology.Graph {
+	r := *spec.Right
+	r.QueryID = g.QueryID
+	if r.OffsetReset == "" {
+		r.OffsetReset = g.OffsetReset
+	}
+	r.Sink = nil
+	return &r
 }

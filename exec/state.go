@@ -9,12 +9,32 @@ import (
 	"github.com/sluice-sql/sluice/state"
 )
 
-// stateSteps returns the steps of g that keep state.
+// stateSteps returns the steps of g that keep state, each with its state
+// table and changelog. A Join step counts once per state table it keeps
+// (see joinStateTables), followed by the state steps of its right input.
 func stateSteps(g *topology.Graph) []topology.Step {
 	var out []topology.Step
-	for _, st := range g.Steps {
-		if st.Kind == topology.Aggregate || st.Kind == topology.Materialize {
+	seen := map[string]bool{}
+	add := func(st topology.Step) {
+		if !seen[st.StateTable] {
+			seen[st.StateTable] = true
 			out = append(out, st)
+		}
+	}
+	for _, st := range g.Steps {
+		switch st.Kind {
+		case topology.Aggregate, topology.Materialize:
+			add(st)
+		case topology.Join:
+			if st.Join == nil || st.Join.Right == nil {
+				continue
+			}
+			for _, rs := range stateSteps(st.Join.Right) {
+				add(rs)
+			}
+			for _, js := range joinStateTables(st.Join) {
+				add(js)
+			}
 		}
 	}
 	return out

@@ -64,9 +64,18 @@ type task struct {
 	// (fatal) instead of going to the processing log.
 	internal bool
 	fatal    error
+
+	// sides are the right inputs of the stage's join steps, read from the
+	// same partition of their topics; held keeps left records polled
+	// while a table side catches up (see processJoin). into, set on a
+	// side's own task, takes its rows into the join operator instead of a
+	// sink.
+	sides []*joinSide
+	held  []*kafka.Record
+	into  func(ctx context.Context, b *Batch) error
 }
 
-func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, start int64, out Output) (*task, error) {
+func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, start int64, sides []sideStart, out Output) (*task, error) {
 	src := g.Source
 	t := &task{q: q, g: g, partition: partition, out: out, nKey: len(src.Key), nValue: len(src.Value), tsCol: -1}
 	t.pos.Store(start)
@@ -75,6 +84,10 @@ func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, 
 	t.restore = HasState(g) && persistent(g)
 	t.restoring.Store(t.restore)
 	if _, err := newTaskParts(t, g); err != nil {
+		return nil, err
+	}
+	if err := t.addSides(sides); err != nil {
+		t.close()
 		return nil, err
 	}
 	clientID := g.QueryID
@@ -86,7 +99,11 @@ func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, 
 		t.close()
 		return nil, err
 	}
-	t.consumer.Assign(map[string]map[int32]int64{src.Topic: {partition: start}})
+	assign := map[string]map[int32]int64{src.Topic: {partition: start}}
+	for _, s := range t.sides {
+		assign[s.g.Source.Topic] = map[int32]int64{partition: s.pos.Load()}
+	}
+	t.consumer.Assign(assign)
 	if t.producer, err = q.deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: clientID}); err != nil {
 		t.close()
 		return nil, err
@@ -125,7 +142,7 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 			return nil, err
 		}
 	}
-	if HasState(g) {
+	if HasState(g) && t.cache == nil {
 		if t.q.deps.State == nil {
 			return nil, fmt.Errorf("exec: query %s keeps state but has no state store", g.QueryID)
 		}
@@ -169,6 +186,15 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 			op, err = newFlatMapOp(st.Exprs)
 		case topology.Repartition:
 			op = newRepartitionOp(st)
+		case topology.Join:
+			leftMat := i > 0 && g.Steps[i-1].Kind == topology.Materialize && st.Join != nil && g.Steps[i-1].StateTable == st.Join.LeftState
+			rightMat := false
+			if st.Join != nil && st.Join.Right != nil {
+				rs := st.Join.Right.Steps
+				rightMat = len(rs) > 0 && rs[len(rs)-1].Kind == topology.Materialize && rs[len(rs)-1].StateTable == st.Join.RightState
+			}
+			op, err = newJoinOp(st, in, leftMat, rightMat)
+			keys = keyColumns(topology.PseudoColumns, st.Keys)
 		case topology.Rekey:
 			var p *projectOp
 			p, err = newProjectOp(st.Exprs, keys)
@@ -240,6 +266,10 @@ func keyColumns(from, n int) map[int]bool {
 }
 
 func (t *task) close() {
+	for _, s := range t.sides {
+		s.close()
+	}
+	t.sides = nil
 	for _, op := range t.ops {
 		_ = op.Close(context.Background())
 	}
@@ -300,6 +330,9 @@ func (t *task) run(ctx context.Context) error {
 // process runs one polled batch through the operators and the sink, then
 // commits.
 func (t *task) process(ctx context.Context, recs []*kafka.Record) error {
+	if len(t.sides) > 0 {
+		return t.processJoin(ctx, recs)
+	}
 	t.polled = recs
 	defer func() { t.polled = nil }()
 	t.decode(recs)
@@ -342,6 +375,9 @@ func (t *task) produceAndCommit(ctx context.Context, next int64) error {
 	}
 	if t.q.deps.Group != "" {
 		offs := map[string]map[int32]int64{t.g.Source.Topic: {t.partition: next}}
+		for _, s := range t.sides {
+			offs[s.g.Source.Topic] = map[int32]int64{t.partition: s.next}
+		}
 		if err := t.q.deps.Kafka.CommitOffsets(ctx, t.q.deps.Group, offs); err != nil {
 			return fmt.Errorf("exec: commit offsets: %w", err)
 		}
@@ -361,6 +397,9 @@ func (t *task) push(ctx context.Context, i int, b *Batch) error {
 
 // emit hands the last operator's rows to the sink or the push output.
 func (t *task) emit(ctx context.Context, b *Batch) error {
+	if t.into != nil {
+		return t.into(ctx, b)
+	}
 	if t.sink != nil {
 		for i := 0; i < b.Len(); i++ {
 			rec, err := t.sink.record(b.Row(i), b.Time(i), b.Kind(i).Base() == NullValue, b.Kind(i)&KeyAbsent != 0)

@@ -1,0 +1,292 @@
+package exec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/sluice-sql/sluice/internal/topology"
+)
+
+// defaultJoinGrace is the grace Kafka Streams' JoinWindows.of gives a join
+// window of before + after when the query names no GRACE PERIOD: what is
+// left of 24 hours.
+const defaultJoinGrace = 24 * 60 * 60 * 1000
+
+// streamJoin is the state of a stream-stream join. Each side's rows are
+// kept in its state table under the join key, as one value listing the
+// key's rows within the retention (record time, then the row), oldest
+// first; rows older than the stream time minus before + after + grace are
+// dropped when their key is next written. With a GRACE PERIOD (Kafka
+// Streams' JoinWindows.ofTimeDifferenceAndGrace), a preserved side's row
+// that found no match waits in the outer table until its window closes
+// and is emitted with nulls then, unless a match came meanwhile; without
+// one (JoinWindows.of) it is emitted with nulls at once.
+type streamJoin struct {
+	before, after, grace int64
+	// spuriousFix is Kafka Streams' delayed emission of unmatched rows.
+	spuriousFix bool
+	// outer names the table of unmatched rows waiting for their window
+	// to close, keyed by time, side and join key.
+	outer string
+	// streamTime is the largest record time seen on either side, kept in
+	// the left state table under timeKey so that a restart resumes it;
+	// minTime is the earliest time in the outer table, or MaxInt64 when
+	// it is known to be empty.
+	streamTime, minTime int64
+	tbuf                []byte
+	vbuf                []byte
+	rowBuf              []byte
+}
+
+// timeKey holds the stream time in the left state table; a join key
+// always starts with a field tag, never 0xff.
+var timeKey = []byte{0xff}
+
+func (s *streamJoin) init(spec *topology.JoinSpec) {
+	w := spec.Within
+	s.before, s.after, s.grace = w.Before, w.After, w.Grace
+	s.spuriousFix = w.Grace >= 0
+	if w.Grace < 0 {
+		s.grace = max(defaultJoinGrace-w.Before-w.After, 0)
+	}
+	s.outer = spec.LeftState + "-outer"
+	s.streamTime = math.MinInt64
+	s.minTime = math.MinInt64
+}
+
+// OuterStateTable names the state table where a stream-stream join keeps
+// unmatched rows waiting for their window to close.
+func OuterStateTable(spec *topology.JoinSpec) string { return spec.LeftState + "-outer" }
+
+// OuterChangelog names its changelog topic.
+func OuterChangelog(spec *topology.JoinSpec) string {
+	if spec.LeftChangelog == "" {
+		return ""
+	}
+	return spec.LeftChangelog + "-outer"
+}
+
+func (s *streamJoin) open(j *joinOp) error {
+	v, ok, err := j.cache.Get(j.tables[leftPort], timeKey)
+	if err != nil {
+		return fmt.Errorf("exec: read join state: %w", err)
+	}
+	if ok && len(v) == 8 {
+		s.streamTime = int64(binary.BigEndian.Uint64(v))
+	}
+	return nil
+}
+
+// window returns how far before and after a row of side its matches lie.
+func (s *streamJoin) window(side int) (before, after int64) {
+	if side == leftPort {
+		return s.before, s.after
+	}
+	return s.after, s.before
+}
+
+func (j *joinOp) streamStream(side int, b *Batch, i int) error {
+	s := &j.ss
+	row, t := b.Row(i), b.Time(i)
+	if b.Kind(i).Base() == NullValue || b.Kind(i)&KeyAbsent != 0 || !j.joinKey(side, row) {
+		return nil
+	}
+	if t > s.streamTime {
+		s.streamTime = t
+		if err := j.cache.Put(j.tables[leftPort], timeKey, binary.BigEndian.AppendUint64(nil, uint64(t))); err != nil {
+			return fmt.Errorf("exec: write join state: %w", err)
+		}
+	}
+	before, after := s.window(side)
+	if t+after+s.grace < s.streamTime {
+		// Late: its window closed more than the grace period ago.
+		return nil
+	}
+	if s.spuriousFix && t == s.streamTime {
+		if err := j.emitClosed(); err != nil {
+			return err
+		}
+	}
+	key := append([]byte(nil), j.kbuf...)
+	if err := j.keepStreamRow(side, key, row, t); err != nil {
+		return err
+	}
+	matched := false
+	err := j.scanStreamRows(1-side, key, t-before, t+after, func(other []any, ot int64) error {
+		matched = true
+		if s.spuriousFix && j.preserved[1-side] {
+			if err := j.cache.Delete(s.outer, j.outerKey(1-side, key, ot)); err != nil {
+				return fmt.Errorf("exec: write join state: %w", err)
+			}
+		}
+		if side == leftPort {
+			j.emit(row, other, row, max(t, ot))
+		} else {
+			j.emit(other, row, row, max(t, ot))
+		}
+		return nil
+	})
+	if err != nil || matched || !j.preserved[side] {
+		return err
+	}
+	if !s.spuriousFix || t+after < s.streamTime {
+		j.emitUnmatched(side, row, t)
+		return nil
+	}
+	v, err := j.codecs[side].value(row)
+	if err != nil {
+		j.errs.RowError("cannot keep the row of the join: "+err.Error(), row)
+		return nil
+	}
+	if err := j.cache.Put(s.outer, j.outerKey(side, key, t), v); err != nil {
+		return fmt.Errorf("exec: write join state: %w", err)
+	}
+	s.minTime = min(s.minTime, t)
+	return nil
+}
+
+func (j *joinOp) emitUnmatched(side int, row []any, t int64) {
+	if side == leftPort {
+		j.emit(row, nil, row, t)
+	} else {
+		j.emit(nil, row, row, t)
+	}
+}
+
+// outerKey is the outer table's key of side's row at time t under the
+// join key bytes key: the time, so that a scan meets rows in time order,
+// then the side and the key.
+func (j *joinOp) outerKey(side int, key []byte, t int64) []byte {
+	b := binary.BigEndian.AppendUint64(j.ss.tbuf[:0], uint64(t)^(1<<63))
+	b = append(b, byte(side))
+	j.ss.tbuf = append(b, key...)
+	return j.ss.tbuf
+}
+
+// emitClosed emits, with nulls for the other side, the unmatched rows of
+// the outer table whose window closed: a left row at t once the stream
+// time passed t + after + grace, a right row at t + before + grace.
+func (j *joinOp) emitClosed() error {
+	s := &j.ss
+	if s.minTime != math.MinInt64 && s.minTime+min(s.before, s.after)+s.grace >= s.streamTime {
+		return nil
+	}
+	type closed struct {
+		key  []byte
+		side int
+		row  []any
+		t    int64
+	}
+	var done []closed
+	var derr error
+	s.minTime = math.MaxInt64
+	err := j.cache.Table(s.outer).Scan(nil, nil, func(k, v []byte) bool {
+		if len(k) < 9 {
+			return true
+		}
+		t := int64(binary.BigEndian.Uint64(k) ^ (1 << 63))
+		side := int(k[8])
+		_, after := s.window(side)
+		if t+after+s.grace >= s.streamTime {
+			s.minTime = t
+			return false
+		}
+		row := j.slab.alloc(len(j.schemas[side]))
+		if derr = j.codecs[side].decode(k[9:], v, row); derr != nil {
+			return false
+		}
+		done = append(done, closed{key: append([]byte(nil), k...), side: side, row: row, t: t})
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("exec: read join state: %w", err)
+	}
+	if derr != nil {
+		return fmt.Errorf("exec: corrupt join state in %s: %w", s.outer, derr)
+	}
+	for _, c := range done {
+		if err := j.cache.Delete(s.outer, c.key); err != nil {
+			return fmt.Errorf("exec: write join state: %w", err)
+		}
+		for k := range j.nKey {
+			j.key[k] = c.row[j.codecs[c.side].keyFrom+k]
+		}
+		j.emitUnmatched(c.side, c.row, c.t)
+	}
+	return nil
+}
+
+// keepStreamRow adds side's row at time t to the key's rows in the side's
+// state table, dropping those past the retention.
+func (j *joinOp) keepStreamRow(side int, key []byte, row []any, t int64) error {
+	s := &j.ss
+	old, _, err := j.cache.Get(j.tables[side], key)
+	if err != nil {
+		return fmt.Errorf("exec: read join state: %w", err)
+	}
+	horizon := s.streamTime - s.before - s.after - s.grace
+	v := make([]byte, 0, len(old)+64)
+	for len(old) > 0 {
+		et, n := binary.Varint(old)
+		if n <= 0 {
+			return fmt.Errorf("exec: corrupt join state in %s", j.tables[side])
+		}
+		l, m := binary.Uvarint(old[n:])
+		if m <= 0 || l > uint64(len(old)-n-m) {
+			return fmt.Errorf("exec: corrupt join state in %s", j.tables[side])
+		}
+		end := n + m + int(l)
+		if et >= horizon {
+			v = append(v, old[:end]...)
+		}
+		old = old[end:]
+	}
+	enc, err := j.codecs[side].value(row)
+	if err != nil {
+		j.errs.RowError("cannot keep the row of the join: "+err.Error(), row)
+		return nil
+	}
+	v = binary.AppendVarint(v, t)
+	v = binary.AppendUvarint(v, uint64(len(enc)))
+	v = append(v, enc...)
+	if err := j.cache.Put(j.tables[side], key, v); err != nil {
+		return fmt.Errorf("exec: write join state: %w", err)
+	}
+	return nil
+}
+
+// scanStreamRows calls fn with each row side keeps under key whose time
+// lies in [from, to], oldest first.
+func (j *joinOp) scanStreamRows(side int, key []byte, from, to int64, fn func(row []any, t int64) error) error {
+	v, found, err := j.cache.Get(j.tables[side], key)
+	if err != nil {
+		return fmt.Errorf("exec: read join state: %w", err)
+	}
+	if !found {
+		return nil
+	}
+	for len(v) > 0 {
+		et, n := binary.Varint(v)
+		if n <= 0 {
+			return fmt.Errorf("exec: corrupt join state in %s", j.tables[side])
+		}
+		l, m := binary.Uvarint(v[n:])
+		if m <= 0 || l > uint64(len(v)-n-m) {
+			return fmt.Errorf("exec: corrupt join state in %s", j.tables[side])
+		}
+		enc := v[n+m : n+m+int(l)]
+		v = v[n+m+int(l):]
+		if et < from || et > to {
+			continue
+		}
+		row := j.slab.alloc(len(j.schemas[side]))
+		if err := j.codecs[side].decode(key, enc, row); err != nil {
+			return fmt.Errorf("exec: corrupt join state in %s: %w", j.tables[side], err)
+		}
+		if err := fn(row, et); err != nil {
+			return err
+		}
+	}
+	return nil
+}
