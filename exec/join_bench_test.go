@@ -1,0 +1,59 @@
+package exec
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/kafka"
+)
+
+// BenchmarkStreamTableJoin joins 1,000,000 stream rows with a table of
+// 100,000 rows, polled 1,000 records at a time with a commit after each
+// poll, and reports the stream rows joined per second.
+func BenchmarkStreamTableJoin(b *testing.B) {
+	const tableRows, streamRows, poll = 100_000, 1_000_000, 1_000
+	recs := func(topic, field string, n int) [][]*kafka.Record {
+		var out [][]*kafka.Record
+		for from := 0; from < n; from += poll {
+			batch := make([]*kafka.Record, 0, poll)
+			for i := from; i < min(from+poll, n); i++ {
+				k := i % tableRows
+				batch = append(batch, &kafka.Record{
+					Topic: topic, Offset: int64(i), Timestamp: time.UnixMilli(int64(i)),
+					Key:   []byte(fmt.Sprintf("key-%06d", k)),
+					Value: []byte(fmt.Sprintf(`{%q:"value-%d"}`, field, i)),
+				})
+			}
+			out = append(out, batch)
+		}
+		return out
+	}
+	table, stream := recs("right", "R1", tableRows), recs("left", "L1", streamRows)
+	b.ResetTimer()
+	var elapsed time.Duration
+	for range b.N {
+		b.StopTimer()
+		r := newJoinRun(b, joinGraph(topology.InnerJoin, false, true, nil, false))
+		for _, batch := range table {
+			if err := r.tk.process(b.Context(), batch); err != nil {
+				b.Fatal(err)
+			}
+		}
+		r.prod.recs = nil
+		b.StartTimer()
+		start := time.Now()
+		for _, batch := range stream {
+			if err := r.tk.process(b.Context(), batch); err != nil {
+				b.Fatal(err)
+			}
+			r.prod.recs = r.prod.recs[:0]
+		}
+		elapsed += time.Since(start)
+		b.StopTimer()
+		r.tk.close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(streamRows)*float64(b.N)/elapsed.Seconds(), "records/s")
+}
