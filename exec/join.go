@@ -144,7 +144,8 @@ func newJoinOp(st topology.Step, in []types.Column, leftMat, rightMat bool) (*jo
 		}
 	}
 	for side, name := range j.tables {
-		if name == "" {
+		// A stream-table join keeps no left rows.
+		if name == "" && (side == rightPort || j.kind != streamTableJoin) {
 			return nil, fmt.Errorf("exec: join step without a state table for its %s side", sideName(side))
 		}
 	}

@@ -14,9 +14,12 @@ import (
 // after the left state table and its changelog (see OuterStateTable and
 // ForeignKeyIndexTable).
 func joinStateTables(spec *topology.JoinSpec) []topology.Step {
-	out := []topology.Step{
-		{Kind: topology.Join, StateTable: spec.LeftState, Changelog: spec.LeftChangelog},
-		{Kind: topology.Join, StateTable: spec.RightState, Changelog: spec.RightChangelog},
+	var out []topology.Step
+	if spec.LeftState != "" {
+		out = append(out, topology.Step{Kind: topology.Join, StateTable: spec.LeftState, Changelog: spec.LeftChangelog})
+	}
+	if spec.RightState != "" {
+		out = append(out, topology.Step{Kind: topology.Join, StateTable: spec.RightState, Changelog: spec.RightChangelog})
 	}
 	switch {
 	case spec.ForeignKey != nil:
