@@ -354,11 +354,13 @@ func (j *joinOp) streamTable(in int, b *Batch, i int) error {
 
 // tableTable applies a change of either table and emits the join result
 // of its key as Kafka Streams' KTable-KTable joins do: nothing when the
-// changed side needs the other and the other has no row; otherwise the
-// joined row, or a delete of the key when the join no longer yields one.
-// The output time is the later of the two rows' times.
+// join yields no row for the key before nor after the change; otherwise
+// the joined row, or a delete of the key when the join no longer yields
+// one, each carrying the key's previous result as its old row (so that a
+// WHERE after the join retracts only what it passed). The output time is
+// the later of the two rows' times.
 func (j *joinOp) tableTable(in int, b *Batch, i int) error {
-	newRow, _, ok, err := j.tableChange(in, b, i)
+	newRow, old, ok, err := j.tableChange(in, b, i)
 	if err != nil || !ok {
 		return err
 	}
@@ -367,25 +369,43 @@ func (j *joinOp) tableTable(in int, b *Batch, i int) error {
 		return err
 	}
 	t := b.Time(i)
-	if other == nil && !j.preserved[in] {
-		return nil
-	}
 	if other != nil {
 		t = max(t, rowTime(other))
 	}
-	left, right := newRow, other
-	if in == rightPort {
-		left, right = other, newRow
+	j.change(j.result(in, newRow, other, b.Row(i), t), j.result(in, old, other, b.Row(i), t), t)
+	return nil
+}
+
+// result builds the joined row of side's row x and the other side's row
+// o, either nil when missing; it is nil when the join yields no row.
+func (j *joinOp) result(side int, x, o, trigger []any, t int64) []any {
+	l, r := x, o
+	if side == rightPort {
+		l, r = o, x
 	}
 	switch {
-	case newRow != nil:
-		j.emit(left, right, b.Row(i), t)
-	case other != nil && j.preserved[1-in]:
-		j.emit(left, right, other, t)
-	default:
-		j.tombstone(t)
+	case l == nil && r == nil:
+		return nil
+	case l == nil && !j.preserved[rightPort], r == nil && !j.preserved[leftPort]:
+		return nil
 	}
-	return nil
+	row := j.slab.alloc(j.width)
+	j.fill(row, l, r, trigger, t)
+	return row
+}
+
+// change emits a table join's change from oldOut to newOut: the new row,
+// or a delete of the key j.key when there is none but was one.
+func (j *joinOp) change(newOut, oldOut []any, t int64) {
+	switch {
+	case newOut != nil:
+		j.out.AppendChange(newOut, oldOut, t, Insert)
+	case oldOut != nil:
+		row := j.slab.alloc(j.width)
+		row[0] = t
+		copy(row[topology.PseudoColumns:], j.key[:j.nKey])
+		j.out.AppendChange(row, oldOut, t, NullValue)
+	}
 }
 
 func (j *joinOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }

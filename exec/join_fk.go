@@ -155,19 +155,19 @@ func (j *joinOp) foreignKey(in int, b *Batch, i int) error {
 			return err
 		}
 	}
-	var right []any
+	var right, oldRight []any
 	if newOK {
 		if right, err = j.getRow(rightPort, f.fkbuf); err != nil {
 			return err
 		}
 	}
-	t := b.Time(i)
-	switch {
-	case newRow != nil && (right != nil || j.preserved[leftPort]):
-		j.emit(newRow, right, newRow, t)
-	case old != nil:
-		j.tombstone(t)
+	if oldOK {
+		if oldRight, err = j.getRow(rightPort, f.oldbuf); err != nil {
+			return err
+		}
 	}
+	t := b.Time(i)
+	j.change(j.result(leftPort, newRow, right, b.Row(i), t), j.result(leftPort, old, oldRight, b.Row(i), t), t)
 	return nil
 }
 
@@ -183,13 +183,14 @@ func (j *joinOp) foreignKeyRight(b *Batch, i int) error {
 	if err != nil || !ok {
 		return err
 	}
-	var newRow []any
+	var newRow, old []any
 	if b.Kind(i).Base() != NullValue {
 		newRow = row
 	}
-	if !j.mat[rightPort] {
-		old, err := j.getRow(rightPort, f.fkbuf)
-		if err != nil {
+	if j.mat[rightPort] {
+		old, _ = b.Old(i)
+	} else {
+		if old, err = j.getRow(rightPort, f.fkbuf); err != nil {
 			return err
 		}
 		if newRow == nil && old == nil {
@@ -221,12 +222,7 @@ func (j *joinOp) foreignKeyRight(b *Batch, i int) error {
 		for k := range j.nKey {
 			j.key[k] = left[j.codecs[leftPort].keyFrom+k]
 		}
-		switch {
-		case newRow != nil || j.preserved[leftPort]:
-			j.emit(left, newRow, row, t)
-		default:
-			j.tombstone(t)
-		}
+		j.change(j.result(leftPort, left, newRow, row, t), j.result(leftPort, left, old, row, t), t)
 	}
 	return nil
 }

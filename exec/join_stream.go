@@ -16,8 +16,12 @@ const defaultJoinGrace = 24 * 60 * 60 * 1000
 // streamJoin is the state of a stream-stream join. Each side's rows are
 // kept in its state table under the join key, as one value listing the
 // key's rows within the retention (record time, then the row), oldest
-// first; rows older than the stream time minus before + after + grace are
-// dropped when their key is next written. With a GRACE PERIOD (Kafka
+// first. Like Kafka Streams' window stores, each side's store has its own
+// stream time (the latest time written to it) and hides, then drops when
+// the key is next written, rows at or before that time minus the retention
+// (before + after + grace). There is no other lateness check: a row whose
+// window closed still looks up the other side's store, and an unmatched
+// preserved row then goes out with nulls at once. With a GRACE PERIOD (Kafka
 // Streams' JoinWindows.ofTimeDifferenceAndGrace), a preserved side's row
 // that found no match waits in the outer table until its window closes
 // and is emitted with nulls then, unless a match came meanwhile; without
@@ -29,11 +33,13 @@ type streamJoin struct {
 	// outer names the table of unmatched rows waiting for their window
 	// to close, keyed by time, side and join key.
 	outer string
-	// streamTime is the largest record time seen on either side, kept in
-	// the left state table under timeKey so that a restart resumes it;
-	// minTime is the earliest time in the outer table, or MaxInt64 when
-	// it is known to be empty.
+	// streamTime is the largest record time seen on either side and
+	// storeTime each side store's; they are kept in the left state table
+	// under timeKey so that a restart resumes them. minTime is the
+	// earliest time in the outer table, or MaxInt64 when it is known to be
+	// empty.
 	streamTime, minTime int64
+	storeTime           [2]int64
 	tbuf                []byte
 	vbuf                []byte
 	rowBuf              []byte
@@ -52,7 +58,30 @@ func (s *streamJoin) init(spec *topology.JoinSpec) {
 	}
 	s.outer = spec.LeftState + "-outer"
 	s.streamTime = math.MinInt64
+	s.storeTime = [2]int64{math.MinInt64, math.MinInt64}
 	s.minTime = math.MinInt64
+}
+
+// retention is how long a side's store keeps a row after its store time
+// passed the row's time.
+func (s *streamJoin) retention() int64 { return s.before + s.after + s.grace }
+
+// live reports whether a row at t is still in side's store.
+func (s *streamJoin) live(side int, t int64) bool {
+	return s.storeTime[side] == math.MinInt64 || t > s.storeTime[side]-s.retention()
+}
+
+// saveTimes keeps the stream times in the left state table.
+func (j *joinOp) saveTimes() error {
+	s := &j.ss
+	v := make([]byte, 0, 24)
+	v = binary.BigEndian.AppendUint64(v, uint64(s.streamTime))
+	v = binary.BigEndian.AppendUint64(v, uint64(s.storeTime[leftPort]))
+	v = binary.BigEndian.AppendUint64(v, uint64(s.storeTime[rightPort]))
+	if err := j.cache.Put(j.tables[leftPort], timeKey, v); err != nil {
+		return fmt.Errorf("exec: write join state: %w", err)
+	}
+	return nil
 }
 
 // OuterStateTable names the state table where a stream-stream join keeps
@@ -72,8 +101,10 @@ func (s *streamJoin) open(j *joinOp) error {
 	if err != nil {
 		return fmt.Errorf("exec: read join state: %w", err)
 	}
-	if ok && len(v) == 8 {
+	if ok && len(v) == 24 {
 		s.streamTime = int64(binary.BigEndian.Uint64(v))
+		s.storeTime[leftPort] = int64(binary.BigEndian.Uint64(v[8:]))
+		s.storeTime[rightPort] = int64(binary.BigEndian.Uint64(v[16:]))
 	}
 	return nil
 }
@@ -92,25 +123,24 @@ func (j *joinOp) streamStream(side int, b *Batch, i int) error {
 	if b.Kind(i).Base() == NullValue || b.Kind(i)&KeyAbsent != 0 || !j.joinKey(side, row) {
 		return nil
 	}
-	if t > s.streamTime {
-		s.streamTime = t
-		if err := j.cache.Put(j.tables[leftPort], timeKey, binary.BigEndian.AppendUint64(nil, uint64(t))); err != nil {
-			return fmt.Errorf("exec: write join state: %w", err)
+	if t > s.streamTime || t > s.storeTime[side] {
+		s.streamTime = max(s.streamTime, t)
+		s.storeTime[side] = max(s.storeTime[side], t)
+		if err := j.saveTimes(); err != nil {
+			return err
 		}
 	}
 	before, after := s.window(side)
-	if t+after+s.grace < s.streamTime {
-		// Late: its window closed more than the grace period ago.
-		return nil
-	}
 	if s.spuriousFix && t == s.streamTime {
 		if err := j.emitClosed(); err != nil {
 			return err
 		}
 	}
 	key := append([]byte(nil), j.kbuf...)
-	if err := j.keepStreamRow(side, key, row, t); err != nil {
-		return err
+	if s.live(side, t) {
+		if err := j.keepStreamRow(side, key, row, t); err != nil {
+			return err
+		}
 	}
 	matched := false
 	err := j.scanStreamRows(1-side, key, t-before, t+after, func(other []any, ot int64) error {
@@ -225,7 +255,6 @@ func (j *joinOp) keepStreamRow(side int, key []byte, row []any, t int64) error {
 	if err != nil {
 		return fmt.Errorf("exec: read join state: %w", err)
 	}
-	horizon := s.streamTime - s.before - s.after - s.grace
 	v := make([]byte, 0, len(old)+64)
 	for len(old) > 0 {
 		et, n := binary.Varint(old)
@@ -237,7 +266,7 @@ func (j *joinOp) keepStreamRow(side int, key []byte, row []any, t int64) error {
 			return fmt.Errorf("exec: corrupt join state in %s", j.tables[side])
 		}
 		end := n + m + int(l)
-		if et >= horizon {
+		if s.live(side, et) {
 			v = append(v, old[:end]...)
 		}
 		old = old[end:]
@@ -277,7 +306,7 @@ func (j *joinOp) scanStreamRows(side int, key []byte, from, to int64, fn func(ro
 		}
 		enc := v[n+m : n+m+int(l)]
 		v = v[n+m+int(l):]
-		if et < from || et > to {
+		if et < from || et > to || !j.ss.live(side, et) {
 			continue
 		}
 		row := j.slab.alloc(len(j.schemas[side]))

@@ -276,17 +276,20 @@ func TestStreamStreamJoin(t *testing.T) {
 		`a {"L1":"w","R1":"y"}@115`,
 		`a {"L1":"w","R1":"z"}@120`,
 	})
-	// With a grace period unmatched rows wait for their window to close.
+	// With a grace period unmatched rows wait for their window to close;
+	// a row whose window closed already goes out at once.
 	checkJoin(t, g(topology.LeftJoin, 0), inputs, []string{
 		`a {"L1":"x","R1":"y"}@105`,
 		`a {"L1":"w","R1":"y"}@115`,
 		`a {"L1":"w","R1":"z"}@120`,
+		`a {"L1":"late","R1":null}@50`,
 		`b {"L1":"q","R1":null}@121`,
 	})
 	checkJoin(t, g(topology.OuterJoin, 0), inputs, []string{
 		`a {"L1":"x","R1":"y"}@105`,
 		`a {"L1":"w","R1":"y"}@115`,
 		`a {"L1":"w","R1":"z"}@120`,
+		`a {"L1":"late","R1":null}@50`,
 		`b {"L1":"q","R1":null}@121`,
 		`c {"L1":null,"R1":"r"}@122`,
 	})
