@@ -166,8 +166,18 @@ func (j *joinOp) foreignKey(in int, b *Batch, i int) error {
 			return err
 		}
 	}
+	// As Kafka Streams' subscriptions do: a new left row without its
+	// right row emits nothing (INNER), a changed or deleted one deletes
+	// its key whatever it joined before.
 	t := b.Time(i)
-	j.change(j.result(leftPort, newRow, right, b.Row(i), t), j.result(leftPort, old, oldRight, b.Row(i), t), t)
+	newOut := j.result(leftPort, newRow, right, b.Row(i), t)
+	oldOut := j.result(leftPort, old, oldRight, b.Row(i), t)
+	switch {
+	case newOut != nil || oldOut != nil:
+		j.change(newOut, oldOut, t)
+	case old != nil:
+		j.tombstone(t)
+	}
 	return nil
 }
 
