@@ -307,15 +307,24 @@ func rowTime(row []any) int64 {
 // of an absent key).
 func (j *joinOp) tableChange(side int, b *Batch, i int) (newRow, old []any, ok bool, err error) {
 	row := b.Row(i)
-	if b.Kind(i)&KeyAbsent != 0 || !j.joinKey(side, row) {
+	if b.Kind(i)&KeyAbsent != 0 {
 		return nil, nil, false, nil
 	}
 	if b.Kind(i).Base() != NullValue {
 		newRow = row
 	}
 	if j.mat[side] {
+		// A delete carries only its key columns: the join key may read
+		// value columns that equal them, so it is read from the old row.
 		old, _ = b.Old(i)
-		return newRow, old, true, nil
+		keyRow := row
+		if newRow == nil && old != nil {
+			keyRow = old
+		}
+		return newRow, old, j.joinKey(side, keyRow), nil
+	}
+	if !j.joinKey(side, row) {
+		return nil, nil, false, nil
 	}
 	if old, err = j.getRow(side, j.kbuf); err != nil {
 		return nil, nil, false, err
