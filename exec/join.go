@@ -151,7 +151,7 @@ func newJoinOp(st topology.Step, in []types.Column, leftMat, rightMat bool) (*jo
 	}
 	j.key = make([]any, max(st.Keys, 1))
 	if j.kind == streamStreamJoin {
-		j.ss.init(spec)
+		j.ss.init(spec, j.schemas)
 	}
 	return j, nil
 }

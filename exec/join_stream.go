@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/internal/types"
 )
 
 // defaultJoinGrace is the grace Kafka Streams' JoinWindows.of gives a join
@@ -40,16 +41,22 @@ type streamJoin struct {
 	// empty.
 	streamTime, minTime int64
 	storeTime           [2]int64
-	tbuf                []byte
-	vbuf                []byte
-	rowBuf              []byte
+	// codecs encode each side's whole rows: a stream's join key need
+	// not be its key.
+	codecs [2]rowCodec
+	tbuf   []byte
+	vbuf   []byte
+	rowBuf []byte
 }
 
 // timeKey holds the stream time in the left state table; a join key
 // always starts with a field tag, never 0xff.
 var timeKey = []byte{0xff}
 
-func (s *streamJoin) init(spec *topology.JoinSpec) {
+func (s *streamJoin) init(spec *topology.JoinSpec, schemas [2][]types.Column) {
+	for side, schema := range schemas {
+		s.codecs[side] = newRowCodec(schema, 0)
+	}
 	w := spec.Within
 	s.before, s.after, s.grace = w.Before, w.After, w.Grace
 	s.spuriousFix = w.Grace >= 0
@@ -164,7 +171,7 @@ func (j *joinOp) streamStream(side int, b *Batch, i int) error {
 		j.emitUnmatched(side, row, t)
 		return nil
 	}
-	v, err := j.codecs[side].value(row)
+	v, err := s.codecs[side].value(row)
 	if err != nil {
 		j.errs.RowError("cannot keep the row of the join: "+err.Error(), row)
 		return nil
@@ -223,7 +230,7 @@ func (j *joinOp) emitClosed() error {
 			return false
 		}
 		row := j.slab.alloc(len(j.schemas[side]))
-		if derr = j.codecs[side].decode(k[9:], v, row); derr != nil {
+		if derr = s.codecs[side].decode(nil, v, row); derr != nil {
 			return false
 		}
 		done = append(done, closed{key: append([]byte(nil), k...), side: side, row: row, t: t})
@@ -239,8 +246,8 @@ func (j *joinOp) emitClosed() error {
 		if err := j.cache.Delete(s.outer, c.key); err != nil {
 			return fmt.Errorf("exec: write join state: %w", err)
 		}
-		for k := range j.nKey {
-			j.key[k] = c.row[j.codecs[c.side].keyFrom+k]
+		if !j.joinKey(c.side, c.row) {
+			continue
 		}
 		j.emitUnmatched(c.side, c.row, c.t)
 	}
@@ -271,7 +278,7 @@ func (j *joinOp) keepStreamRow(side int, key []byte, row []any, t int64) error {
 		}
 		old = old[end:]
 	}
-	enc, err := j.codecs[side].value(row)
+	enc, err := s.codecs[side].value(row)
 	if err != nil {
 		j.errs.RowError("cannot keep the row of the join: "+err.Error(), row)
 		return nil
@@ -310,7 +317,7 @@ func (j *joinOp) scanStreamRows(side int, key []byte, from, to int64, fn func(ro
 			continue
 		}
 		row := j.slab.alloc(len(j.schemas[side]))
-		if err := j.codecs[side].decode(key, enc, row); err != nil {
+		if err := j.ss.codecs[side].decode(nil, enc, row); err != nil {
 			return fmt.Errorf("exec: corrupt join state in %s: %w", j.tables[side], err)
 		}
 		if err := fn(row, et); err != nil {
