@@ -45,8 +45,6 @@ type streamJoin struct {
 	// not be its key.
 	codecs [2]rowCodec
 	tbuf   []byte
-	vbuf   []byte
-	rowBuf []byte
 }
 
 // timeKey holds the stream time in the left state table; a join key
