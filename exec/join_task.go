@@ -3,6 +3,8 @@ package exec
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"sync/atomic"
 
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/kafka"
@@ -33,24 +35,44 @@ func joinStateTables(spec *topology.JoinSpec) []topology.Step {
 // joinSide is one right input of a task whose stage joins: a task of its
 // own for decoding and running the right input's steps, whose rows go into
 // the join operator's right port instead of a sink.
+//
+// A side reads the task's partition of its topic, except the right table
+// of a foreign-key join, which every task reads whole (global): any left
+// row may reference any right key. A global side's positions are not
+// committed under the query's group, which could not tell the tasks
+// apart, but with each task's state (see inputOffsetName).
 type joinSide struct {
 	*task
 	// op is the index of the join operator in the owning task's ops.
-	op int
-	// catchUp is the right topic's end offset when the task started, for
-	// a table side: the task processes no left row before the side has
-	// read that far, so that the first left rows see the table as it was
-	// loaded. 0 for a stream side.
-	catchUp int64
-	// recs are the side's records of the batch being processed, next the
-	// offset after them.
+	op     int
+	global bool
+	// parts are the partitions of the topic the side reads; for each,
+	// pos is the position (all before it processed and committed), next
+	// the position after the batch being processed, and catchUp the end
+	// offset when the task started, for a table side: the task processes
+	// no left row before the side has read that far, so that the first
+	// left rows see the table as it was loaded (0 for a stream side).
+	parts   []int32
+	pos     []atomic.Int64
+	next    []int64
+	catchUp []int64
+	// recs are the side's records of the batch being processed.
 	recs []*kafka.Record
-	next int64
 }
 
-// sideStart is where a join side's task starts reading its topic.
+// sideStart is where a join side's task starts reading its topic: per
+// partition read, the offset and the offset to catch up to.
 type sideStart struct {
-	offset, catchUp int64
+	global  bool
+	parts   []int32
+	offsets []int64
+	catchUp []int64
+}
+
+// inputOffsetName names, among the offsets kept with a task's state, the
+// position of a partition of a global join side's topic.
+func inputOffsetName(topic string, partition int32) string {
+	return "input:" + topic + "/" + strconv.Itoa(int(partition))
 }
 
 // joinSteps returns the indexes of g's Join steps.
@@ -72,8 +94,12 @@ func (t *task) addSides(starts []sideStart) error {
 		rs := stages(rightGraph(t.g, spec))
 		rg := rs[len(rs)-1]
 		st := &task{q: t.q, partition: t.partition, nKey: len(rg.Source.Key), nValue: len(rg.Source.Value), tsCol: -1, cache: t.cache}
-		side := &joinSide{task: st, op: i, catchUp: starts[k].catchUp, next: starts[k].offset}
-		st.pos.Store(starts[k].offset)
+		ss := starts[k]
+		side := &joinSide{task: st, op: i, global: ss.global, parts: ss.parts, pos: make([]atomic.Int64, len(ss.parts)),
+			next: append([]int64(nil), ss.offsets...), catchUp: ss.catchUp}
+		for n, off := range ss.offsets {
+			side.pos[n].Store(off)
+		}
 		if _, err := newTaskParts(st, rg); err != nil {
 			return err
 		}
@@ -89,33 +115,62 @@ func (t *task) addSides(starts []sideStart) error {
 }
 
 // sideStarts returns where the right inputs of g's join steps start, for
-// each partition: the group's committed offset, else the query's offset
-// reset, and for a table side the end offset to catch up to first.
-func sideStarts(ctx context.Context, g *topology.Graph, deps Deps) ([][]sideStart, error) {
-	var out [][]sideStart
+// each of the left input's parts partitions: the group's committed offset
+// (for a global side, the offset kept with the task's state), else the
+// query's offset reset; a table side first catches up to its end offset.
+func sideStarts(ctx context.Context, g *topology.Graph, deps Deps, parts int) ([][]sideStart, error) {
+	out := make([][]sideStart, parts)
 	for _, i := range joinSteps(g) {
 		spec := g.Steps[i].Join
 		rs := stages(rightGraph(g, spec))
 		rg := rs[len(rs)-1]
+		topic := rg.Source.Topic
+		bounds, err := deps.Kafka.ListOffsets(ctx, topic)
+		if err != nil {
+			return nil, fmt.Errorf("exec: list offsets of %s: %w", topic, err)
+		}
+		catchUp := func(r int) int64 {
+			if spec.RightTable {
+				return bounds[r].End
+			}
+			return 0
+		}
+		if spec.ForeignKey != nil {
+			for p := range out {
+				var kept map[string]int64
+				if deps.State != nil && persistent(g) {
+					if kept, err = deps.State.Offsets(deps.StateNamespace, int32(p)); err != nil {
+						return nil, err
+					}
+				}
+				s := sideStart{global: true}
+				for r, b := range bounds {
+					off, ok := kept[inputOffsetName(topic, int32(r))]
+					switch {
+					case ok:
+					case rg.OffsetReset == "earliest":
+						off = b.Start
+					default:
+						off = b.End
+					}
+					s.parts = append(s.parts, int32(r))
+					s.offsets = append(s.offsets, off)
+					s.catchUp = append(s.catchUp, catchUp(r))
+				}
+				out[p] = append(out[p], s)
+			}
+			continue
+		}
+		if len(bounds) != parts {
+			return nil, fmt.Errorf("exec: cannot join %s with %d partitions to %s with %d; the inputs of a join must be co-partitioned",
+				g.Source.Name, parts, rg.Source.Name, len(bounds))
+		}
 		starts, err := startOffsets(ctx, rg, deps)
 		if err != nil {
 			return nil, err
 		}
-		var ends []kafka.Offsets
-		if spec.RightTable {
-			if ends, err = deps.Kafka.ListOffsets(ctx, rg.Source.Topic); err != nil {
-				return nil, fmt.Errorf("exec: list offsets of %s: %w", rg.Source.Topic, err)
-			}
-		}
-		for p, off := range starts {
-			for len(out) <= p {
-				out = append(out, nil)
-			}
-			s := sideStart{offset: off}
-			if p < len(ends) {
-				s.catchUp = ends[p].End
-			}
-			out[p] = append(out[p], s)
+		for p := range out {
+			out[p] = append(out[p], sideStart{parts: []int32{int32(p)}, offsets: []int64{starts[p]}, catchUp: []int64{catchUp(p)}})
 		}
 	}
 	return out, nil
@@ -125,8 +180,10 @@ func sideStarts(ctx context.Context, g *topology.Graph, deps Deps) ([][]sideStar
 // its topic ended when the task started.
 func (t *task) catchingUp() bool {
 	for _, s := range t.sides {
-		if s.next < s.catchUp {
-			return true
+		for n, next := range s.next {
+			if next < s.catchUp[n] {
+				return true
+			}
 		}
 	}
 	return false
@@ -190,8 +247,10 @@ func (t *task) processJoin(ctx context.Context, recs []*kafka.Record) error {
 		t.pending = append(t.pending, s.pending...)
 		clear(s.pending)
 		s.pending = s.pending[:0]
-		if n := len(s.recs); n > 0 {
-			s.next = s.recs[n-1].Offset + 1
+		for _, r := range s.recs {
+			if n := s.index(r.Partition); n >= 0 {
+				s.next[n] = r.Offset + 1
+			}
 		}
 	}
 	next := t.pos.Load()
@@ -207,7 +266,9 @@ func (t *task) processJoin(ctx context.Context, recs []*kafka.Record) error {
 	}
 	t.pos.Store(next)
 	for _, s := range t.sides {
-		s.pos.Store(s.next)
+		for n, next := range s.next {
+			s.pos[n].Store(next)
+		}
 	}
 	if t.q.deps.Progress != nil {
 		t.q.deps.Progress()
@@ -273,4 +334,61 @@ func (t *task) merge(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// index returns the index of partition p in s.parts, or -1.
+func (s *joinSide) index(p int32) int {
+	for n, q := range s.parts {
+		if q == p {
+			return n
+		}
+	}
+	return -1
+}
+
+// assignment adds the partitions s reads to a consumer assignment.
+func (s *joinSide) assignment(assign map[string]map[int32]int64) {
+	m := assign[s.g.Source.Topic]
+	if m == nil {
+		m = map[int32]int64{}
+		assign[s.g.Source.Topic] = m
+	}
+	for n, p := range s.parts {
+		m[p] = s.pos[n].Load()
+	}
+}
+
+// sideOffsets adds the positions of t's sides after the batch to the
+// group's offsets, or for a global side to the offsets kept with the
+// task's state.
+func (t *task) sideOffsets(group map[string]map[int32]int64, kept map[string]int64) {
+	for _, s := range t.sides {
+		topic := s.g.Source.Topic
+		for n, p := range s.parts {
+			if s.global {
+				if kept != nil {
+					kept[inputOffsetName(topic, p)] = s.next[n]
+				}
+				continue
+			}
+			if group == nil {
+				continue
+			}
+			if group[topic] == nil {
+				group[topic] = map[int32]int64{}
+			}
+			group[topic][p] = s.next[n]
+		}
+	}
+}
+
+// hasGlobalSide reports whether t reads a global join side, whose
+// positions are committed with its state.
+func (t *task) hasGlobalSide() bool {
+	for _, s := range t.sides {
+		if s.global {
+			return true
+		}
+	}
+	return false
 }

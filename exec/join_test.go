@@ -118,8 +118,8 @@ func (r *joinRun) start() {
 		r.t.Fatal(err)
 	}
 	starts := make([]sideStart, len(joinSteps(r.g)))
-	for k := range starts {
-		starts[k].offset = r.off["right"]
+	for k, i := range joinSteps(r.g) {
+		starts[k] = sideStart{global: r.g.Steps[i].Join.ForeignKey != nil, parts: []int32{0}, offsets: []int64{r.off["right"]}, catchUp: []int64{0}}
 	}
 	if err := tk.addSides(starts); err != nil {
 		r.t.Fatal(err)
@@ -360,7 +360,7 @@ func TestJoinTimeOrder(t *testing.T) {
 	if got := r.output(); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("got %v, want %v", got, want)
 	}
-	if got := r.tk.sides[0].pos.Load(); got != 3 {
+	if got := r.tk.sides[0].pos[0].Load(); got != 3 {
 		t.Errorf("right position %d, want 3", got)
 	}
 }

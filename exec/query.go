@@ -102,7 +102,7 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 			q.closeTasks()
 			return nil, err
 		}
-		sides, err := sideStarts(ctx, sg, deps)
+		sides, err := sideStarts(ctx, sg, deps, len(starts))
 		if err != nil {
 			cancel()
 			q.closeTasks()
@@ -113,16 +113,7 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 			stageOut = out
 		}
 		for p, off := range starts {
-			var ss []sideStart
-			if p < len(sides) {
-				ss = sides[p]
-			}
-			if len(ss) != len(joinSteps(sg)) {
-				cancel()
-				q.closeTasks()
-				return nil, fmt.Errorf("exec: the right input of a join in %s has fewer partitions than its left input; join inputs must be co-partitioned", g.QueryID)
-			}
-			t, err := newTask(ctx, q, sg, int32(p), off, ss, stageOut)
+			t, err := newTask(ctx, q, sg, int32(p), off, sides[p], stageOut)
 			if err != nil {
 				cancel()
 				q.closeTasks()
@@ -233,16 +224,35 @@ func (q *Query) Positions() []int64 {
 
 // PositionsOf is Positions for one of the topics the query reads (see
 // InputTopics): its source or one of its repartition topics.
+//
+// A partition several tasks read (the right table of a foreign-key join)
+// shows the least of their positions.
 func (q *Query) PositionsOf(topic string) []int64 {
-	var out []int64
+	pos := map[int32]int64{}
+	note := func(p int32, off int64) {
+		if old, ok := pos[p]; !ok || off < old {
+			pos[p] = off
+		}
+	}
 	for _, t := range q.tasks {
 		if t.g.Source.Topic == topic {
-			out = append(out, t.pos.Load())
+			note(t.partition, t.pos.Load())
 		}
 		for _, s := range t.sides {
 			if s.g.Source.Topic == topic {
-				out = append(out, s.pos.Load())
+				for n, p := range s.parts {
+					note(p, s.pos[n].Load())
+				}
 			}
+		}
+	}
+	if len(pos) == 0 {
+		return nil
+	}
+	out := make([]int64, len(pos))
+	for p, off := range pos {
+		if int(p) < len(out) {
+			out[p] = off
 		}
 	}
 	return out

@@ -101,7 +101,7 @@ func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, 
 	}
 	assign := map[string]map[int32]int64{src.Topic: {partition: start}}
 	for _, s := range t.sides {
-		assign[s.g.Source.Topic] = map[int32]int64{partition: s.pos.Load()}
+		s.assignment(assign)
 	}
 	t.consumer.Assign(assign)
 	if t.producer, err = q.deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: clientID}); err != nil {
@@ -375,9 +375,7 @@ func (t *task) produceAndCommit(ctx context.Context, next int64) error {
 	}
 	if t.q.deps.Group != "" {
 		offs := map[string]map[int32]int64{t.g.Source.Topic: {t.partition: next}}
-		for _, s := range t.sides {
-			offs[s.g.Source.Topic] = map[int32]int64{t.partition: s.next}
-		}
+		t.sideOffsets(offs, nil)
 		if err := t.q.deps.Kafka.CommitOffsets(ctx, t.q.deps.Group, offs); err != nil {
 			return fmt.Errorf("exec: commit offsets: %w", err)
 		}
