@@ -365,31 +365,38 @@ func TestJoinTimeOrder(t *testing.T) {
 	}
 }
 
-// TestStreamTableJoinLive runs a stream-table LEFT JOIN against the
-// playground broker over three partitions. The table topic is filled
-// before the query starts, with later record times than stream rows
-// already waiting: the table side catches up first, so every stream row
-// finds its table row. A restart resumes both inputs from their committed
-// offsets with the table kept in state.
-func TestStreamTableJoinLive(t *testing.T) {
+// liveJoin runs join graphs against the playground broker.
+type liveJoin struct {
+	t      *testing.T
+	ctx    context.Context
+	client kafka.Client
+	prod   kafka.Producer
+	g      *topology.Graph
+	store  *state.Store
+}
+
+func newLiveJoin(t *testing.T, g *topology.Graph, partitions map[string]int32) *liveJoin {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	broker, err := kafka.StartPlayground(ctx, kafka.PlaygroundConfig{Addr: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer broker.Close()
+	t.Cleanup(broker.Close)
 	client, err := kafka.NewFranz(kafka.Config{Brokers: []string{broker.Addr()}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
-
-	const parts = 3
-	g := joinGraph(topology.LeftJoin, false, true, nil, false)
-	g.Source.Partitions, g.Steps[0].Join.Right.Source.Partitions, g.Sink.Partitions = parts, parts, parts
+	t.Cleanup(client.Close)
+	g.Source.Partitions = partitions["left"]
+	g.Steps[0].Join.Right.Source.Partitions = partitions["right"]
+	g.Sink.Partitions = partitions["left"]
 	for _, name := range append([]string{"left", "right", "out"}, Changelogs(g)...) {
-		if err := client.CreateTopic(ctx, kafka.TopicSpec{Name: name, Partitions: parts}); err != nil {
+		n, ok := partitions[name]
+		if !ok {
+			n = partitions["left"]
+		}
+		if err := client.CreateTopic(ctx, kafka.TopicSpec{Name: name, Partitions: n}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -397,96 +404,168 @@ func TestStreamTableJoinLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer prod.Close()
-	send := func(topic, field string, from, to int, ts int64) {
-		var recs []*kafka.Record
-		for i := from; i < to; i++ {
-			recs = append(recs, &kafka.Record{Topic: topic, Partition: -1, Key: []byte(fmt.Sprintf("k%d", i)),
-				Value: []byte(fmt.Sprintf(`{%q:"%s%d"}`, field, topic, i)), Timestamp: time.UnixMilli(ts)})
-		}
-		if err := prod.Produce(ctx, recs); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ends := func(topic string) []int64 {
-		bounds, err := client.ListOffsets(ctx, topic)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := make([]int64, len(bounds))
-		for i, b := range bounds {
-			out[i] = b.End
-		}
-		return out
-	}
-	store := openStore(t, t.TempDir())
-	run := func() {
-		progress := make(chan struct{}, 1)
-		deps := Deps{Kafka: client, Group: "join-test", State: store, Logger: discardLogger(), Progress: func() {
-			select {
-			case progress <- struct{}{}:
-			default:
-			}
-		}}
-		q, err := Start(ctx, g, deps, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			behind := false
-			for _, topic := range InputTopics(g) {
-				pos := q.PositionsOf(topic)
-				for p, end := range ends(topic) {
-					if pos[p] < end {
-						behind = true
-					}
-				}
-			}
-			if !behind {
-				break
-			}
-			select {
-			case <-progress:
-			case <-q.Done():
-				t.Fatalf("query ended: %v", q.Err())
-			case <-ctx.Done():
-				t.Fatal("query did not catch up")
-			}
-		}
-		if err := q.Stop(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	t.Cleanup(prod.Close)
+	return &liveJoin{t: t, ctx: ctx, client: client, prod: prod, g: g, store: openStore(t, t.TempDir())}
+}
 
-	const n = 200
-	send("right", "R1", 0, n, 5000)
-	send("left", "L1", 0, n/2, 1000)
-	run()
-	send("left", "L1", n/2, n, 2000)
-	run()
+// send produces records keyed k<from>..k<to-1> with value {field:
+// "<topic><i>"} (or the value valueOf returns) at time ts.
+func (l *liveJoin) send(topic string, from, to int, ts int64, valueOf func(i int) string) {
+	var recs []*kafka.Record
+	for i := from; i < to; i++ {
+		recs = append(recs, &kafka.Record{Topic: topic, Partition: -1, Key: []byte(fmt.Sprintf("k%d", i)),
+			Value: []byte(valueOf(i)), Timestamp: time.UnixMilli(ts)})
+	}
+	if err := l.prod.Produce(l.ctx, recs); err != nil {
+		l.t.Fatal(err)
+	}
+}
 
-	cons, err := client.NewConsumer(kafka.ConsumerOptions{})
+func (l *liveJoin) ends(topic string) []int64 {
+	bounds, err := l.client.ListOffsets(l.ctx, topic)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	out := make([]int64, len(bounds))
+	for i, b := range bounds {
+		out[i] = b.End
+	}
+	return out
+}
+
+// run starts the query, waits until it read every input to its end, and
+// stops it.
+func (l *liveJoin) run() {
+	t := l.t
+	progress := make(chan struct{}, 1)
+	deps := Deps{Kafka: l.client, Group: "join-test", State: l.store, Logger: discardLogger(), Progress: func() {
+		select {
+		case progress <- struct{}{}:
+		default:
+		}
+	}}
+	q, err := Start(l.ctx, l.g, deps, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cons.Close()
-	cons.Assign(map[string]map[int32]int64{"out": {0: kafka.OffsetStart, 1: kafka.OffsetStart, 2: kafka.OffsetStart}})
-	got := map[string]string{}
-	for len(got) < n {
-		recs, err := cons.Poll(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range recs {
-			if _, dup := got[string(r.Key)]; dup {
-				t.Errorf("%s joined twice", r.Key)
+	for {
+		behind := false
+		for _, topic := range InputTopics(l.g) {
+			pos := q.PositionsOf(topic)
+			for p, end := range l.ends(topic) {
+				if p >= len(pos) || pos[p] < end {
+					behind = true
+				}
 			}
-			got[string(r.Key)] = string(r.Value)
+		}
+		if !behind {
+			break
+		}
+		select {
+		case <-progress:
+		case <-q.Done():
+			t.Fatalf("query ended: %v", q.Err())
+		case <-l.ctx.Done():
+			t.Fatal("query did not catch up")
 		}
 	}
+	if err := q.Stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// output reads the n records of the output topic, the last value per key.
+func (l *liveJoin) output(n int) map[string]string {
+	cons, err := l.client.NewConsumer(kafka.ConsumerOptions{})
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	defer cons.Close()
+	assign := map[int32]int64{}
+	for p := range l.ends("out") {
+		assign[int32(p)] = kafka.OffsetStart
+	}
+	cons.Assign(map[string]map[int32]int64{"out": assign})
+	got := map[string]string{}
+	for read := 0; read < n; {
+		recs, err := cons.Poll(l.ctx)
+		if err != nil {
+			l.t.Fatal(err)
+		}
+		for _, r := range recs {
+			got[string(r.Key)] = string(r.Value)
+			read++
+		}
+	}
+	return got
+}
+
+// TestStreamTableJoinLive runs a stream-table LEFT JOIN against the
+// playground broker over three partitions. The table topic is filled
+// before the query starts, with later record times than stream rows
+// already waiting: the table side catches up first, so every stream row
+// finds its table row. A restart resumes both inputs from their committed
+// offsets with the table kept in state.
+func TestStreamTableJoinLive(t *testing.T) {
+	l := newLiveJoin(t, joinGraph(topology.LeftJoin, false, true, nil, false), map[string]int32{"left": 3, "right": 3})
+	const n = 200
+	right := func(i int) string { return fmt.Sprintf(`{"R1":"right%d"}`, i) }
+	left := func(i int) string { return fmt.Sprintf(`{"L1":"left%d"}`, i) }
+	l.send("right", 0, n, 5000, right)
+	l.send("left", 0, n/2, 1000, left)
+	l.run()
+	l.send("left", n/2, n, 2000, left)
+	l.run()
+	if ends := l.ends("out"); ends[0]+ends[1]+ends[2] != n {
+		t.Errorf("%d output records, want one per stream row", ends[0]+ends[1]+ends[2])
+	}
+	got := l.output(n)
 	for i := range n {
 		k := fmt.Sprintf("k%d", i)
 		if want := fmt.Sprintf(`{"L1":"left%d","R1":"right%d"}`, i, i); got[k] != want {
+			t.Errorf("%s: got %s, want %s", k, got[k], want)
+		}
+	}
+}
+
+// TestForeignKeyJoinLive runs a foreign-key join of a left table over
+// three partitions with a right table over two: every task reads the whole
+// right table, so each left row finds the right row it references, and
+// after a restart a right update reaches every left row.
+func TestForeignKeyJoinLive(t *testing.T) {
+	l := newLiveJoin(t, joinGraph(topology.InnerJoin, true, true, nil, true), map[string]int32{"left": 3, "right": 2})
+	const n, refs = 60, 5
+	l.send("right", 0, refs, 1000, func(i int) string { return fmt.Sprintf(`{"R1":"r%d"}`, i) })
+	l.send("left", 0, n, 2000, func(i int) string { return fmt.Sprintf(`{"L1":"l%d","FK":"k%d"}`, i, i%refs) })
+	l.run()
+	l.send("right", 0, refs, 3000, func(i int) string { return fmt.Sprintf(`{"R1":"new%d"}`, i) })
+	l.run()
+	got := l.output(2 * n)
+	for i := range n {
+		k := fmt.Sprintf("k%d", i)
+		if want := fmt.Sprintf(`{"L1":"l%d","R1":"new%d"}`, i, i%refs); got[k] != want {
+			t.Errorf("%s: got %s, want %s", k, got[k], want)
+		}
+	}
+}
+
+// TestStreamStreamJoinRestore restarts a stream-stream join on a new,
+// empty state store: the rows within the window come back from the join's
+// changelogs, so right rows sent after the restart still meet the left
+// rows sent before it.
+func TestStreamStreamJoinRestore(t *testing.T) {
+	g := joinGraph(topology.InnerJoin, false, false, &topology.JoinWindow{Before: 1000, After: 1000, Grace: 0}, false)
+	l := newLiveJoin(t, g, map[string]int32{"left": 2, "right": 2})
+	const n = 50
+	l.send("left", 0, n, 10_000, func(i int) string { return fmt.Sprintf(`{"L1":"l%d"}`, i) })
+	l.run()
+	l.store = openStore(t, t.TempDir())
+	l.send("right", 0, n, 10_500, func(i int) string { return fmt.Sprintf(`{"R1":"r%d"}`, i) })
+	l.run()
+	got := l.output(n)
+	for i := range n {
+		k := fmt.Sprintf("k%d", i)
+		if want := fmt.Sprintf(`{"L1":"l%d","R1":"r%d"}`, i, i); got[k] != want {
 			t.Errorf("%s: got %s, want %s", k, got[k], want)
 		}
 	}
