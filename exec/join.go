@@ -194,6 +194,11 @@ func (j *joinOp) OnBatch(ctx context.Context, in int, b *Batch, out Emitter) err
 			return err
 		}
 	}
+	if j.kind == streamStreamJoin {
+		if err := j.saveTimes(); err != nil {
+			return err
+		}
+	}
 	if j.out.Len() == 0 {
 		return nil
 	}

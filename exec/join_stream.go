@@ -41,6 +41,8 @@ type streamJoin struct {
 	// empty.
 	streamTime, minTime int64
 	storeTime           [2]int64
+	// timesDirty says the times moved since saveTimes last kept them.
+	timesDirty bool
 	// codecs encode each side's whole rows: a stream's join key need
 	// not be its key.
 	codecs [2]rowCodec
@@ -79,6 +81,10 @@ func (s *streamJoin) live(side int, t int64) bool {
 // saveTimes keeps the stream times in the left state table.
 func (j *joinOp) saveTimes() error {
 	s := &j.ss
+	if !s.timesDirty {
+		return nil
+	}
+	s.timesDirty = false
 	v := make([]byte, 0, 24)
 	v = binary.BigEndian.AppendUint64(v, uint64(s.streamTime))
 	v = binary.BigEndian.AppendUint64(v, uint64(s.storeTime[leftPort]))
@@ -131,17 +137,20 @@ func (j *joinOp) streamStream(side int, b *Batch, i int) error {
 	if t > s.streamTime || t > s.storeTime[side] {
 		s.streamTime = max(s.streamTime, t)
 		s.storeTime[side] = max(s.storeTime[side], t)
-		if err := j.saveTimes(); err != nil {
-			return err
-		}
+		s.timesDirty = true
 	}
 	before, after := s.window(side)
 	if s.spuriousFix && t == s.streamTime {
-		if err := j.emitClosed(); err != nil {
+		emitted, err := j.emitClosed()
+		if err != nil {
 			return err
 		}
+		if emitted {
+			// Emitting set the join key to the closed rows'.
+			j.joinKey(side, row)
+		}
 	}
-	key := append([]byte(nil), j.kbuf...)
+	key := j.kbuf
 	if s.live(side, t) {
 		if err := j.keepStreamRow(side, key, row, t); err != nil {
 			return err
@@ -202,10 +211,10 @@ func (j *joinOp) outerKey(side int, key []byte, t int64) []byte {
 // emitClosed emits, with nulls for the other side, the unmatched rows of
 // the outer table whose window closed: a left row at t once the stream
 // time passed t + after + grace, a right row at t + before + grace.
-func (j *joinOp) emitClosed() error {
+func (j *joinOp) emitClosed() (emitted bool, err error) {
 	s := &j.ss
 	if s.minTime != math.MinInt64 && s.minTime+min(s.before, s.after)+s.grace >= s.streamTime {
-		return nil
+		return false, nil
 	}
 	type closed struct {
 		key  []byte
@@ -216,7 +225,7 @@ func (j *joinOp) emitClosed() error {
 	var done []closed
 	var derr error
 	s.minTime = math.MaxInt64
-	err := j.cache.Table(s.outer).Scan(nil, nil, func(k, v []byte) bool {
+	err = j.cache.Table(s.outer).Scan(nil, nil, func(k, v []byte) bool {
 		if len(k) < 9 {
 			return true
 		}
@@ -235,21 +244,21 @@ func (j *joinOp) emitClosed() error {
 		return true
 	})
 	if err != nil {
-		return fmt.Errorf("exec: read join state: %w", err)
+		return false, fmt.Errorf("exec: read join state: %w", err)
 	}
 	if derr != nil {
-		return fmt.Errorf("exec: corrupt join state in %s: %w", s.outer, derr)
+		return false, fmt.Errorf("exec: corrupt join state in %s: %w", s.outer, derr)
 	}
 	for _, c := range done {
 		if err := j.cache.Delete(s.outer, c.key); err != nil {
-			return fmt.Errorf("exec: write join state: %w", err)
+			return false, fmt.Errorf("exec: write join state: %w", err)
 		}
 		if !j.joinKey(c.side, c.row) {
 			continue
 		}
 		j.emitUnmatched(c.side, c.row, c.t)
 	}
-	return nil
+	return len(done) > 0, nil
 }
 
 // keepStreamRow adds side's row at time t to the key's rows in the side's

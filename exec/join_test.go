@@ -270,11 +270,13 @@ func TestStreamStreamJoin(t *testing.T) {
 		`right c {"R1":"r"}@122`,
 		`left a {"L1":"late"}@50`,
 		`right d {"R1":"s"}@200`,
+		`left d {"L1":"t"}@201`,
 	}
 	checkJoin(t, g(topology.InnerJoin, 0), inputs, []string{
 		`a {"L1":"x","R1":"y"}@105`,
 		`a {"L1":"w","R1":"y"}@115`,
 		`a {"L1":"w","R1":"z"}@120`,
+		`d {"L1":"t","R1":"s"}@201`,
 	})
 	// With a grace period unmatched rows wait for their window to close;
 	// a row whose window closed already goes out at once.
@@ -284,6 +286,7 @@ func TestStreamStreamJoin(t *testing.T) {
 		`a {"L1":"w","R1":"z"}@120`,
 		`a {"L1":"late","R1":null}@50`,
 		`b {"L1":"q","R1":null}@121`,
+		`d {"L1":"t","R1":"s"}@201`,
 	})
 	checkJoin(t, g(topology.OuterJoin, 0), inputs, []string{
 		`a {"L1":"x","R1":"y"}@105`,
@@ -292,6 +295,7 @@ func TestStreamStreamJoin(t *testing.T) {
 		`a {"L1":"late","R1":null}@50`,
 		`b {"L1":"q","R1":null}@121`,
 		`c {"L1":null,"R1":"r"}@122`,
+		`d {"L1":"t","R1":"s"}@201`,
 	})
 	// Without one (ksqlDB's default) they go out at once, and the late row
 	// is still within the default grace.
@@ -302,6 +306,7 @@ func TestStreamStreamJoin(t *testing.T) {
 		`a {"L1":"w","R1":"z"}@120`,
 		`b {"L1":"q","R1":null}@121`,
 		`a {"L1":"late","R1":null}@50`,
+		`d {"L1":"t","R1":"s"}@201`,
 	})
 }
 
