@@ -2,8 +2,8 @@ package exec
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
-	"strconv"
 	"sync/atomic"
 
 	"github.com/sluice-sql/sluice/internal/topology"
@@ -40,12 +40,15 @@ func joinStateTables(spec *topology.JoinSpec) []topology.Step {
 // of a foreign-key join, which every task reads whole (global): any left
 // row may reference any right key. A global side's positions are not
 // committed under the query's group, which could not tell the tasks
-// apart, but with each task's state (see inputOffsetName).
+// apart, but kept in the join's foreign-key index table, whose changelog
+// restores them with the rest of the task's state (see positionKey).
 type joinSide struct {
 	*task
 	// op is the index of the join operator in the owning task's ops.
 	op     int
 	global bool
+	// table is the state table keeping a global side's positions.
+	table string
 	// parts are the partitions of the topic the side reads; for each,
 	// pos is the position (all before it processed and committed), next
 	// the position after the batch being processed, and catchUp the end
@@ -61,7 +64,9 @@ type joinSide struct {
 }
 
 // sideStart is where a join side's task starts reading its topic: per
-// partition read, the offset and the offset to catch up to.
+// partition read, the offset and the offset to catch up to. A global
+// side's positions kept in state, when there are, replace offsets when the
+// task starts running.
 type sideStart struct {
 	global  bool
 	parts   []int32
@@ -69,10 +74,52 @@ type sideStart struct {
 	catchUp []int64
 }
 
-// inputOffsetName names, among the offsets kept with a task's state, the
-// position of a partition of a global join side's topic.
-func inputOffsetName(topic string, partition int32) string {
-	return "input:" + topic + "/" + strconv.Itoa(int(partition))
+// positionKey is the key under which a global side keeps its position in
+// partition p: 0xff cannot start a foreign key, which starts with a field
+// tag.
+func positionKey(p int32) []byte {
+	return binary.BigEndian.AppendUint32([]byte{0xff}, uint32(p))
+}
+
+// keepPositions writes the positions of t's global sides after the batch
+// into their state tables, so that they commit with the state.
+func (t *task) keepPositions() error {
+	for _, s := range t.sides {
+		if !s.global {
+			continue
+		}
+		for n, p := range s.parts {
+			if s.next[n] == s.pos[n].Load() {
+				continue
+			}
+			if err := t.cache.Put(s.table, positionKey(p), binary.BigEndian.AppendUint64(nil, uint64(s.next[n]))); err != nil {
+				return fmt.Errorf("exec: write join state: %w", err)
+			}
+		}
+	}
+	return nil
+}
+
+// loadPositions reads the positions t's global sides kept in state, once
+// it is restored.
+func (t *task) loadPositions() error {
+	for _, s := range t.sides {
+		if !s.global {
+			continue
+		}
+		for n, p := range s.parts {
+			v, ok, err := t.cache.Get(s.table, positionKey(p))
+			if err != nil {
+				return fmt.Errorf("exec: read join state: %w", err)
+			}
+			if ok && len(v) == 8 {
+				off := int64(binary.BigEndian.Uint64(v))
+				s.next[n] = off
+				s.pos[n].Store(off)
+			}
+		}
+	}
+	return nil
 }
 
 // joinSteps returns the indexes of g's Join steps.
@@ -95,7 +142,7 @@ func (t *task) addSides(starts []sideStart) error {
 		rg := rs[len(rs)-1]
 		st := &task{q: t.q, partition: t.partition, nKey: len(rg.Source.Key), nValue: len(rg.Source.Value), tsCol: -1, cache: t.cache}
 		ss := starts[k]
-		side := &joinSide{task: st, op: i, global: ss.global, parts: ss.parts, pos: make([]atomic.Int64, len(ss.parts)),
+		side := &joinSide{task: st, op: i, global: ss.global, table: ForeignKeyIndexTable(spec), parts: ss.parts, pos: make([]atomic.Int64, len(ss.parts)),
 			next: append([]int64(nil), ss.offsets...), catchUp: ss.catchUp}
 		for n, off := range ss.offsets {
 			side.pos[n].Store(off)
@@ -116,8 +163,8 @@ func (t *task) addSides(starts []sideStart) error {
 
 // sideStarts returns where the right inputs of g's join steps start, for
 // each of the left input's parts partitions: the group's committed offset
-// (for a global side, the offset kept with the task's state), else the
-// query's offset reset; a table side first catches up to its end offset.
+// (for a global side, see loadPositions), else the query's offset reset; a
+// table side first catches up to its end offset.
 func sideStarts(ctx context.Context, g *topology.Graph, deps Deps, parts int) ([][]sideStart, error) {
 	out := make([][]sideStart, parts)
 	for _, i := range joinSteps(g) {
@@ -137,21 +184,11 @@ func sideStarts(ctx context.Context, g *topology.Graph, deps Deps, parts int) ([
 		}
 		if spec.ForeignKey != nil {
 			for p := range out {
-				var kept map[string]int64
-				if deps.State != nil && persistent(g) {
-					if kept, err = deps.State.Offsets(deps.StateNamespace, int32(p)); err != nil {
-						return nil, err
-					}
-				}
 				s := sideStart{global: true}
 				for r, b := range bounds {
-					off, ok := kept[inputOffsetName(topic, int32(r))]
-					switch {
-					case ok:
-					case rg.OffsetReset == "earliest":
+					off := b.End
+					if rg.OffsetReset == "earliest" {
 						off = b.Start
-					default:
-						off = b.End
 					}
 					s.parts = append(s.parts, int32(r))
 					s.offsets = append(s.offsets, off)
@@ -257,6 +294,9 @@ func (t *task) processJoin(ctx context.Context, recs []*kafka.Record) error {
 	if n := len(left); n > 0 {
 		next = left[n-1].Offset + 1
 	}
+	if err := t.keepPositions(); err != nil {
+		return err
+	}
 	if t.cache != nil {
 		if err := t.commitState(ctx, next); err != nil {
 			return err
@@ -359,19 +399,12 @@ func (s *joinSide) assignment(assign map[string]map[int32]int64) {
 }
 
 // sideOffsets adds the positions of t's sides after the batch to the
-// group's offsets, or for a global side to the offsets kept with the
-// task's state.
-func (t *task) sideOffsets(group map[string]map[int32]int64, kept map[string]int64) {
+// group's offsets, but a global side's (see keepPositions).
+func (t *task) sideOffsets(group map[string]map[int32]int64) {
 	for _, s := range t.sides {
 		topic := s.g.Source.Topic
 		for n, p := range s.parts {
 			if s.global {
-				if kept != nil {
-					kept[inputOffsetName(topic, p)] = s.next[n]
-				}
-				continue
-			}
-			if group == nil {
 				continue
 			}
 			if group[topic] == nil {
@@ -380,15 +413,4 @@ func (t *task) sideOffsets(group map[string]map[int32]int64, kept map[string]int
 			group[topic][p] = s.next[n]
 		}
 	}
-}
-
-// hasGlobalSide reports whether t reads a global join side, whose
-// positions are committed with its state.
-func (t *task) hasGlobalSide() bool {
-	for _, s := range t.sides {
-		if s.global {
-			return true
-		}
-	}
-	return false
 }

@@ -157,7 +157,7 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 	if err != nil {
 		return fmt.Errorf("exec: flush state: %w", err)
 	}
-	if len(changes) == 0 && !t.hasGlobalSide() {
+	if len(changes) == 0 {
 		_ = b.Close()
 		return t.produceAndCommit(ctx, next)
 	}
@@ -174,11 +174,9 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 	if err := t.produceAndCommit(ctx, next); err != nil {
 		return err
 	}
-	offsets := map[string]int64{}
-	if persistent(t.g) {
-		t.sideOffsets(nil, offsets)
-	}
+	var offsets map[string]int64
 	if len(logRecs) > 0 {
+		offsets = map[string]int64{}
 		for i, ch := range changes {
 			if off := logRecs[i].Offset + 1; off > offsets[ch.Table] {
 				offsets[ch.Table] = off

@@ -99,11 +99,6 @@ func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, 
 		t.close()
 		return nil, err
 	}
-	assign := map[string]map[int32]int64{src.Topic: {partition: start}}
-	for _, s := range t.sides {
-		s.assignment(assign)
-	}
-	t.consumer.Assign(assign)
 	if t.producer, err = q.deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: clientID}); err != nil {
 		t.close()
 		return nil, err
@@ -303,6 +298,18 @@ func (t *task) run(ctx context.Context) error {
 		}
 		t.restore = false
 	}
+	// The consumer starts once the state is restored: a global join side
+	// resumes from the positions kept in it.
+	if len(t.sides) > 0 {
+		if err := t.loadPositions(); err != nil {
+			return err
+		}
+	}
+	assign := map[string]map[int32]int64{t.g.Source.Topic: {t.partition: t.pos.Load()}}
+	for _, s := range t.sides {
+		s.assignment(assign)
+	}
+	t.consumer.Assign(assign)
 	for !t.ended {
 		recs, err := t.consumer.Poll(ctx)
 		if ctx.Err() != nil {
@@ -375,7 +382,7 @@ func (t *task) produceAndCommit(ctx context.Context, next int64) error {
 	}
 	if t.q.deps.Group != "" {
 		offs := map[string]map[int32]int64{t.g.Source.Topic: {t.partition: next}}
-		t.sideOffsets(offs, nil)
+		t.sideOffsets(offs)
 		if err := t.q.deps.Kafka.CommitOffsets(ctx, t.q.deps.Group, offs); err != nil {
 			return fmt.Errorf("exec: commit offsets: %w", err)
 		}
