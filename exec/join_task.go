@@ -14,7 +14,8 @@ import (
 // steps: each side's rows, the unmatched rows of a stream-stream join and
 // the foreign-key index of a foreign-key join. The last two are named
 // after the left state table and its changelog (see OuterStateTable and
-// ForeignKeyIndexTable).
+// ForeignKeyIndexTable), so that Changelogs lists their changelog topics
+// for the query's owner to create.
 func joinStateTables(spec *topology.JoinSpec) []topology.Step {
 	var out []topology.Step
 	if spec.LeftState != "" {
@@ -26,7 +27,8 @@ func joinStateTables(spec *topology.JoinSpec) []topology.Step {
 	switch {
 	case spec.ForeignKey != nil:
 		out = append(out, topology.Step{Kind: topology.Join, StateTable: ForeignKeyIndexTable(spec), Changelog: ForeignKeyIndexChangelog(spec)})
-	case !spec.LeftTable && !spec.RightTable:
+	case !spec.LeftTable && !spec.RightTable && spec.Type != topology.InnerJoin && spec.Within != nil && spec.Within.Grace >= 0:
+		// Only an outer join with a grace period holds unmatched rows back.
 		out = append(out, topology.Step{Kind: topology.Join, StateTable: OuterStateTable(spec), Changelog: OuterChangelog(spec)})
 	}
 	return out
