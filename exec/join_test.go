@@ -582,3 +582,29 @@ func TestStreamStreamJoinRestore(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamStreamJoinOnValues joins two streams on value columns (a
+// single-partition join needs no repartition): the rows keep their own
+// key columns, and the output is keyed by the join key.
+func TestStreamStreamJoinOnValues(t *testing.T) {
+	g := func() *topology.Graph {
+		g := joinGraph(topology.OuterJoin, false, false, &topology.JoinWindow{Before: 10, After: 10, Grace: 0}, false)
+		join := &g.Steps[0]
+		lin, rin := g.Source.Schema(), join.Join.Right.Output
+		join.Join.LeftKey, join.Join.RightKey = []*expr.Expr{col(lin, "L1")}, []*expr.Expr{col(rin, "R1")}
+		proj := &g.Steps[1]
+		proj.Exprs = append(proj.Exprs, col(join.Schema, "L_ID"), col(join.Schema, "R_ID"))
+		proj.Schema = append(proj.Schema, types.Column{Name: "L_ID", Type: types.StringType}, types.Column{Name: "R_ID", Type: types.StringType})
+		g.Output = proj.Schema
+		return g
+	}
+	checkJoin(t, g, []string{
+		`left k1 {"L1":"x"}@10`,
+		`right k2 {"R1":"x"}@12`,
+		`right k3 {"R1":"y"}@13`,
+		`left k4 {"L1":"y"}@50`,
+	}, []string{
+		`x {"L1":"x","R1":"x","L_ID":"k1","R_ID":"k2"}@12`,
+		`y {"L1":null,"R1":"y","L_ID":null,"R_ID":"k3"}@13`,
+	})
+}
