@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -25,8 +26,12 @@ type task struct {
 
 	keyCodec, valueCodec format.Codec
 	nKey, nValue         int
-	tsCol                int // index in the source row of the timestamp column, or -1
-	tsRead               *timestampReader
+	// window is the windowing of the source's keys, or nil; nWin is 2 when
+	// set (the WINDOWSTART and WINDOWEND columns after the key), else 0.
+	window *topology.KeyWindow
+	nWin   int
+	tsCol  int // index in the source row of the timestamp column, or -1
+	tsRead *timestampReader
 
 	ops   []Operator
 	sink  *sink
@@ -61,7 +66,10 @@ type task struct {
 func newTask(ctx context.Context, q *Query, partition int32, start int64, out Output) (*task, error) {
 	g := q.graph
 	src := g.Source
-	t := &task{q: q, partition: partition, out: out, nKey: len(src.Key), nValue: len(src.Value), tsCol: -1}
+	t := &task{q: q, partition: partition, out: out, nKey: len(src.Key), nValue: len(src.Value), tsCol: -1, window: src.Window}
+	if t.window != nil {
+		t.nWin = 2
+	}
 	t.pos.Store(start)
 	// A persistent query's state is restored from its changelogs when the
 	// task starts running, so that the query shows RESTORING meanwhile.
@@ -126,12 +134,18 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 		}
 	}
 	oc := &OpContext{QueryID: g.QueryID, Partition: t.partition, Logger: t.q.deps.Logger, Errors: t, State: t.cache}
-	keys := keyColumns(topology.PseudoColumns, len(src.Key))
+	keys := keyColumns(topology.PseudoColumns, len(src.Key)+t.nWin)
 	in := src.Schema()
 	for i, st := range g.Steps {
 		var op Operator
 		switch st.Kind {
 		case topology.Aggregate:
+			if st.Window != nil {
+				op, err = newWindowAggregateOp(st, in)
+				// The window bounds follow the key columns.
+				keys = keyColumns(topology.PseudoColumns, st.Keys+2)
+				break
+			}
 			var a *aggregateOp
 			a, err = newAggregateOp(st, in)
 			if a != nil {
@@ -379,7 +393,8 @@ func (t *task) emit(ctx context.Context, b *Batch) error {
 // Records that cannot be read go to the processing log.
 func (t *task) decode(recs []*kafka.Record) {
 	headerKeys := t.q.graph.Source.HeaderKeys
-	width := topology.PseudoColumns + t.nKey + t.nValue + len(headerKeys)
+	width := topology.PseudoColumns + t.nKey + t.nWin + t.nValue + len(headerKeys)
+	keyEnd := topology.PseudoColumns + t.nKey
 	if cap(t.arena) < len(recs)*width {
 		t.arena = make([]any, len(recs)*width)
 	}
@@ -387,9 +402,17 @@ func (t *task) decode(recs []*kafka.Record) {
 	for i, r := range recs {
 		t.cur = r
 		row := arena[i*width : (i+1)*width : (i+1)*width]
+		key := r.Key
+		if t.window != nil {
+			var err error
+			if key, err = t.windowBounds(key, row[keyEnd:keyEnd+2]); err != nil {
+				t.recordError("cannot decode key: "+err.Error(), r)
+				continue
+			}
+		}
 		if r.Value == nil {
 			// A record without a value: only its key is known.
-			if err := t.keyCodec.Decode(r.Key, row[topology.PseudoColumns:topology.PseudoColumns+t.nKey]); err != nil {
+			if err := t.keyCodec.Decode(key, row[topology.PseudoColumns:keyEnd]); err != nil {
 				t.recordError("cannot decode key: "+err.Error(), r)
 				continue
 			}
@@ -399,12 +422,13 @@ func (t *task) decode(recs []*kafka.Record) {
 		row[0] = r.Timestamp.UnixMilli()
 		row[1] = r.Partition
 		row[2] = r.Offset
-		if err := t.keyCodec.Decode(r.Key, row[topology.PseudoColumns:topology.PseudoColumns+t.nKey]); err != nil {
+		if err := t.keyCodec.Decode(key, row[topology.PseudoColumns:keyEnd]); err != nil {
 			t.recordError("cannot decode key: "+err.Error(), r)
 			continue
 		}
-		valueEnd := topology.PseudoColumns + t.nKey + t.nValue
-		if err := t.valueCodec.Decode(r.Value, row[topology.PseudoColumns+t.nKey:valueEnd]); err != nil {
+		valueStart := keyEnd + t.nWin
+		valueEnd := valueStart + t.nValue
+		if err := t.valueCodec.Decode(r.Value, row[valueStart:valueEnd]); err != nil {
 			t.recordError("cannot decode value: "+err.Error(), r)
 			continue
 		}
@@ -423,6 +447,45 @@ func (t *task) decode(recs []*kafka.Record) {
 		t.in.Append(row, ts, Insert|t.keyAbsent(r))
 	}
 	t.cur = nil
+}
+
+// windowBounds splits a windowed key into the key's own bytes and its
+// window, which it writes to bounds as WINDOWSTART and WINDOWEND.
+func (t *task) windowBounds(key []byte, bounds []any) ([]byte, error) {
+	start, end, rest, err := SplitWindowedKey(key, t.window)
+	if err != nil {
+		return nil, err
+	}
+	bounds[0], bounds[1] = start, end
+	return rest, nil
+}
+
+// SplitWindowedKey splits a windowed record key as Kafka Streams writes
+// it into the window start and end and the key's own bytes.
+func SplitWindowedKey(key []byte, w *topology.KeyWindow) (start, end int64, rest []byte, err error) {
+	if w.Type == topology.Session {
+		if len(key) < 16 {
+			return 0, 0, nil, fmt.Errorf("a session-windowed key needs at least 16 bytes, got %d", len(key))
+		}
+		n := len(key)
+		end = int64(binary.BigEndian.Uint64(key[n-16 : n-8]))
+		start = int64(binary.BigEndian.Uint64(key[n-8:]))
+		return start, end, key[:n-16], nil
+	}
+	if len(key) < 8 {
+		return 0, 0, nil, fmt.Errorf("a time-windowed key needs at least 8 bytes, got %d", len(key))
+	}
+	start = int64(binary.BigEndian.Uint64(key[len(key)-8:]))
+	return start, start + w.Size, key[:len(key)-8], nil
+}
+
+// AppendWindow appends the window [start, end) to a record key's bytes as
+// Kafka Streams writes windowed keys.
+func AppendWindow(key []byte, w *topology.KeyWindow, start, end int64) []byte {
+	if w.Type == topology.Session {
+		key = binary.BigEndian.AppendUint64(key, uint64(end))
+	}
+	return binary.BigEndian.AppendUint64(key, uint64(start))
 }
 
 // RowError sends a row an operator could not process to the processing log.
@@ -483,13 +546,16 @@ func (t *task) recordError(msg string, r *kafka.Record) {
 type sink struct {
 	topic                string
 	keyCodec, valueCodec format.Codec
-	nKey                 int
+	nKey, nOut           int
 	tsCol                int // output column giving the record time, or -1
 	tsRead               *timestampReader
+	// window makes the keys windowed: each row's bounds are the two
+	// columns after the nOut output columns.
+	window *topology.KeyWindow
 }
 
 func newSink(g *topology.Graph) (*sink, error) {
-	s := &sink{topic: g.Sink.Topic, nKey: g.KeyColumns, tsCol: -1}
+	s := &sink{topic: g.Sink.Topic, nKey: g.KeyColumns, nOut: len(g.Output), tsCol: -1, window: g.Sink.Window}
 	var err error
 	for i, c := range g.Output {
 		if g.Sink.Timestamp != "" && c.Name == g.Sink.Timestamp {
@@ -519,6 +585,11 @@ func (s *sink) record(row []any, ts int64, nullValue, keyAbsent bool) (*kafka.Re
 		if key, err = s.keyCodec.Encode(nil, row[:s.nKey]); err != nil {
 			return nil, fmt.Errorf("cannot encode key: %w", err)
 		}
+		if s.window != nil {
+			start, _ := row[s.nOut].(int64)
+			end, _ := row[s.nOut+1].(int64)
+			key = AppendWindow(key, s.window, start, end)
+		}
 	}
 	if s.tsCol >= 0 && !nullValue {
 		if ts, err = s.tsRead.read(row[s.tsCol]); err != nil {
@@ -527,7 +598,7 @@ func (s *sink) record(row []any, ts int64, nullValue, keyAbsent bool) (*kafka.Re
 	}
 	var value []byte
 	if !nullValue {
-		if value, err = s.valueCodec.Encode(nil, row[s.nKey:]); err != nil {
+		if value, err = s.valueCodec.Encode(nil, row[s.nKey:s.nOut]); err != nil {
 			return nil, fmt.Errorf("cannot encode value: %w", err)
 		}
 	}

@@ -1,0 +1,531 @@
+package exec
+
+import (
+	"container/heap"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/internal/types"
+	"github.com/sluice-sql/sluice/state"
+)
+
+// windowAggregateOp is a windowed aggregation: the aggregateOp's group
+// keys and aggregates, folded per group and window, with Kafka Streams'
+// rules for time.
+//
+//   - Stream time is the largest record time the task has seen (kept in
+//     the state table, so it survives a restart).
+//   - A time window takes a record while its end plus the grace period is
+//     after stream time; a hopping record goes to every window holding it.
+//   - A session window takes a record within the gap of it, merging the
+//     sessions the record bridges (their rows are deleted downstream with
+//     tombstones); a session is late once its end plus gap plus grace is
+//     before stream time.
+//   - EMIT CHANGES emits every update; EMIT FINAL emits each window once,
+//     when stream time passes its end plus grace.
+//   - Windows leave state once their retention has passed.
+//
+// State is keyed by the group key and the window: time windows add the
+// 8-byte big-endian start, sessions the end then the start, so that one
+// group's sessions scan in order of end. A time window's value starts with
+// the 8-byte time of its latest row (the largest record time it took).
+type windowAggregateOp struct {
+	agg       *aggregateOp
+	w         topology.Window
+	table     string
+	cache     *state.TaskCache
+	tab       *state.Table
+	errs      ErrorSink
+	partition int32
+
+	// streamTime is the task's stream time; timeDirty says it moved since
+	// it was last written to state.
+	streamTime int64
+	timeDirty  bool
+	// due orders the windows in state by when they need attention: EMIT
+	// FINAL windows by when they close, the others by when their
+	// retention ends. Entries whose window is gone are skipped.
+	due dueHeap
+
+	out   Batch
+	arena []any
+	used  int
+	key   []byte // the group key of the row at hand
+	skey  []byte // a state key
+	val   []byte
+	accs  []expr.Accumulator
+	tmp   []expr.Accumulator
+	found []session
+}
+
+// session is a stored session window a record may merge with.
+type session struct {
+	key        []byte
+	start, end int64
+	value      []byte
+}
+
+// streamTimeKey holds a window table's stream time; a window key is
+// always longer than 8 bytes, so it cannot collide.
+var streamTimeKey = []byte{0}
+
+// newWindowAggregateOp compiles a windowed Aggregate step; in is its input
+// schema.
+func newWindowAggregateOp(st topology.Step, in []types.Column) (*windowAggregateOp, error) {
+	if st.Window == nil {
+		return nil, errors.New("exec: windowed aggregate without a window")
+	}
+	a, err := newAggregateOp(st, in)
+	if err != nil {
+		return nil, err
+	}
+	w := *st.Window
+	if w.Size <= 0 || (w.Type != topology.Session && w.Advance <= 0) {
+		return nil, fmt.Errorf("exec: invalid window %s", w.String())
+	}
+	return &windowAggregateOp{
+		agg: a, w: w, table: st.StateTable, streamTime: math.MinInt64,
+		accs: make([]expr.Accumulator, len(a.aggs)), tmp: make([]expr.Accumulator, len(a.aggs)),
+	}, nil
+}
+
+func (o *windowAggregateOp) Open(ctx context.Context, oc *OpContext) error {
+	if err := o.agg.Open(ctx, oc); err != nil {
+		return err
+	}
+	o.cache, o.errs, o.partition = oc.State, oc.Errors, oc.Partition
+	o.tab = o.cache.Table(o.table)
+	v, ok, err := o.tab.Get(streamTimeKey)
+	if err != nil {
+		return fmt.Errorf("exec: read stream time: %w", err)
+	}
+	if ok && len(v) == 8 {
+		o.streamTime = int64(binary.BigEndian.Uint64(v))
+	}
+	// Rebuild the schedule of the windows the state holds.
+	return o.tab.Scan(nil, nil, func(k, v []byte) bool {
+		if len(k) <= 8 {
+			return true
+		}
+		start, end := o.bounds(k)
+		heap.Push(&o.due, dueEntry{at: o.dueAt(start, end), key: append([]byte(nil), k...)})
+		return true
+	})
+}
+
+// bounds returns the window of state key k.
+func (o *windowAggregateOp) bounds(k []byte) (start, end int64) {
+	if o.w.Type == topology.Session {
+		n := len(k)
+		return int64(binary.BigEndian.Uint64(k[n-8:])), int64(binary.BigEndian.Uint64(k[n-16 : n-8]))
+	}
+	start = int64(binary.BigEndian.Uint64(k[len(k)-8:]))
+	return start, start + o.w.Size
+}
+
+// groupLen is the length of the group key part of state key k.
+func (o *windowAggregateOp) groupLen(k []byte) int {
+	if o.w.Type == topology.Session {
+		return len(k) - 16
+	}
+	return len(k) - 8
+}
+
+// dueAt is the stream time at which window [start, end) needs attention:
+// when it closes for EMIT FINAL, else when its retention has passed.
+func (o *windowAggregateOp) dueAt(start, end int64) int64 {
+	switch {
+	case o.w.Type == topology.Session && o.w.Final:
+		return end + o.w.Size + o.w.Grace + 1
+	case o.w.Type == topology.Session:
+		return end + o.w.Retention
+	case o.w.Final:
+		return end + o.w.Grace
+	default:
+		return start + o.w.Retention + 1
+	}
+}
+
+// row returns a fresh output row from the operator's arena.
+func (o *windowAggregateOp) row() []any {
+	w := topology.PseudoColumns + len(o.agg.groupBy) + 2 + len(o.agg.aggs)
+	if o.used+w > len(o.arena) {
+		o.arena = make([]any, max(2*len(o.arena), 64*w))
+		o.used = 0
+	}
+	r := o.arena[o.used : o.used+w : o.used+w]
+	o.used += w
+	return r
+}
+
+func (o *windowAggregateOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) error {
+	a := o.agg
+	nk := len(a.groupBy)
+	o.out.Reset()
+	keys := make([]any, 0, nk)
+	for i := 0; i < b.Len(); i++ {
+		if b.Kind(i).Base() != Insert {
+			continue
+		}
+		in := b.Row(i)
+		ts := b.Time(i)
+		if ts > o.streamTime {
+			o.streamTime, o.timeDirty = ts, true
+		}
+		keys = keys[:0]
+		o.key = o.key[:0]
+		ok := true
+		for j, ev := range a.groupBy {
+			v, err := ev.Eval(in)
+			if err != nil {
+				o.errs.RowError("error computing group key "+a.keyTexts[j]+": "+err.Error(), in)
+				ok = false
+				break
+			}
+			if v == nil {
+				ok = false
+				break
+			}
+			p, err := expr.MarshalValue(v, a.keyTypes[j])
+			if err != nil {
+				o.errs.RowError("cannot encode group key "+a.keyTexts[j]+": "+err.Error(), in)
+				ok = false
+				break
+			}
+			o.key = binary.AppendUvarint(o.key, uint64(len(p)))
+			o.key = append(o.key, p...)
+			keys = append(keys, v)
+		}
+		if ok {
+			var err error
+			if o.w.Type == topology.Session {
+				err = o.session(in, ts, keys)
+			} else {
+				err = o.timeWindows(in, ts, keys)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		if err := o.advance(); err != nil {
+			return err
+		}
+	}
+	if o.timeDirty {
+		v := binary.BigEndian.AppendUint64(nil, uint64(o.streamTime))
+		if err := o.tab.Put(streamTimeKey, v); err != nil {
+			return fmt.Errorf("exec: write stream time: %w", err)
+		}
+		o.timeDirty = false
+	}
+	var err error
+	if o.out.Len() > 0 {
+		err = out.Emit(ctx, &o.out)
+	}
+	clear(o.arena[:o.used])
+	o.used = 0
+	return err
+}
+
+// timeWindows folds one record into each tumbling or hopping window that
+// holds ts and is not closed yet.
+func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
+	size, adv := o.w.Size, o.w.Advance
+	start := max(0, ts-size+adv) / adv * adv
+	for ; start <= ts; start += adv {
+		end := start + size
+		if end+o.w.Grace <= o.streamTime {
+			// The window has closed: the record is late for it.
+			continue
+		}
+		o.skey = binary.BigEndian.AppendUint64(append(o.skey[:0], o.key...), uint64(start))
+		v, found, err := o.tab.Get(o.skey)
+		if err != nil {
+			return fmt.Errorf("exec: read window state: %w", err)
+		}
+		rowTime := ts
+		if found {
+			if len(v) < 8 {
+				return fmt.Errorf("exec: corrupt window state in %s", o.table)
+			}
+			rowTime = max(rowTime, int64(binary.BigEndian.Uint64(v)))
+			v = v[8:]
+		}
+		if err := o.decode(v, found, o.accs); err != nil {
+			return err
+		}
+		o.add(in)
+		o.val = binary.BigEndian.AppendUint64(o.val[:0], uint64(rowTime))
+		if o.val, err = o.encode(o.val); err != nil {
+			return err
+		}
+		if err := o.tab.Put(o.skey, append([]byte(nil), o.val...)); err != nil {
+			return fmt.Errorf("exec: write window state: %w", err)
+		}
+		if !found {
+			heap.Push(&o.due, dueEntry{at: o.dueAt(start, end), key: append([]byte(nil), o.skey...)})
+		}
+		if !o.w.Final {
+			o.emitRow(in, keys, start, end, rowTime, Insert)
+		}
+	}
+	return nil
+}
+
+// session folds one record into its session, merging the sessions within
+// the gap of it.
+func (o *windowAggregateOp) session(in []any, ts int64, keys []any) error {
+	gap := o.w.Size
+	lo := binary.BigEndian.AppendUint64(append([]byte(nil), o.key...), uint64(max(0, ts-gap)))
+	hi := binary.BigEndian.AppendUint64(append([]byte(nil), o.key...), math.MaxUint64)
+	o.found = o.found[:0]
+	err := o.tab.Scan(lo, hi, func(k, v []byte) bool {
+		if len(k) != len(o.key)+16 {
+			return true
+		}
+		start, end := o.bounds(k)
+		if start > ts+gap || end+o.w.Retention <= o.streamTime {
+			return true
+		}
+		o.found = append(o.found, session{key: append([]byte(nil), k...), start: start, end: end, value: append([]byte(nil), v...)})
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("exec: read session state: %w", err)
+	}
+	start, end := ts, ts
+	if err := o.decode(nil, false, o.accs); err != nil {
+		return err
+	}
+	for _, s := range o.found {
+		start, end = min(start, s.start), max(end, s.end)
+		if err := o.decode(s.value, true, o.tmp); err != nil {
+			return err
+		}
+		for j := range o.accs {
+			o.accs[j].Merge(o.tmp[j])
+		}
+	}
+	if end+gap+o.w.Grace < o.streamTime {
+		// The merged session has closed: the record is late.
+		return nil
+	}
+	if start != ts || end != ts {
+		for _, s := range o.found {
+			if err := o.tab.Delete(s.key); err != nil {
+				return fmt.Errorf("exec: delete session state: %w", err)
+			}
+			if !o.w.Final {
+				o.emitRow(in, keys, s.start, s.end, s.end, NullValue)
+			}
+		}
+	}
+	o.add(in)
+	o.skey = binary.BigEndian.AppendUint64(append(o.skey[:0], o.key...), uint64(end))
+	o.skey = binary.BigEndian.AppendUint64(o.skey, uint64(start))
+	var err2 error
+	if o.val, err2 = o.encode(o.val[:0]); err2 != nil {
+		return err2
+	}
+	if err := o.tab.Put(o.skey, append([]byte(nil), o.val...)); err != nil {
+		return fmt.Errorf("exec: write session state: %w", err)
+	}
+	heap.Push(&o.due, dueEntry{at: o.dueAt(start, end), key: append([]byte(nil), o.skey...)})
+	if !o.w.Final {
+		o.emitRow(in, keys, start, end, end, Insert)
+	}
+	return nil
+}
+
+// advance handles the windows whose time has come at the current stream
+// time: EMIT FINAL emits the closed ones (unless their retention passed
+// meanwhile); every window leaves state once handled.
+func (o *windowAggregateOp) advance() error {
+	for len(o.due) > 0 && o.due[0].at <= o.streamTime {
+		e := heap.Pop(&o.due).(dueEntry)
+		v, ok, err := o.tab.Get(e.key)
+		if err != nil {
+			return fmt.Errorf("exec: read window state: %w", err)
+		}
+		if !ok {
+			continue
+		}
+		start, end := o.bounds(e.key)
+		if at := o.dueAt(start, end); at != e.at {
+			// A stale entry of a rebuilt schedule.
+			continue
+		}
+		if o.w.Final && (o.w.Type == topology.Session || start+o.w.Retention >= o.streamTime) {
+			if err := o.emitFinal(e.key, v, start, end); err != nil {
+				return err
+			}
+		}
+		if err := o.tab.Delete(e.key); err != nil {
+			return fmt.Errorf("exec: delete window state: %w", err)
+		}
+	}
+	return nil
+}
+
+// emitFinal emits the final row of the window stored under k with value v.
+func (o *windowAggregateOp) emitFinal(k, v []byte, start, end int64) error {
+	a := o.agg
+	rowTime := end
+	if o.w.Type != topology.Session {
+		if len(v) < 8 {
+			return fmt.Errorf("exec: corrupt window state in %s", o.table)
+		}
+		rowTime = int64(binary.BigEndian.Uint64(v))
+		v = v[8:]
+	}
+	if err := o.decode(v, true, o.accs); err != nil {
+		return err
+	}
+	keys := make([]any, len(a.groupBy))
+	g := k[:o.groupLen(k)]
+	for j := range keys {
+		n, m := binary.Uvarint(g)
+		if m <= 0 || n > uint64(len(g)-m) {
+			return fmt.Errorf("exec: corrupt window key in %s", o.table)
+		}
+		val, err := expr.UnmarshalValue(g[m:m+int(n)], a.keyTypes[j])
+		if err != nil {
+			return fmt.Errorf("exec: corrupt window key in %s: %w", o.table, err)
+		}
+		keys[j] = val
+		g = g[m+int(n):]
+	}
+	o.emitRow(nil, keys, start, end, rowTime, Insert)
+	return nil
+}
+
+// emitRow appends an output row: the pseudo-columns, keys, the window
+// bounds, then the results of o.accs (nulls for a NullValue row).
+func (o *windowAggregateOp) emitRow(in []any, keys []any, start, end, rowTime int64, kind ChangeKind) {
+	a := o.agg
+	nk := len(keys)
+	row := o.row()
+	row[0], row[1] = rowTime, o.partition
+	if a.pseudoIn && in != nil {
+		row[1], row[2] = in[1], in[2]
+	}
+	copy(row[topology.PseudoColumns:], keys)
+	row[topology.PseudoColumns+nk] = start
+	row[topology.PseudoColumns+nk+1] = end
+	if kind == Insert {
+		for j := range a.aggs {
+			res, err := expr.AccumulatorResult(o.accs[j])
+			if err != nil {
+				o.errs.RowError("error computing "+a.aggs[j].text+": "+err.Error(), in)
+				res = nil
+			}
+			row[topology.PseudoColumns+nk+2+j] = res
+		}
+	}
+	o.out.Append(row, rowTime, kind)
+}
+
+// add folds one input row into o.accs.
+func (o *windowAggregateOp) add(in []any) {
+	a := o.agg
+	for j := range a.aggs {
+		c := &a.aggs[j]
+		switch len(c.args) {
+		case 0:
+			o.accs[j].Add(nil)
+		case 1:
+			v, err := c.args[0].Eval(in)
+			if err != nil {
+				o.errs.RowError("error computing "+c.argTexts[0]+": "+err.Error(), in)
+			}
+			o.accs[j].Add(v)
+		default:
+			vs := make([]any, len(c.args))
+			for k, ev := range c.args {
+				v, err := ev.Eval(in)
+				if err != nil {
+					o.errs.RowError("error computing "+c.argTexts[k]+": "+err.Error(), in)
+				}
+				vs[k] = v
+			}
+			o.accs[j].Add(vs)
+		}
+	}
+}
+
+// decode fills dst with fresh accumulators, then, when found, their state
+// from v: each one's length-prefixed state in the order of the aggregates.
+func (o *windowAggregateOp) decode(v []byte, found bool, dst []expr.Accumulator) error {
+	a := o.agg
+	for j := range a.aggs {
+		c := &a.aggs[j]
+		acc, err := c.def.New(c.newTypes, c.ret, c.params)
+		if err != nil {
+			return fmt.Errorf("exec: %s: %w", c.text, err)
+		}
+		dst[j] = acc
+	}
+	if !found {
+		return nil
+	}
+	for j := range a.aggs {
+		n, k := binary.Uvarint(v)
+		if k <= 0 || n > uint64(len(v)-k) {
+			return fmt.Errorf("exec: corrupt window state in %s", o.table)
+		}
+		if err := dst[j].UnmarshalBinary(v[k : k+int(n)]); err != nil {
+			return fmt.Errorf("exec: corrupt window state of %s in %s: %w", a.aggs[j].text, o.table, err)
+		}
+		v = v[k+int(n):]
+	}
+	if len(v) != 0 {
+		return fmt.Errorf("exec: corrupt window state in %s", o.table)
+	}
+	return nil
+}
+
+// encode appends the state of o.accs to buf.
+func (o *windowAggregateOp) encode(buf []byte) ([]byte, error) {
+	for j, acc := range o.accs {
+		p, err := acc.MarshalBinary()
+		if err != nil {
+			return nil, fmt.Errorf("exec: encode state of %s: %w", o.agg.aggs[j].text, err)
+		}
+		buf = binary.AppendUvarint(buf, uint64(len(p)))
+		buf = append(buf, p...)
+	}
+	return buf, nil
+}
+
+func (o *windowAggregateOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
+func (o *windowAggregateOp) OnCommit(context.Context, Emitter) error           { return nil }
+func (o *windowAggregateOp) Close(ctx context.Context) error                   { return o.agg.Close(ctx) }
+
+// dueEntry is a window in state and the stream time at which it needs
+// attention.
+type dueEntry struct {
+	at  int64
+	key []byte
+}
+
+// dueHeap is a min-heap of dueEntry by at.
+type dueHeap []dueEntry
+
+func (h dueHeap) Len() int           { return len(h) }
+func (h dueHeap) Less(i, j int) bool { return h[i].at < h[j].at }
+func (h dueHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *dueHeap) Push(x any)        { *h = append(*h, x.(dueEntry)) }
+func (h *dueHeap) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	old[len(old)-1] = dueEntry{}
+	*h = old[:len(old)-1]
+	return e
+}
+
+var _ Operator = (*windowAggregateOp)(nil)
