@@ -250,7 +250,7 @@ func (p props) keyWindow() (*topology.KeyWindow, error) {
 }
 
 // parseDuration reads a duration such as '30 seconds' in milliseconds, as
-// ksqlDB's WINDOW_SIZE takes it.
+// ksqlDB's WINDOW_SIZE takes it (the parser has checked its shape).
 func parseDuration(s string) (int64, error) {
 	parts := strings.Fields(s)
 	if len(parts) != 2 {
@@ -263,6 +263,10 @@ func parseDuration(s string) (int64, error) {
 	unit := strings.ToUpper(parts[1])
 	var ms int64
 	switch strings.TrimSuffix(unit, "S") {
+	case "NANOSECOND":
+		return n / 1_000_000, nil
+	case "MICROSECOND":
+		return n / 1000, nil
 	case "MILLISECOND":
 		ms = 1
 	case "SECOND":
