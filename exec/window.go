@@ -143,7 +143,7 @@ func (o *windowAggregateOp) dueAt(start, end int64) int64 {
 	case o.w.Type == topology.Session && o.w.Final:
 		return end + o.w.Size + o.w.Grace + 1
 	case o.w.Type == topology.Session:
-		return end + o.w.Retention
+		return end + o.w.Retention + 1
 	case o.w.Final:
 		return end + o.w.Grace
 	default:
@@ -289,7 +289,7 @@ func (o *windowAggregateOp) session(in []any, ts int64, keys []any) error {
 			return true
 		}
 		start, end := o.bounds(k)
-		if start > ts+gap || end+o.w.Retention <= o.streamTime {
+		if start > ts+gap || end+o.w.Retention < o.streamTime {
 			return true
 		}
 		o.found = append(o.found, session{key: append([]byte(nil), k...), start: start, end: end, value: append([]byte(nil), v...)})
