@@ -51,6 +51,9 @@ type windowAggregateOp struct {
 	// FINAL windows by when they close, the others by when their
 	// retention ends. Entries whose window is gone are skipped.
 	due dueHeap
+	// present holds the keys of the time windows in state, so that a new
+	// window costs no read of Pebble.
+	present map[string]struct{}
 
 	out   Batch
 	arena []any
@@ -89,7 +92,7 @@ func newWindowAggregateOp(st topology.Step, in []types.Column) (*windowAggregate
 		return nil, fmt.Errorf("exec: invalid window %s", w.String())
 	}
 	return &windowAggregateOp{
-		agg: a, w: w, table: st.StateTable, streamTime: math.MinInt64,
+		agg: a, w: w, table: st.StateTable, streamTime: math.MinInt64, present: map[string]struct{}{},
 		accs: make([]expr.Accumulator, len(a.aggs)), tmp: make([]expr.Accumulator, len(a.aggs)),
 	}, nil
 }
@@ -113,7 +116,11 @@ func (o *windowAggregateOp) Open(ctx context.Context, oc *OpContext) error {
 			return true
 		}
 		start, end := o.bounds(k)
-		heap.Push(&o.due, dueEntry{at: o.dueAt(start, end), key: append([]byte(nil), k...)})
+		key := string(k)
+		heap.Push(&o.due, dueEntry{at: o.dueAt(start, end), key: key})
+		if o.w.Type != topology.Session {
+			o.present[key] = struct{}{}
+		}
 		return true
 	})
 }
@@ -244,9 +251,13 @@ func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 			continue
 		}
 		o.skey = binary.BigEndian.AppendUint64(append(o.skey[:0], o.key...), uint64(start))
-		v, found, err := o.tab.Get(o.skey)
-		if err != nil {
-			return fmt.Errorf("exec: read window state: %w", err)
+		var v []byte
+		_, found := o.present[string(o.skey)]
+		if found {
+			var err error
+			if v, found, err = o.tab.Get(o.skey); err != nil {
+				return fmt.Errorf("exec: read window state: %w", err)
+			}
 		}
 		rowTime := ts
 		if found {
@@ -261,6 +272,7 @@ func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 		}
 		o.add(in)
 		o.val = binary.BigEndian.AppendUint64(o.val[:0], uint64(rowTime))
+		var err error
 		if o.val, err = o.encode(o.val); err != nil {
 			return err
 		}
@@ -268,7 +280,9 @@ func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 			return fmt.Errorf("exec: write window state: %w", err)
 		}
 		if !found {
-			heap.Push(&o.due, dueEntry{at: o.dueAt(start, end), key: append([]byte(nil), o.skey...)})
+			key := string(o.skey)
+			o.present[key] = struct{}{}
+			heap.Push(&o.due, dueEntry{at: o.dueAt(start, end), key: key})
 		}
 		if !o.w.Final {
 			o.emitRow(in, keys, start, end, rowTime, Insert)
@@ -335,7 +349,7 @@ func (o *windowAggregateOp) session(in []any, ts int64, keys []any) error {
 	if err := o.tab.Put(o.skey, append([]byte(nil), o.val...)); err != nil {
 		return fmt.Errorf("exec: write session state: %w", err)
 	}
-	heap.Push(&o.due, dueEntry{at: o.dueAt(start, end), key: append([]byte(nil), o.skey...)})
+	heap.Push(&o.due, dueEntry{at: o.dueAt(start, end), key: string(o.skey)})
 	if !o.w.Final {
 		o.emitRow(in, keys, start, end, end, Insert)
 	}
@@ -348,24 +362,26 @@ func (o *windowAggregateOp) session(in []any, ts int64, keys []any) error {
 func (o *windowAggregateOp) advance() error {
 	for len(o.due) > 0 && o.due[0].at <= o.streamTime {
 		e := heap.Pop(&o.due).(dueEntry)
-		v, ok, err := o.tab.Get(e.key)
+		k := []byte(e.key)
+		v, ok, err := o.tab.Get(k)
 		if err != nil {
 			return fmt.Errorf("exec: read window state: %w", err)
 		}
 		if !ok {
 			continue
 		}
-		start, end := o.bounds(e.key)
+		start, end := o.bounds(k)
 		if at := o.dueAt(start, end); at != e.at {
 			// A stale entry of a rebuilt schedule.
 			continue
 		}
 		if o.w.Final && (o.w.Type == topology.Session || start+o.w.Retention >= o.streamTime) {
-			if err := o.emitFinal(e.key, v, start, end); err != nil {
+			if err := o.emitFinal(k, v, start, end); err != nil {
 				return err
 			}
 		}
-		if err := o.tab.Delete(e.key); err != nil {
+		delete(o.present, e.key)
+		if err := o.tab.Delete(k); err != nil {
 			return fmt.Errorf("exec: delete window state: %w", err)
 		}
 	}
@@ -510,7 +526,7 @@ func (o *windowAggregateOp) Close(ctx context.Context) error                   {
 // attention.
 type dueEntry struct {
 	at  int64
-	key []byte
+	key string
 }
 
 // dueHeap is a min-heap of dueEntry by at.
