@@ -51,6 +51,8 @@ type windowAggregateOp struct {
 	// FINAL windows by when they close, the others by when their
 	// retention ends. Entries whose window is gone are skipped.
 	due dueHeap
+	// loaded says load has run.
+	loaded bool
 	// present holds the keys of the time windows in state, so that a new
 	// window costs no read of Pebble.
 	present map[string]struct{}
@@ -103,6 +105,14 @@ func (o *windowAggregateOp) Open(ctx context.Context, oc *OpContext) error {
 	}
 	o.cache, o.errs, o.partition = oc.State, oc.Errors, oc.Partition
 	o.tab = o.cache.Table(o.table)
+	return nil
+}
+
+// load reads the stream time and the schedule of the windows from state:
+// at the first batch, once the task has restored its state from the
+// changelog.
+func (o *windowAggregateOp) load() error {
+	o.loaded = true
 	v, ok, err := o.tab.Get(streamTimeKey)
 	if err != nil {
 		return fmt.Errorf("exec: read stream time: %w", err)
@@ -171,6 +181,11 @@ func (o *windowAggregateOp) row() []any {
 }
 
 func (o *windowAggregateOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) error {
+	if !o.loaded {
+		if err := o.load(); err != nil {
+			return err
+		}
+	}
 	a := o.agg
 	nk := len(a.groupBy)
 	o.out.Reset()
