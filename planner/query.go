@@ -387,6 +387,16 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 		}
 		e, err := bindIn(cat, "SELECT", si.Expr, rel.bindScope(), qualifier)
 		if err != nil && rel.aggregated {
+			// A GROUP BY expression itself reads its key column, even when
+			// the columns it reads are gone after the aggregation.
+			text := ast.FormatExpr(si.Expr)
+			for k, ke := range rel.keyExpr {
+				if idx, t, ok := rel.scope.Resolve("", k); ok && ke == text {
+					e, err = expr.Column(idx, k, t), nil
+				}
+			}
+		}
+		if err != nil && rel.aggregated {
 			return nil, notGrouped(err, si.Expr)
 		}
 		if err != nil {
