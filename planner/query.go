@@ -224,6 +224,10 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		if err := planInsert(plan, opts.Target, q.Pos); err != nil {
 			return nil, err
 		}
+		if (keyWindow == nil) != (opts.Target.Window == nil) || (keyWindow != nil && *keyWindow != *opts.Target.Window) {
+			return nil, errorf(q.Pos, "Incompatible windowing between results and sink: the query writes %s keys, %s has %s keys. Insert into a stream with the same WINDOW_TYPE and WINDOW_SIZE.", windowText(keyWindow), opts.Target.Name, windowText(opts.Target.Window))
+		}
+		g.Sink.Window = keyWindow
 	case persistent:
 		droppedKey := len(q.PartitionBy) > 0 && len(rel.keys) == 0
 		if err := planSink(plan, src, opts, droppedKey); err != nil {
@@ -659,4 +663,12 @@ func bind(cat *catalog.Catalog, e ast.Expr, sc expr.Scope) (*expr.Expr, error) {
 		return nil, errorf(e.Position(), "%v", err)
 	}
 	return out, nil
+}
+
+// windowText names the windowing of keys in messages.
+func windowText(w *topology.KeyWindow) string {
+	if w == nil {
+		return "unwindowed"
+	}
+	return w.String() + " windowed"
 }
