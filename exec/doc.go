@@ -10,6 +10,14 @@
 //	                          ▼
 //	                  processing log topic
 //
+// An aggregation keeps its state in the task's cache (flushed to Pebble and
+// a changelog topic at commit). A windowed one (window.go) keeps it per
+// group and window and follows Kafka Streams' time: the task's stream time
+// is the largest record time seen, late records are dropped, session
+// windows merge, EMIT FINAL emits a window once it closes, and windows
+// leave state when their retention passes. Windowed keys on topics carry
+// the window as Kafka Streams writes it (SplitWindowedKey, AppendWindow).
+//
 // Work moves in batches: one poll becomes one Batch, each operator handles a
 // whole batch, and the sink produces a batch in one call.
 //
