@@ -1,12 +1,14 @@
 package exec
 
 import (
+	"cmp"
 	"container/heap"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
@@ -31,8 +33,8 @@ import (
 //   - Windows leave state once their retention has passed.
 //
 // State is keyed by the group key and the window: time windows add the
-// 8-byte big-endian start, sessions the end then the start, so that one
-// group's sessions scan in order of end. A time window's value starts with
+// 8-byte big-endian start, sessions the end then the start (as Kafka
+// Streams keys them). A time window's value starts with
 // the 8-byte time of its latest row (the largest record time it took).
 type windowAggregateOp struct {
 	agg       *aggregateOp
@@ -56,6 +58,9 @@ type windowAggregateOp struct {
 	// present holds the keys of the time windows in state, so that a new
 	// window costs no read of Pebble.
 	present map[string]struct{}
+	// sessions holds, by group key, the session windows in state, so that
+	// finding the sessions a record merges with reads no Pebble.
+	sessions map[string][]span
 
 	out   Batch
 	arena []any
@@ -74,6 +79,9 @@ type session struct {
 	start, end int64
 	value      []byte
 }
+
+// span is a window's bounds.
+type span struct{ start, end int64 }
 
 // streamTimeKey holds a window table's stream time; a window key is
 // always longer than 8 bytes, so it cannot collide.
@@ -94,7 +102,7 @@ func newWindowAggregateOp(st topology.Step, in []types.Column) (*windowAggregate
 		return nil, fmt.Errorf("exec: invalid window %s", w.String())
 	}
 	return &windowAggregateOp{
-		agg: a, w: w, table: st.StateTable, streamTime: math.MinInt64, present: map[string]struct{}{},
+		agg: a, w: w, table: st.StateTable, streamTime: math.MinInt64, present: map[string]struct{}{}, sessions: map[string][]span{},
 		accs: make([]expr.Accumulator, len(a.aggs)), tmp: make([]expr.Accumulator, len(a.aggs)),
 	}, nil
 }
@@ -130,6 +138,9 @@ func (o *windowAggregateOp) load() error {
 		heap.Push(&o.due, dueEntry{at: o.dueAt(start, end), key: key})
 		if o.w.Type != topology.Session {
 			o.present[key] = struct{}{}
+		} else {
+			g := key[:o.groupLen(k)]
+			o.sessions[g] = append(o.sessions[g], span{start, end})
 		}
 		return true
 	})
@@ -310,23 +321,25 @@ func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 // the gap of it.
 func (o *windowAggregateOp) session(in []any, ts int64, keys []any) error {
 	gap := o.w.Size
-	lo := binary.BigEndian.AppendUint64(append([]byte(nil), o.key...), uint64(max(0, ts-gap)))
-	hi := binary.BigEndian.AppendUint64(append([]byte(nil), o.key...), math.MaxUint64)
 	o.found = o.found[:0]
-	err := o.tab.Scan(lo, hi, func(k, v []byte) bool {
-		if len(k) != len(o.key)+16 {
-			return true
+	for _, sp := range o.sessions[string(o.key)] {
+		if sp.end < ts-gap || sp.start > ts+gap || sp.end+o.w.Retention < o.streamTime {
+			continue
 		}
-		start, end := o.bounds(k)
-		if start > ts+gap || end+o.w.Retention < o.streamTime {
-			return true
+		k := o.sessionKey(nil, sp)
+		v, ok, err := o.tab.Get(k)
+		if err != nil {
+			return fmt.Errorf("exec: read session state: %w", err)
 		}
-		o.found = append(o.found, session{key: append([]byte(nil), k...), start: start, end: end, value: append([]byte(nil), v...)})
-		return true
-	})
-	if err != nil {
-		return fmt.Errorf("exec: read session state: %w", err)
+		if !ok {
+			return fmt.Errorf("exec: session [%d, %d] of %s is missing from state", sp.start, sp.end, o.table)
+		}
+		o.found = append(o.found, session{key: k, start: sp.start, end: sp.end, value: v})
 	}
+	// Merge in the order of the sessions' ends, then starts.
+	slices.SortFunc(o.found, func(a, b session) int {
+		return cmp.Or(cmp.Compare(a.end, b.end), cmp.Compare(a.start, b.start))
+	})
 	start, end := ts, ts
 	if err := o.decode(nil, false, o.accs); err != nil {
 		return err
@@ -346,6 +359,7 @@ func (o *windowAggregateOp) session(in []any, ts int64, keys []any) error {
 	}
 	if start != ts || end != ts {
 		for _, s := range o.found {
+			o.dropSession(o.key, span{s.start, s.end})
 			if err := o.tab.Delete(s.key); err != nil {
 				return fmt.Errorf("exec: delete session state: %w", err)
 			}
@@ -355,8 +369,12 @@ func (o *windowAggregateOp) session(in []any, ts int64, keys []any) error {
 		}
 	}
 	o.add(in)
-	o.skey = binary.BigEndian.AppendUint64(append(o.skey[:0], o.key...), uint64(end))
-	o.skey = binary.BigEndian.AppendUint64(o.skey, uint64(start))
+	o.skey = o.sessionKey(o.skey[:0], span{start, end})
+	if start == ts && end == ts {
+		// A session of its own, or the same one again: add it if new.
+		o.dropSession(o.key, span{start, end})
+	}
+	o.sessions[string(o.key)] = append(o.sessions[string(o.key)], span{start, end})
 	var err2 error
 	if o.val, err2 = o.encode(o.val[:0]); err2 != nil {
 		return err2
@@ -369,6 +387,29 @@ func (o *windowAggregateOp) session(in []any, ts int64, keys []any) error {
 		o.emitRow(in, keys, start, end, end, Insert)
 	}
 	return nil
+}
+
+// sessionKey appends to buf the state key of session sp of the group
+// o.key.
+func (o *windowAggregateOp) sessionKey(buf []byte, sp span) []byte {
+	buf = binary.BigEndian.AppendUint64(append(buf, o.key...), uint64(sp.end))
+	return binary.BigEndian.AppendUint64(buf, uint64(sp.start))
+}
+
+// dropSession removes session sp of group g from the index.
+func (o *windowAggregateOp) dropSession(g []byte, sp span) {
+	list := o.sessions[string(g)]
+	for i, x := range list {
+		if x == sp {
+			list = slices.Delete(list, i, i+1)
+			break
+		}
+	}
+	if len(list) == 0 {
+		delete(o.sessions, string(g))
+		return
+	}
+	o.sessions[string(g)] = list
 }
 
 // advance handles the windows whose time has come at the current stream
@@ -395,7 +436,11 @@ func (o *windowAggregateOp) advance() error {
 				return err
 			}
 		}
-		delete(o.present, e.key)
+		if o.w.Type == topology.Session {
+			o.dropSession(k[:o.groupLen(k)], span{start, end})
+		} else {
+			delete(o.present, e.key)
+		}
 		if err := o.tab.Delete(k); err != nil {
 			return fmt.Errorf("exec: delete window state: %w", err)
 		}
