@@ -29,7 +29,8 @@ import (
 //     tombstones); a session is late once its end plus gap plus grace is
 //     before stream time.
 //   - EMIT CHANGES emits every update; EMIT FINAL emits each window once,
-//     when stream time passes its end plus grace.
+//     at the record that takes stream time to its end plus grace, if the
+//     window is still within its retention then (a session: always).
 //   - Windows leave state once their retention has passed.
 //
 // State is keyed by the group key and the window: time windows add the
