@@ -2,7 +2,6 @@ package exec
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -136,7 +135,7 @@ func (o *windowAggregateOp) load() error {
 		}
 		start, end := o.bounds(k)
 		key := string(k)
-		heap.Push(&o.due, dueEntry{at: o.dueAt(start, end), key: key})
+		o.due.push(dueEntry{at: o.dueAt(start, end), key: key})
 		if o.w.Type != topology.Session {
 			o.present[key] = struct{}{}
 		} else {
@@ -309,7 +308,7 @@ func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 		if !found {
 			key := string(o.skey)
 			o.present[key] = struct{}{}
-			heap.Push(&o.due, dueEntry{at: o.dueAt(start, end), key: key})
+			o.due.push(dueEntry{at: o.dueAt(start, end), key: key})
 		}
 		if !o.w.Final {
 			o.emitRow(in, keys, start, end, rowTime, Insert)
@@ -383,7 +382,7 @@ func (o *windowAggregateOp) session(in []any, ts int64, keys []any) error {
 	if err := o.tab.Put(o.skey, append([]byte(nil), o.val...)); err != nil {
 		return fmt.Errorf("exec: write session state: %w", err)
 	}
-	heap.Push(&o.due, dueEntry{at: o.dueAt(start, end), key: string(o.skey)})
+	o.due.push(dueEntry{at: o.dueAt(start, end), key: string(o.skey)})
 	if !o.w.Final {
 		o.emitRow(in, keys, start, end, end, Insert)
 	}
@@ -418,7 +417,7 @@ func (o *windowAggregateOp) dropSession(g []byte, sp span) {
 // meanwhile); every window leaves state once handled.
 func (o *windowAggregateOp) advance() error {
 	for len(o.due) > 0 && o.due[0].at <= o.streamTime {
-		e := heap.Pop(&o.due).(dueEntry)
+		e := o.due.pop()
 		k := []byte(e.key)
 		v, ok, err := o.tab.Get(k)
 		if err != nil {
@@ -590,18 +589,45 @@ type dueEntry struct {
 	key string
 }
 
-// dueHeap is a min-heap of dueEntry by at.
+// dueHeap is a min-heap of dueEntry by at (without container/heap, whose
+// interface would box every entry).
 type dueHeap []dueEntry
 
-func (h dueHeap) Len() int           { return len(h) }
-func (h dueHeap) Less(i, j int) bool { return h[i].at < h[j].at }
-func (h dueHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *dueHeap) Push(x any)        { *h = append(*h, x.(dueEntry)) }
-func (h *dueHeap) Pop() any {
-	old := *h
-	e := old[len(old)-1]
-	old[len(old)-1] = dueEntry{}
-	*h = old[:len(old)-1]
+func (h *dueHeap) push(e dueEntry) {
+	*h = append(*h, e)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if q[p].at <= q[i].at {
+			break
+		}
+		q[p], q[i] = q[i], q[p]
+		i = p
+	}
+}
+
+func (h *dueHeap) pop() dueEntry {
+	q := *h
+	e := q[0]
+	n := len(q) - 1
+	q[0] = q[n]
+	q[n] = dueEntry{}
+	q = q[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && q[l].at < q[m].at {
+			m = l
+		}
+		if r < n && q[r].at < q[m].at {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		q[m], q[i] = q[i], q[m]
+		i = m
+	}
+	*h = q
 	return e
 }
 

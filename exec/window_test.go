@@ -157,3 +157,22 @@ func TestSessionEmitFinal(t *testing.T) {
 	got := runWindow(t, g, "0 eu 1", "4 eu 2", "9 eu 4", "15 eu 8", "21 eu 16")
 	check(t, got, "@9 [eu 0 9] [3 7]", "@15 [eu 15 15] [1 8]")
 }
+
+func TestDueHeapOrder(t *testing.T) {
+	var h dueHeap
+	ats := []int64{5, 3, 9, 1, 1, 7, 2, 8, 6, 4, 0}
+	for _, at := range ats {
+		h.push(dueEntry{at: at})
+	}
+	prev := int64(-1)
+	for range ats {
+		e := h.pop()
+		if e.at < prev {
+			t.Fatalf("popped %d after %d", e.at, prev)
+		}
+		prev = e.at
+	}
+	if len(h) != 0 {
+		t.Fatalf("%d entries left", len(h))
+	}
+}
