@@ -176,3 +176,14 @@ func TestDueHeapOrder(t *testing.T) {
 		t.Fatalf("%d entries left", len(h))
 	}
 }
+
+func TestWindowedChangelogConfig(t *testing.T) {
+	g := windowGraph(topology.Window{Type: topology.Tumbling, Size: 60_000, Advance: 60_000, Grace: 0, Retention: 60_000})
+	got := ChangelogConfig(g, "agg-changelog")
+	if got["cleanup.policy"] != "compact,delete" || got["retention.ms"] != "86460000" {
+		t.Errorf("windowed changelog configs %v", got)
+	}
+	if got := ChangelogConfig(aggGraph("REGION"), "agg-changelog"); got["cleanup.policy"] != "compact" || got["retention.ms"] != "" {
+		t.Errorf("changelog configs %v", got)
+	}
+}
