@@ -141,7 +141,13 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 		switch st.Kind {
 		case topology.Aggregate:
 			if st.Window != nil {
-				op, err = newWindowAggregateOp(st, in)
+				var w *windowAggregateOp
+				w, err = newWindowAggregateOp(st, in)
+				if w != nil {
+					// A HAVING filter needs each window's previous row.
+					w.withOld = i+1 < len(g.Steps) && g.Steps[i+1].Kind == topology.Filter
+				}
+				op = w
 				// The window bounds follow the key columns.
 				keys = keyColumns(topology.PseudoColumns, st.Keys+2)
 				break

@@ -53,6 +53,9 @@ type windowAggregateOp struct {
 	// FINAL windows by when they close, the others by when their
 	// retention ends. Entries whose window is gone are skipped.
 	due dueHeap
+	// withOld makes every row carry the window's previous row, for a
+	// HAVING filter that follows.
+	withOld bool
 	// loaded says load has run.
 	loaded bool
 	// present holds the keys of the time windows in state, so that a new
@@ -78,6 +81,7 @@ type session struct {
 	key        []byte
 	start, end int64
 	value      []byte
+	old        []any // its row, when a HAVING filter needs it
 }
 
 // span is a window's bounds.
@@ -285,16 +289,21 @@ func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 				return fmt.Errorf("exec: read window state: %w", err)
 			}
 		}
-		rowTime := ts
+		rowTime, prevTime := ts, ts
 		if found {
 			if len(v) < 8 {
 				return fmt.Errorf("exec: corrupt window state in %s", o.table)
 			}
-			rowTime = max(rowTime, int64(binary.BigEndian.Uint64(v)))
+			prevTime = int64(binary.BigEndian.Uint64(v))
+			rowTime = max(rowTime, prevTime)
 			v = v[8:]
 		}
 		if err := o.decode(v, found, o.accs); err != nil {
 			return err
+		}
+		var old []any
+		if found && o.withOld && !o.w.Final {
+			old = o.makeRow(in, keys, start, end, prevTime, o.accs)
 		}
 		o.add(in)
 		o.val = binary.BigEndian.AppendUint64(o.val[:0], uint64(rowTime))
@@ -311,7 +320,7 @@ func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 			o.due.push(dueEntry{at: o.dueAt(start, end), key: key})
 		}
 		if !o.w.Final {
-			o.emitRow(in, keys, start, end, rowTime, Insert)
+			o.emitRow(in, keys, start, end, rowTime, Insert, old)
 		}
 	}
 	return nil
@@ -344,10 +353,14 @@ func (o *windowAggregateOp) session(in []any, ts int64, keys []any) error {
 	if err := o.decode(nil, false, o.accs); err != nil {
 		return err
 	}
-	for _, s := range o.found {
+	for i := range o.found {
+		s := &o.found[i]
 		start, end = min(start, s.start), max(end, s.end)
 		if err := o.decode(s.value, true, o.tmp); err != nil {
 			return err
+		}
+		if o.withOld && !o.w.Final {
+			s.old = o.makeRow(in, keys, s.start, s.end, s.end, o.tmp)
 		}
 		for j := range o.accs {
 			o.accs[j].Merge(o.tmp[j])
@@ -364,7 +377,7 @@ func (o *windowAggregateOp) session(in []any, ts int64, keys []any) error {
 				return fmt.Errorf("exec: delete session state: %w", err)
 			}
 			if !o.w.Final {
-				o.emitRow(in, keys, s.start, s.end, s.end, NullValue)
+				o.emitRow(in, keys, s.start, s.end, s.end, NullValue, s.old)
 			}
 		}
 	}
@@ -384,7 +397,12 @@ func (o *windowAggregateOp) session(in []any, ts int64, keys []any) error {
 	}
 	o.due.push(dueEntry{at: o.dueAt(start, end), key: string(o.skey)})
 	if !o.w.Final {
-		o.emitRow(in, keys, start, end, end, Insert)
+		var old []any
+		if start == ts && end == ts && len(o.found) > 0 {
+			// The record fell on a session of its own instant: it updates it.
+			old = o.found[0].old
+		}
+		o.emitRow(in, keys, start, end, end, Insert, old)
 	}
 	return nil
 }
@@ -476,13 +494,13 @@ func (o *windowAggregateOp) emitFinal(k, v []byte, start, end int64) error {
 		keys[j] = val
 		g = g[m+int(n):]
 	}
-	o.emitRow(nil, keys, start, end, rowTime, Insert)
+	o.emitRow(nil, keys, start, end, rowTime, Insert, nil)
 	return nil
 }
 
-// emitRow appends an output row: the pseudo-columns, keys, the window
-// bounds, then the results of o.accs (nulls for a NullValue row).
-func (o *windowAggregateOp) emitRow(in []any, keys []any, start, end, rowTime int64, kind ChangeKind) {
+// makeRow returns an output row: the pseudo-columns, keys, the window
+// bounds, then the results of accs (nulls when accs is nil).
+func (o *windowAggregateOp) makeRow(in []any, keys []any, start, end, rowTime int64, accs []expr.Accumulator) []any {
 	a := o.agg
 	nk := len(keys)
 	row := o.row()
@@ -493,15 +511,29 @@ func (o *windowAggregateOp) emitRow(in []any, keys []any, start, end, rowTime in
 	copy(row[topology.PseudoColumns:], keys)
 	row[topology.PseudoColumns+nk] = start
 	row[topology.PseudoColumns+nk+1] = end
-	if kind == Insert {
-		for j := range a.aggs {
-			res, err := expr.AccumulatorResult(o.accs[j])
-			if err != nil {
-				o.errs.RowError("error computing "+a.aggs[j].text+": "+err.Error(), in)
-				res = nil
-			}
-			row[topology.PseudoColumns+nk+2+j] = res
+	for j := range accs {
+		res, err := expr.AccumulatorResult(accs[j])
+		if err != nil {
+			o.errs.RowError("error computing "+a.aggs[j].text+": "+err.Error(), in)
+			res = nil
 		}
+		row[topology.PseudoColumns+nk+2+j] = res
+	}
+	return row
+}
+
+// emitRow appends an output row of window [start, end) with the results
+// of o.accs, or a delete of the window for a NullValue kind. When a
+// HAVING filter follows, old is the window's previous row (nil for none).
+func (o *windowAggregateOp) emitRow(in []any, keys []any, start, end, rowTime int64, kind ChangeKind, old []any) {
+	var accs []expr.Accumulator
+	if kind == Insert {
+		accs = o.accs
+	}
+	row := o.makeRow(in, keys, start, end, rowTime, accs)
+	if o.withOld {
+		o.out.AppendChange(row, old, rowTime, kind)
+		return
 	}
 	o.out.Append(row, rowTime, kind)
 }
