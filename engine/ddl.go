@@ -95,7 +95,8 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 	id := e.cat.NextQueryID(prefix, st.Name)
 	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{
 		QueryID: id, Sink: st.Name, SinkPos: st.NamePos, SinkProps: st.Props, OffsetReset: s.offsetReset(), SinkKind: kind,
-		InternalPrefix: e.internalPrefix(),
+		AggregateLimits: s.aggregateLimits(),
+		InternalPrefix:  e.internalPrefix(),
 	})
 	if err != nil {
 		return Result{}, err
@@ -134,7 +135,8 @@ func (e *Engine) insertInto(ctx context.Context, s *Session, st *ast.InsertInto)
 	id := e.cat.NextQueryID("INSERTQUERY", "")
 	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{
 		QueryID: id, Sink: target.Name, SinkPos: st.TargetPos, OffsetReset: s.offsetReset(), Target: target,
-		InternalPrefix: e.internalPrefix(),
+		AggregateLimits: s.aggregateLimits(),
+		InternalPrefix:  e.internalPrefix(),
 	})
 	if err != nil {
 		return Result{}, err

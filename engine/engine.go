@@ -56,9 +56,12 @@ type Engine struct {
 	transient map[string]*exec.Query
 	// pushState names the state of each running push query that has any.
 	pushState map[string]string
-	pushSeq   int
-	closed    bool
-	progress  chan struct{} // closed and replaced whenever a task moves
+	// pushTopics are the repartition topics of each running push query
+	// that has any.
+	pushTopics map[string][]string
+	pushSeq    int
+	closed     bool
+	progress   chan struct{} // closed and replaced whenever a task moves
 }
 
 // Open starts an engine: it replays the command log to rebuild the catalog
@@ -91,6 +94,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		running:    map[string]*exec.Query{},
 		transient:  map[string]*exec.Query{},
 		pushState:  map[string]string{},
+		pushTopics: map[string][]string{},
 		progress:   make(chan struct{}),
 	}
 	if err := e.ensureTopic(ctx, e.commands, map[string]string{"cleanup.policy": "delete", "retention.ms": "-1"}); err != nil {
@@ -212,12 +216,21 @@ func (e *Engine) groupOf(queryID string) string {
 // deleted after their retention).
 func (e *Engine) ensureChangelogs(ctx context.Context, q *catalog.Query) error {
 	logs := exec.Changelogs(q.Plan)
-	if len(logs) == 0 {
+	reps := exec.RepartitionTopics(q.Plan)
+	if len(logs) == 0 && len(reps) == 0 {
 		return nil
 	}
 	bounds, err := e.cfg.Kafka.ListOffsets(ctx, q.Plan.Source.Topic)
 	if err != nil {
 		return fmt.Errorf("engine: list offsets of %s: %w", q.Plan.Source.Topic, err)
+	}
+	// A repartition topic has the source's partitions, and so does every
+	// changelog: a task of the last stage owns one partition of each.
+	for _, st := range reps {
+		err := e.cfg.Kafka.CreateTopic(ctx, kafka.TopicSpec{Name: st.Topic, Partitions: int32(len(bounds)), Configs: map[string]string{"cleanup.policy": "delete"}})
+		if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
+			return fmt.Errorf("engine: create repartition topic %s: %w", st.Topic, err)
+		}
 	}
 	for _, name := range logs {
 		err := e.cfg.Kafka.CreateTopic(ctx, kafka.TopicSpec{Name: name, Partitions: int32(len(bounds)), Configs: exec.ChangelogConfig(q.Plan, name)})
@@ -240,6 +253,11 @@ func (e *Engine) dropState(ctx context.Context, id string, q *catalog.Query) {
 	for _, name := range exec.Changelogs(q.Plan) {
 		if err := e.cfg.Kafka.DeleteTopic(ctx, name); err != nil && !errors.Is(err, kafka.ErrUnknownTopic) {
 			e.log.Warn("cannot delete the changelog topic of a terminated query", "query", id, "topic", name, "err", err)
+		}
+	}
+	for _, st := range exec.RepartitionTopics(q.Plan) {
+		if err := e.cfg.Kafka.DeleteTopic(ctx, st.Topic); err != nil && !errors.Is(err, kafka.ErrUnknownTopic) {
+			e.log.Warn("cannot delete the repartition topic of a terminated query", "query", id, "topic", st.Topic, "err", err)
 		}
 	}
 }
@@ -266,6 +284,16 @@ func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
 	return nil
 }
 
+// dropTopics deletes internal topics of a query that ended (what names
+// it in the log); failures are logged.
+func (e *Engine) dropTopics(ctx context.Context, what string, topics []string) {
+	for _, name := range topics {
+		if err := e.cfg.Kafka.DeleteTopic(ctx, name); err != nil && !errors.Is(err, kafka.ErrUnknownTopic) {
+			e.log.Warn("cannot delete the internal topic of a "+what, "topic", name, "err", err)
+		}
+	}
+}
+
 // notify wakes Flush waiters.
 func (e *Engine) notify() {
 	e.mu.Lock()
@@ -279,7 +307,7 @@ func (e *Engine) notify() {
 // what queries upstream of it produced meanwhile. Tests use it as a barrier
 // instead of sleeping.
 func (e *Engine) Flush(ctx context.Context) error {
-	var last map[string][]int64
+	var last map[inputKey][]int64
 	for {
 		ends, err := e.inputEnds(ctx)
 		if err != nil {
@@ -295,32 +323,38 @@ func (e *Engine) Flush(ctx context.Context) error {
 	}
 }
 
-// inputEnds returns the end offsets of every running query's input.
-func (e *Engine) inputEnds(ctx context.Context) (map[string][]int64, error) {
+// inputEnds returns the end offsets of every running query's inputs: its
+// source and its repartition topics, keyed by query id and topic.
+func (e *Engine) inputEnds(ctx context.Context) (map[inputKey][]int64, error) {
 	e.mu.Lock()
-	qs := make(map[string]string, len(e.running))
+	qs := make(map[string][]string, len(e.running))
 	for id := range e.running {
 		if q, ok := e.cat.Query(id); ok {
-			qs[id] = q.Plan.Source.Topic
+			qs[id] = exec.InputTopics(q.Plan)
 		}
 	}
 	e.mu.Unlock()
-	out := make(map[string][]int64, len(qs))
-	for id, topic := range qs {
-		bounds, err := e.cfg.Kafka.ListOffsets(ctx, topic)
-		if err != nil {
-			return nil, fmt.Errorf("engine: flush: %w", err)
+	out := make(map[inputKey][]int64, len(qs))
+	for id, topics := range qs {
+		for _, topic := range topics {
+			bounds, err := e.cfg.Kafka.ListOffsets(ctx, topic)
+			if err != nil {
+				return nil, fmt.Errorf("engine: flush: %w", err)
+			}
+			ends := make([]int64, len(bounds))
+			for i, b := range bounds {
+				ends[i] = b.End
+			}
+			out[inputKey{id, topic}] = ends
 		}
-		ends := make([]int64, len(bounds))
-		for i, b := range bounds {
-			ends[i] = b.End
-		}
-		out[id] = ends
 	}
 	return out, nil
 }
 
-func sameEnds(a, b map[string][]int64) bool {
+// inputKey names one input topic of a running query.
+type inputKey struct{ query, topic string }
+
+func sameEnds(a, b map[inputKey][]int64) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -339,13 +373,13 @@ func sameEnds(a, b map[string][]int64) bool {
 }
 
 // waitFor blocks until each query's positions reach ends, or it stopped.
-func (e *Engine) waitFor(ctx context.Context, ends map[string][]int64) error {
+func (e *Engine) waitFor(ctx context.Context, ends map[inputKey][]int64) error {
 	for {
 		e.mu.Lock()
 		wake := e.progress
 		behind := ""
-		for id, end := range ends {
-			q, ok := e.running[id]
+		for in, end := range ends {
+			q, ok := e.running[in.query]
 			if !ok {
 				continue
 			}
@@ -355,12 +389,12 @@ func (e *Engine) waitFor(ctx context.Context, ends map[string][]int64) error {
 			default:
 			}
 			if restoring, _ := q.Restoring(); restoring {
-				behind = id
+				behind = in.query
 			}
-			pos := q.Positions()
+			pos := q.PositionsOf(in.topic)
 			for p := range end {
 				if p < len(pos) && pos[p] < end[p] {
-					behind = id
+					behind = in.query
 				}
 			}
 		}
@@ -411,6 +445,14 @@ func (e *Engine) Close() error {
 	for _, ns := range pushState {
 		_ = e.store.DropQuery(ns)
 	}
+	e.mu.Lock()
+	var topics []string
+	for id, ts := range e.pushTopics {
+		topics = append(topics, ts...)
+		delete(e.pushTopics, id)
+	}
+	e.mu.Unlock()
+	e.dropTopics(context.Background(), "push query", topics)
 	e.prodMu.Lock()
 	e.producer.Close()
 	e.prodMu.Unlock()

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/sluice-sql/sluice/parser/ast"
@@ -13,6 +15,8 @@ const (
 	propOffsetReset        = "auto.offset.reset"
 	propDefaultKeyFormat   = "ksql.persistence.default.format.key"
 	propDefaultValueFormat = "ksql.persistence.default.format.value"
+	propCollectListLimit   = "ksql.functions.collect_list.limit"
+	propCollectSetLimit    = "ksql.functions.collect_set.limit"
 )
 
 // settable lists the properties SET accepts and uses, with a check of the
@@ -27,6 +31,43 @@ var settable = map[string]func(string) error{
 	},
 	propDefaultKeyFormat:   checkFormatName,
 	propDefaultValueFormat: checkFormatName,
+	propCollectListLimit:   checkLimit,
+	propCollectSetLimit:    checkLimit,
+}
+
+// limitProps maps the properties that limit an aggregate to its name.
+var limitProps = map[string]string{
+	propCollectListLimit: "COLLECT_LIST",
+	propCollectSetLimit:  "COLLECT_SET",
+}
+
+func checkLimit(v string) error {
+	n, err := strconv.ParseInt(v, 10, 32)
+	if err != nil || n < 1 {
+		return fmt.Errorf("a limit must be a whole number from 1 to %d, not '%s'", math.MaxInt32, v)
+	}
+	return nil
+}
+
+// aggregateLimits are the session's configured aggregate limits, by
+// aggregate name.
+func (s *Session) aggregateLimits() map[string]int64 {
+	var out map[string]int64
+	for prop, agg := range limitProps {
+		v, ok := s.Properties[prop]
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 32)
+		if err != nil {
+			continue
+		}
+		if out == nil {
+			out = map[string]int64{}
+		}
+		out[agg] = n
+	}
+	return out
 }
 
 func checkFormatName(v string) error {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/sluice-sql/sluice/exec"
+	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/parser/ast"
 	"github.com/sluice-sql/sluice/planner"
 )
@@ -20,7 +22,7 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 	if st.Query.Emit != ast.EmitChanges {
 		return Result{}, userError(st.Pos, "pull queries are not supported yet; add EMIT CHANGES to run a push query")
 	}
-	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{OffsetReset: s.offsetReset()})
+	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{OffsetReset: s.offsetReset(), AggregateLimits: s.aggregateLimits()})
 	if err != nil {
 		return Result{}, err
 	}
@@ -63,17 +65,36 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 		deps.State = e.store
 		deps.StateNamespace = fmt.Sprintf("%s_%d", id, time.Now().UnixNano())
 	}
+	// Repartition topics of a push query live as long as its stream.
+	var repartitions []string
+	dropTopics := func() { e.dropTopics(context.WithoutCancel(ctx), "push query", repartitions) }
+	for i := range g.Steps {
+		st := &g.Steps[i]
+		if st.Kind != topology.Repartition {
+			continue
+		}
+		st.Topic = fmt.Sprintf("%s%s_%d-repartition", e.internalPrefix(), id, time.Now().UnixNano())
+		if err := e.cfg.Kafka.CreateTopic(ctx, kafka.TopicSpec{Name: st.Topic, Partitions: st.Partitions, Configs: map[string]string{"cleanup.policy": "delete"}}); err != nil {
+			dropTopics()
+			return Result{}, internal("cannot create the repartition topic of a push query: %v", err)
+		}
+		repartitions = append(repartitions, st.Topic)
+	}
 	q, err := exec.Start(ctx, g, deps, out)
 	if err != nil {
 		if deps.StateNamespace != "" {
 			_ = e.store.DropQuery(deps.StateNamespace)
 		}
+		dropTopics()
 		return Result{}, internal("cannot start push query: %v", err)
 	}
 	e.mu.Lock()
 	e.transient[id] = q
 	if deps.StateNamespace != "" {
 		e.pushState[id] = deps.StateNamespace
+	}
+	if len(repartitions) > 0 {
+		e.pushTopics[id] = repartitions
 	}
 	e.mu.Unlock()
 	var once sync.Once
@@ -85,11 +106,16 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 			delete(e.transient, id)
 			_, owned := e.pushState[id]
 			delete(e.pushState, id)
+			_, ownsTopics := e.pushTopics[id]
+			delete(e.pushTopics, id)
 			e.mu.Unlock()
 			if owned {
 				if err := e.store.DropQuery(deps.StateNamespace); err != nil {
 					e.log.Warn("cannot delete the state of a push query", "query", id, "err", err)
 				}
+			}
+			if ownsTopics {
+				dropTopics()
 			}
 		})
 	}

@@ -222,14 +222,19 @@ func orDefault(s, def string) string {
 func (e *Engine) explain(_ context.Context, s *Session, st *ast.Explain) (Result, error) {
 	if st.Statement != nil {
 		var q *ast.Query
-		opts := planner.QueryOptions{OffsetReset: s.offsetReset()}
+		opts := planner.QueryOptions{OffsetReset: s.offsetReset(), AggregateLimits: s.aggregateLimits()}
 		switch inner := st.Statement.(type) {
 		case *ast.Select:
 			q = inner.Query
 		case *ast.CreateAsSelect:
 			q = inner.Query
 			opts.Sink, opts.SinkPos, opts.SinkProps = inner.Name, inner.NamePos, inner.Props
-			opts.QueryID = e.cat.NextQueryID("CSAS", inner.Name)
+			opts.InternalPrefix = e.internalPrefix()
+			prefix, kind := "CSAS", catalog.Stream
+			if inner.Kind == ast.Table {
+				prefix, kind = "CTAS", catalog.Table
+			}
+			opts.QueryID, opts.SinkKind = e.cat.NextQueryID(prefix, inner.Name), kind
 		default:
 			return Result{}, userError(st.Statement.Position(), "EXPLAIN takes a query id, a SELECT or a CREATE ... AS SELECT")
 		}

@@ -96,6 +96,11 @@ func newAggregateOp(st topology.Step, in []types.Column) (*aggregateOp, error) {
 			c.params = append(c.params, v)
 			checkTypes = append(checkTypes, p.Type)
 		}
+		if a.Limit > 0 {
+			// The configured limit follows the literal arguments, as
+			// New takes it; Check does not see it.
+			c.params = append(c.params, a.Limit)
+		}
 		ret, err := def.Check(checkTypes)
 		if err != nil {
 			return nil, fmt.Errorf("exec: %s: %w", a.Func, err)

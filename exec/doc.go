@@ -35,4 +35,10 @@
 // Materialize step keeps (a CREATE SOURCE TABLE, a CREATE TABLE AS SELECT
 // over a table), and AggregateTables with AggregateTable.ScanRows the groups
 // an Aggregate step keeps, for pull queries.
+//
+// A plan with a Repartition step runs as two stages, each with one task per
+// partition of the topic it reads (see stages): the first writes the
+// repartition topic as its sink, keyed by the new key; the second reads it
+// and runs the rest. Both commit under the query's consumer group. A
+// repartition record that cannot be read fails the query: Sluice wrote it.
 package exec

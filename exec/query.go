@@ -76,20 +76,35 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 	if len(stateSteps(g)) > 0 && deps.State == nil {
 		return nil, errors.New("exec: a query with state needs a state store")
 	}
-	starts, err := startOffsets(ctx, g, deps)
-	if err != nil {
-		return nil, err
-	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	q := &Query{graph: g, deps: deps, cancel: cancel, done: make(chan struct{})}
-	for p, off := range starts {
-		t, err := newTask(ctx, q, int32(p), off, out)
+	stageGraphs := stages(g)
+	for _, st := range RepartitionTopics(g) {
+		if st.Topic == "" {
+			cancel()
+			return nil, errors.New("exec: a repartition step without a topic")
+		}
+	}
+	for i, sg := range stageGraphs {
+		starts, err := startOffsets(ctx, sg, deps)
 		if err != nil {
 			cancel()
 			q.closeTasks()
 			return nil, err
 		}
-		q.tasks = append(q.tasks, t)
+		var stageOut Output
+		if i == len(stageGraphs)-1 {
+			stageOut = out
+		}
+		for p, off := range starts {
+			t, err := newTask(ctx, q, sg, int32(p), off, stageOut)
+			if err != nil {
+				cancel()
+				q.closeTasks()
+				return nil, err
+			}
+			q.tasks = append(q.tasks, t)
+		}
 	}
 	for _, t := range q.tasks {
 		q.wg.Add(1)
@@ -184,13 +199,21 @@ func (q *Query) Err() error {
 	return q.err
 }
 
-// Positions returns, per input partition, the next offset the query will
-// read: everything before it is processed, and (for a persistent query)
-// committed.
+// Positions returns, per partition of the source topic, the next offset
+// the query will read: everything before it is processed, and (for a
+// persistent query) committed.
 func (q *Query) Positions() []int64 {
-	out := make([]int64, len(q.tasks))
-	for i, t := range q.tasks {
-		out[i] = t.pos.Load()
+	return q.PositionsOf(q.graph.Source.Topic)
+}
+
+// PositionsOf is Positions for one of the topics the query reads (see
+// InputTopics): its source or one of its repartition topics.
+func (q *Query) PositionsOf(topic string) []int64 {
+	var out []int64
+	for _, t := range q.tasks {
+		if t.g.Source.Topic == topic {
+			out = append(out, t.pos.Load())
+		}
 	}
 	return out
 }
@@ -221,8 +244,13 @@ func (q *Query) Restoring() (bool, int) {
 func (q *Query) Stats() Stats {
 	var s Stats
 	for _, t := range q.tasks {
-		s.RecordsIn += t.stats.in.Load()
-		s.RecordsOut += t.stats.out.Load()
+		// Records moving between stages count neither in nor out.
+		if t.g.Source.Topic == q.graph.Source.Topic {
+			s.RecordsIn += t.stats.in.Load()
+		}
+		if t.g.Sink == q.graph.Sink {
+			s.RecordsOut += t.stats.out.Load()
+		}
 		s.Errors += t.stats.errors.Load()
 	}
 	return s

@@ -44,7 +44,7 @@ const restoreChunk = 10_000
 // query up to the end of its changelog topics, reading what the store has
 // not seen yet, and counts its progress in t.restored and t.toRestore.
 func restoreState(ctx context.Context, t *task) error {
-	g, deps, partition := t.q.graph, t.q.deps, t.partition
+	g, deps, partition := t.g, t.q.deps, t.partition
 	stored, err := deps.State.Offsets(deps.StateNamespace, partition)
 	if err != nil {
 		return err
@@ -143,7 +143,7 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 		return t.produceAndCommit(ctx, next)
 	}
 	var logRecs []*kafka.Record
-	if persistent(t.q.graph) {
+	if persistent(t.g) {
 		logRecs = make([]*kafka.Record, len(changes))
 		now := deps.Now()
 		for i, ch := range changes {

@@ -18,7 +18,9 @@ import (
 
 // task runs one input partition of a query.
 type task struct {
-	q         *Query
+	q *Query
+	// g is the stage of the query the task runs (see stages).
+	g         *topology.Graph
 	partition int32
 	pos       atomic.Int64 // next offset to read; all before it is done
 	consumer  kafka.Consumer
@@ -61,12 +63,17 @@ type task struct {
 	restore             bool
 	restoring           atomic.Bool
 	restored, toRestore atomic.Int64
+
+	// internal marks a task reading a repartition topic, whose records
+	// Sluice wrote: one it cannot read is a bug that fails the query
+	// (fatal) instead of going to the processing log.
+	internal bool
+	fatal    error
 }
 
-func newTask(ctx context.Context, q *Query, partition int32, start int64, out Output) (*task, error) {
-	g := q.graph
+func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, start int64, out Output) (*task, error) {
 	src := g.Source
-	t := &task{q: q, partition: partition, out: out, nKey: len(src.Key), nValue: len(src.Value), tsCol: -1, window: src.Window}
+	t := &task{q: q, g: g, partition: partition, out: out, nKey: len(src.Key), nValue: len(src.Value), tsCol: -1, window: src.Window}
 	if t.window != nil {
 		t.nWin = 2
 	}
@@ -98,13 +105,20 @@ func newTask(ctx context.Context, q *Query, partition int32, start int64, out Ou
 // newTaskParts builds what a task needs besides Kafka: codecs, operators
 // and the sink encoder.
 func newTaskParts(t *task, g *topology.Graph) (*task, error) {
+	t.g = g
+	t.internal = g.Source.KeyFormat == internalFormat
 	src := g.Source
 	var err error
-	if t.keyCodec, err = format.NewKeyCodecProps(src.KeyFormat, src.Key, src.KeyProps); err != nil {
-		return nil, fmt.Errorf("exec: source %s key: %w", src.Name, err)
-	}
-	if t.valueCodec, err = format.NewValueCodec(src.ValueFormat, src.Value, src.ValueProps); err != nil {
-		return nil, fmt.Errorf("exec: source %s value: %w", src.Name, err)
+	switch {
+	case src.KeyFormat == internalFormat:
+		t.keyCodec, t.valueCodec = newInternalCodec(src.Key), newInternalCodec(src.Value)
+	default:
+		if t.keyCodec, err = format.NewKeyCodecProps(src.KeyFormat, src.Key, src.KeyProps); err != nil {
+			return nil, fmt.Errorf("exec: source %s key: %w", src.Name, err)
+		}
+		if t.valueCodec, err = format.NewValueCodec(src.ValueFormat, src.Value, src.ValueProps); err != nil {
+			return nil, fmt.Errorf("exec: source %s value: %w", src.Name, err)
+		}
 	}
 	if src.Timestamp != "" {
 		for i, c := range src.Schema() {
@@ -173,6 +187,8 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 			op, err = newProjectOp(st.Exprs, keys)
 		case topology.FlatMap:
 			op, err = newFlatMapOp(st.Exprs)
+		case topology.Repartition:
+			op = newRepartitionOp(st)
 		case topology.Rekey:
 			var p *projectOp
 			p, err = newProjectOp(st.Exprs, keys)
@@ -273,7 +289,7 @@ func (t *task) run(ctx context.Context) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("exec: restore state of %s[%d]: %w", t.q.graph.QueryID, t.partition, err)
+			return fmt.Errorf("exec: restore state of %s[%d]: %w", t.g.QueryID, t.partition, err)
 		}
 		t.restore = false
 	}
@@ -283,7 +299,7 @@ func (t *task) run(ctx context.Context) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("exec: poll %s[%d]: %w", t.q.graph.Source.Topic, t.partition, err)
+			return fmt.Errorf("exec: poll %s[%d]: %w", t.g.Source.Topic, t.partition, err)
 		}
 		if len(recs) == 0 {
 			continue
@@ -307,6 +323,9 @@ func (t *task) process(ctx context.Context, recs []*kafka.Record) error {
 	t.polled = recs
 	defer func() { t.polled = nil }()
 	t.decode(recs)
+	if t.fatal != nil {
+		return t.fatal
+	}
 	t.stats.in.Add(int64(len(recs)))
 	if t.in.Len() > 0 {
 		if err := t.push(ctx, 0, &t.in); err != nil {
@@ -342,7 +361,7 @@ func (t *task) produceAndCommit(ctx context.Context, next int64) error {
 		}
 	}
 	if t.q.deps.Group != "" {
-		offs := map[string]map[int32]int64{t.q.graph.Source.Topic: {t.partition: next}}
+		offs := map[string]map[int32]int64{t.g.Source.Topic: {t.partition: next}}
 		if err := t.q.deps.Kafka.CommitOffsets(ctx, t.q.deps.Group, offs); err != nil {
 			return fmt.Errorf("exec: commit offsets: %w", err)
 		}
@@ -398,7 +417,7 @@ func (t *task) emit(ctx context.Context, b *Batch) error {
 // decode turns records into source rows: pseudo-columns, key, value.
 // Records that cannot be read go to the processing log.
 func (t *task) decode(recs []*kafka.Record) {
-	headerKeys := t.q.graph.Source.HeaderKeys
+	headerKeys := t.g.Source.HeaderKeys
 	width := topology.PseudoColumns + t.nKey + t.nWin + t.nValue + len(headerKeys)
 	keyEnd := topology.PseudoColumns + t.nKey
 	if cap(t.arena) < len(recs)*width {
@@ -532,8 +551,15 @@ type processingLogEntry struct {
 // recordError logs a bad record with its bytes and coordinates; the record
 // is skipped and the query goes on.
 func (t *task) recordError(msg string, r *kafka.Record) {
+	if t.internal && t.cur != nil {
+		// Decoding a record Sluice wrote failed: not the user's data.
+		if t.fatal == nil {
+			t.fatal = fmt.Errorf("exec: bug: cannot read record %d of internal topic %s[%d]: %s", t.cur.Offset, t.g.Source.Topic, t.partition, msg)
+		}
+		return
+	}
 	t.stats.errors.Add(1)
-	e := processingLogEntry{Level: "ERROR", QueryID: t.q.graph.QueryID, Message: msg, Topic: t.q.graph.Source.Topic, Partition: t.partition, Offset: -1}
+	e := processingLogEntry{Level: "ERROR", QueryID: t.g.QueryID, Message: msg, Topic: t.g.Source.Topic, Partition: t.partition, Offset: -1}
 	if r != nil {
 		e.Offset, e.Timestamp, e.Key, e.Value = r.Offset, r.Timestamp.UnixMilli(), r.Key, r.Value
 	}
@@ -563,6 +589,10 @@ type sink struct {
 func newSink(g *topology.Graph) (*sink, error) {
 	s := &sink{topic: g.Sink.Topic, nKey: g.KeyColumns, nOut: len(g.Output), tsCol: -1, window: g.Sink.Window}
 	var err error
+	if g.Sink.KeyFormat == internalFormat {
+		s.keyCodec, s.valueCodec = newInternalCodec(g.Output[:g.KeyColumns]), newInternalCodec(g.Output[g.KeyColumns:])
+		return s, nil
+	}
 	for i, c := range g.Output {
 		if g.Sink.Timestamp != "" && c.Name == g.Sink.Timestamp {
 			s.tsCol = i

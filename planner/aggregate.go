@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/format"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
@@ -49,11 +50,47 @@ func aggregateCalls(items []ast.SelectItem, having ast.Expr) []*ast.FuncCall {
 // group key as key columns and one column per aggregate call. The returned
 // relation binds each aggregate call to its column and matches select
 // items equal to a GROUP BY expression to the key.
-func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.Source, qualifier string, opts QueryOptions) (relation, *topology.Step, error) {
+func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.Source, qualifier string, opts QueryOptions) (relation, []topology.Step, error) {
 	calls := aggregateCalls(q.Items, q.Having)
+	for _, ge := range q.GroupBy {
+		var inner *ast.FuncCall
+		ast.Walk(ge, func(n ast.Expr) bool {
+			if c, ok := isAggregate(n); ok && inner == nil {
+				inner = c
+			}
+			return inner == nil
+		})
+		if inner != nil {
+			return relation{}, nil, errorf(inner.Pos, "GROUP BY does not support aggregate functions: %s is an aggregate function.", inner.Name)
+		}
+	}
+	if err := unknownFunction(q); err != nil {
+		return relation{}, nil, err
+	}
+	if len(q.GroupBy) > 0 && len(calls) == 0 {
+		return relation{}, nil, errorf(q.GroupBy[0].Position(), "GROUP BY requires aggregate functions in either the SELECT or HAVING clause.")
+	}
+	groups := map[string]int{}
+	for i, ge := range q.GroupBy {
+		text := exprKey(ge, "")
+		if _, dup := groups[text]; dup {
+			return relation{}, nil, errorf(ge.Position(), "Duplicate GROUP BY expression: %s", exprText(ge, qualifier))
+		}
+		groups[text] = i
+	}
+	if err := checkGrouped(q, groups, rel, qualifier); err != nil {
+		return relation{}, nil, err
+	}
 	if len(q.GroupBy) == 0 {
 		if e := nonAggregate(q.Items); e != nil {
 			return relation{}, nil, errorf(e.Position(), "Non-aggregate SELECT expression(s) not part of GROUP BY: %s. Add GROUP BY with the columns to aggregate over.", ast.FormatExpr(e))
+		}
+		if opts.SinkKind == catalog.Table && opts.Sink != "" {
+			texts := make([]string, len(calls))
+			for i, c := range calls {
+				texts[i] = callText(c)
+			}
+			return relation{}, nil, errorf(calls[0].Pos, "CREATE TABLE AS SELECT statement does not support aggregate function [%s] without a GROUP BY clause.", strings.Join(texts, ", "))
 		}
 		return relation{}, nil, errorf(calls[0].Pos, "Aggregate function %s needs a GROUP BY clause; add GROUP BY with the columns to aggregate over.", calls[0].Name)
 	}
@@ -71,6 +108,9 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 	}
 	if len(q.PartitionBy) > 0 {
 		return relation{}, nil, errorf(q.PartitionBy[0].Position(), "PARTITION BY cannot be combined with GROUP BY; GROUP BY already keys the result.")
+	}
+	if src.ValueFormat == format.Kafka {
+		return relation{}, nil, errorf(q.GroupBy[0].Position(), "Source(s) %s are using the 'KAFKA' value format. This format does not yet support GROUP BY.", src.Name)
 	}
 	for _, si := range q.Items {
 		if si.Expr == nil {
@@ -96,7 +136,7 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 		c := rel.scope[i]
 		step.Schema = append(step.Schema, types.Column{Name: c.Name, Type: c.Type})
 	}
-	out := relation{keyExpr: map[string]string{}, keyMsg: map[string]string{}, keyPos: map[string]ast.Pos{}, keyWord: "key column"}
+	out := relation{keyExpr: map[string]string{}, keyMsg: map[string]string{}, keyPos: map[string]ast.Pos{}, keyWord: "grouping expression"}
 	sourceKeyed := len(src.Key) == len(q.GroupBy)
 	generated := 0
 	for i, ge := range q.GroupBy {
@@ -127,17 +167,37 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 		}
 		for _, k := range out.keys {
 			if k.Name == name {
-				return relation{}, nil, errorf(ge.Position(), "GROUP BY names %s twice", name)
+				return relation{}, nil, errorf(ge.Position(), "GROUP BY names %s twice; alias one of the expressions in the SELECT or group by another", name)
 			}
 		}
 		step.GroupBy = append(step.GroupBy, e)
 		out.keys = append(out.keys, types.Column{Name: name, Type: e.Type})
 		out.keyExpr[name] = ast.FormatExpr(ge)
-		out.keyMsg[name] = name
+		out.keyMsg[name] = exprText(ge, "")
 		out.keyPos[name] = ge.Position()
 	}
+	// inScope is what the aggregate arguments bind in: the source, or the
+	// rows read back from the repartition topic.
+	inScope := rel.scope
+	var steps []topology.Step
+	if !sourceKeyed && src.Partitions > 1 && src.Kind == catalog.Table {
+		return relation{}, nil, errorf(q.GroupBy[0].Position(), "GROUP BY other than the key of the TABLE %s, which has %d partitions, needs a repartition of its changes, which is not supported yet; group by its key, or aggregate a single-partition table", src.Name, src.Partitions)
+	}
 	if !sourceKeyed && src.Partitions > 1 {
-		return relation{}, nil, errorf(q.GroupBy[0].Position(), "GROUP BY other than the key of %s, which has %d partitions, needs a repartition topic, which is not supported yet; group a single-partition stream or by its key", src.Name, src.Partitions)
+		// A group's rows are spread over the source's partitions: move
+		// them to the task that owns the group.
+		var rekey topology.Step
+		rekey, inScope = groupRekey(step.GroupBy, rel.scope, qualifier)
+		rep := topology.Step{Kind: topology.Repartition, Schema: rekey.Schema, Keys: rekey.Keys, Partitions: src.Partitions}
+		if opts.QueryID != "" {
+			// A push query's owner names the topic when it names the run.
+			rep.Topic = opts.InternalPrefix + opts.QueryID + "-repartition"
+		}
+		steps = append(steps, rekey, rep)
+		for i, e := range step.GroupBy {
+			c := rekey.Schema[topology.PseudoColumns+i]
+			step.GroupBy[i] = expr.Column(topology.PseudoColumns+i, c.Name, e.Type)
+		}
 	}
 	step.Keys = len(out.keys)
 	step.Schema = append(step.Schema, out.keys...)
@@ -153,7 +213,7 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 	cs := callScope{calls: map[*ast.FuncCall]int{}}
 	for i, c := range calls {
 		agg, _ := expr.LookupAggregate(c.Name)
-		call := topology.AggCall{Func: agg.Name, Star: c.Star}
+		call := topology.AggCall{Func: agg.Name, Star: c.Star, Limit: opts.AggregateLimits[agg.Name]}
 		var argTypes []*types.Type
 		nLit := agg.LiteralCount(len(c.Args))
 		for j, a := range c.Args {
@@ -165,9 +225,9 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 				return !nested
 			})
 			if nested {
-				return relation{}, nil, errorf(c.Pos, "Aggregate functions cannot be nested: %s", ast.FormatExpr(c))
+				return relation{}, nil, errorf(c.Pos, "Aggregate functions can not be nested: %s", ast.FormatExpr(c))
 			}
-			e, err := bindIn(cat, "SELECT", a, rel.scope, qualifier)
+			e, err := bindIn(cat, "SELECT", a, inScope, qualifier)
 			if err != nil {
 				return relation{}, nil, err
 			}
@@ -185,25 +245,229 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 		if err != nil {
 			return relation{}, nil, errorf(c.Pos, "%v", err)
 		}
+		if structuredState[agg.Name] && src.ValueFormat == format.Delimited {
+			return relation{}, nil, errorf(c.Pos, "One of the functions used in the statement has an intermediate type that the value format can not handle. Please remove the function or change the format. (%s keeps a structured state, which the source's %s value format cannot hold; use JSON.)", agg.Name, src.ValueFormat)
+		}
 		step.Aggs = append(step.Aggs, call)
 		cs.calls[c] = len(step.Schema)
 		step.Schema = append(step.Schema, types.Column{Name: fmt.Sprintf("KSQL_AGG_VARIABLE_%d", i), Type: ret})
 	}
 	cs.ColumnScope = expr.ScopeOf(qualifier, step.Schema)
 	out.scope = cs.ColumnScope
-	out.calls = cs
+	gs := groupScope{callScope: cs, exprs: map[string]int{}}
+	for text, i := range groups {
+		gs.exprs[text] = topology.PseudoColumns + i
+	}
+	out.calls = gs
 	out.aggregated = true
-	return out, step, nil
+	return out, append(steps, *step), nil
 }
 
-// notGrouped rewrites an unresolved column in an aggregate query into
-// ksqlDB's message.
-func notGrouped(err error, e ast.Expr) error {
-	pe, ok := err.(*Error)
-	if !ok || !strings.Contains(pe.Msg, "cannot be resolved") {
-		return err
+// groupRekey plans the step ahead of a repartition for GROUP BY: its rows
+// are the pseudo-columns, one key column per grouping expression (named
+// KSQL_GROUP_KEY_n, internal to the repartition topic), every column of the
+// input, then ROWPARTITION and ROWOFFSET again. It returns the step and the
+// scope of its rows, in which the input's columns (pseudo-columns too)
+// keep their names and values.
+func groupRekey(groupBy []*expr.Expr, in expr.ColumnScope, qualifier string) (topology.Step, expr.ColumnScope) {
+	step := topology.Step{Kind: topology.Rekey, Keys: len(groupBy)}
+	add := func(e *expr.Expr, c types.Column) {
+		step.Exprs = append(step.Exprs, e)
+		step.Schema = append(step.Schema, c)
 	}
-	return &Error{Pos: pe.Pos, Msg: "Non-aggregate SELECT expression(s) not part of GROUP BY: " + ast.FormatExpr(e) + ". Add it to GROUP BY or wrap it in an aggregate function."}
+	for i := 0; i < topology.PseudoColumns; i++ {
+		add(expr.Column(i, in[i].Name, in[i].Type), types.Column{Name: in[i].Name, Type: in[i].Type})
+	}
+	for i, e := range groupBy {
+		add(e, types.Column{Name: fmt.Sprintf("KSQL_GROUP_KEY_%d", i), Type: e.Type})
+	}
+	for i := topology.PseudoColumns; i < len(in); i++ {
+		c := types.Column{Name: in[i].Name, Type: in[i].Type}
+		add(expr.Column(i, c.Name, c.Type), c)
+	}
+	// ROWPARTITION and ROWOFFSET travel as values too: after the
+	// repartition they still name the source record, as without it. The
+	// record time travels as the record's timestamp.
+	for i := 1; i < topology.PseudoColumns; i++ {
+		add(expr.Column(i, in[i].Name, in[i].Type), types.Column{Name: in[i].Name, Type: in[i].Type})
+	}
+	sc := expr.ScopeOf(qualifier, step.Schema)
+	for i := 1; i < topology.PseudoColumns; i++ {
+		// The repartition record's own coordinates are not selectable.
+		sc[i] = expr.ScopeColumn{Name: "KSQL_REPARTITION_" + sc[i].Name, Type: sc[i].Type}
+	}
+	return step, sc
+}
+
+// unknownFunction reports the first call in the select list, GROUP BY or
+// HAVING of q that names no function, as ksqlDB checks before the
+// aggregation rules.
+func unknownFunction(q *ast.Query) error {
+	var bad *ast.FuncCall
+	visit := func(e ast.Expr) {
+		ast.Walk(e, func(n ast.Expr) bool {
+			c, ok := n.(*ast.FuncCall)
+			if !ok || bad != nil {
+				return bad == nil
+			}
+			_, scalar := expr.LookupFunc(c.Name)
+			_, agg := expr.LookupAggregate(c.Name)
+			if !scalar && !agg && !tableFuncs[c.Name] {
+				bad = c
+			}
+			return true
+		})
+	}
+	for _, si := range q.Items {
+		visit(si.Expr)
+	}
+	for _, ge := range q.GroupBy {
+		visit(ge)
+	}
+	visit(q.Having)
+	if bad != nil {
+		return errorf(bad.Pos, "Can't find any functions with the name '%s'. SHOW FUNCTIONS lists the functions.", bad.Name)
+	}
+	return nil
+}
+
+// structuredState names the aggregates whose intermediate state is a
+// STRUCT, ARRAY or MAP in ksqlDB, which keeps that state in the source's
+// value format: a DELIMITED source cannot run them.
+var structuredState = map[string]bool{
+	"AVG": true, "TOPK": true, "TOPKDISTINCT": true, "COLLECT_LIST": true, "COLLECT_SET": true,
+	"HISTOGRAM": true, "LATEST_BY_OFFSET": true, "EARLIEST_BY_OFFSET": true, "CORRELATION": true,
+	"STDDEV_SAMP": true, "STDDEV_SAMPLE": true, "COUNT_DISTINCT": true,
+}
+
+// groupScope binds the select list and HAVING of an aggregate query: the
+// aggregate calls read their columns, and any expression equal to a GROUP
+// BY expression reads its key column.
+type groupScope struct {
+	callScope
+	// exprs maps the text of each GROUP BY expression (see exprKey) to
+	// its key column.
+	exprs map[string]int
+}
+
+// ResolveExpr implements expr.ExprResolver.
+func (s groupScope) ResolveExpr(e ast.Expr) (int, string, *types.Type, bool) {
+	i, ok := s.exprs[exprKey(e, "")]
+	if !ok {
+		return 0, "", nil, false
+	}
+	return i, s.ColumnScope[i].Name, s.ColumnScope[i].Type, true
+}
+
+// exprText prints e as ksqlDB's messages do: like exprKey, without
+// back-quotes.
+func exprText(e ast.Expr, qualifier string) string {
+	return strings.ReplaceAll(exprKey(e, qualifier), "`", "")
+}
+
+// exprKey prints e with every column qualified by qualifier (none when
+// empty), so that expressions that differ only in qualification compare
+// equal.
+func exprKey(e ast.Expr, qualifier string) string {
+	var refs []*ast.ColumnRef
+	var saved []string
+	ast.Walk(e, func(n ast.Expr) bool {
+		if c, ok := n.(*ast.ColumnRef); ok {
+			refs = append(refs, c)
+			saved = append(saved, c.Qualifier)
+			c.Qualifier = qualifier
+		}
+		return true
+	})
+	text := ast.FormatExpr(e)
+	for i, c := range refs {
+		c.Qualifier = saved[i]
+	}
+	return text
+}
+
+// callText prints an aggregate call as ksqlDB does, COUNT(*) reading
+// ROWTIME.
+func callText(c *ast.FuncCall) string {
+	if c.Star || len(c.Args) == 0 && c.Name == "COUNT" {
+		return c.Name + "(ROWTIME)"
+	}
+	return exprText(c, "")
+}
+
+// ungrouped lists the columns e reads outside its aggregate calls and
+// outside sub-expressions equal to a GROUP BY expression (groups holds
+// their exprKey texts).
+func ungrouped(e ast.Expr, groups map[string]int) []string {
+	params := map[string]bool{}
+	ast.Walk(e, func(n ast.Expr) bool {
+		if l, ok := n.(*ast.Lambda); ok {
+			for _, p := range l.Params {
+				params[p] = true
+			}
+		}
+		return true
+	})
+	var cols []string
+	ast.Walk(e, func(n ast.Expr) bool {
+		if _, ok := groups[exprKey(n, "")]; ok {
+			return false
+		}
+		if _, ok := isAggregate(n); ok {
+			return false
+		}
+		if c, ok := n.(*ast.ColumnRef); ok && !params[c.Name] && !windowBound(c.Name) && !reserved(c.Name) {
+			cols = append(cols, c.Name)
+		}
+		return true
+	})
+	return cols
+}
+
+// windowBound reports whether name is a window bound column, which a
+// windowed aggregation provides.
+func windowBound(name string) bool {
+	return name == "WINDOWSTART" || name == "WINDOWEND"
+}
+
+// checkGrouped rejects select items and HAVING conditions that read
+// columns which are neither grouped nor aggregated, with ksqlDB's
+// messages.
+func checkGrouped(q *ast.Query, groups map[string]int, rel relation, qualifier string) error {
+	var bad []string
+	var at ast.Pos
+	note := func(pos ast.Pos, text string) {
+		if len(bad) == 0 {
+			at = pos
+		}
+		bad = append(bad, text)
+	}
+	for _, si := range q.Items {
+		switch {
+		case si.Star:
+			if si.StarSource != "" && si.StarSource != qualifier {
+				continue
+			}
+			for _, c := range rel.scope[topology.PseudoColumns:] {
+				if _, ok := groups[exprKey(&ast.ColumnRef{Name: c.Name}, "")]; !ok {
+					note(si.Pos, c.Name)
+				}
+			}
+		case si.Expr != nil:
+			if len(ungrouped(si.Expr, groups)) > 0 {
+				note(si.Pos, exprText(si.Expr, ""))
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return &Error{Pos: at, Msg: "Non-aggregate SELECT expression(s) not part of GROUP BY: " + strings.Join(bad, ", ") + "\nEither add the column(s) to the GROUP BY or remove them from the SELECT."}
+	}
+	if q.Having != nil {
+		if cols := ungrouped(q.Having, groups); len(cols) > 0 {
+			return errorf(q.Having.Position(), "Non-aggregate HAVING expression not part of GROUP BY: %s\nEither add the column(s) to the GROUP BY or use them inside an aggregate function.", strings.Join(cols, ", "))
+		}
+	}
+	return nil
 }
 
 // nonAggregate returns the first select item that reads a column outside

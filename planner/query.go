@@ -32,6 +32,9 @@ type QueryOptions struct {
 	Target *catalog.Source
 	// SinkKind is what CREATE ... AS SELECT declares: a stream or a table.
 	SinkKind catalog.Kind
+	// AggregateLimits are the configured limits of aggregates by name
+	// (COLLECT_LIST, COLLECT_SET), from the session's properties.
+	AggregateLimits map[string]int64
 	// InternalPrefix starts the names of the internal topics (changelogs)
 	// a persistent query creates.
 	InternalPrefix string
@@ -127,18 +130,19 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	}
 
 	if aggregating {
-		var agg *topology.Step
-		if rel, agg, err = aggregate(cat, q, rel, src, qualifier, opts); err != nil {
+		var steps []topology.Step
+		if rel, steps, err = aggregate(cat, q, rel, src, qualifier, opts); err != nil {
 			return nil, err
 		}
-		g.Steps = append(g.Steps, *agg)
+		g.Steps = append(g.Steps, steps...)
+		agg := &steps[len(steps)-1]
 		if table {
 			materializeSource(g, len(src.Key), opts)
 		}
 		if q.Having != nil {
 			pred, err := bindIn(cat, "HAVING", q.Having, rel.bindScope(), qualifier)
 			if err != nil {
-				return nil, notGrouped(err, q.Having)
+				return nil, err
 			}
 			if pred.Type == nil || pred.Type.Kind != types.Boolean {
 				return nil, errorf(q.Having.Position(), "HAVING must be a BOOLEAN condition, not %s", pred.Type)
@@ -158,6 +162,10 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	items, err := projection(cat, q.Items, rel, qualifier)
 	if err != nil {
 		return nil, err
+	}
+	names := make([]string, len(items))
+	for i, it := range items {
+		names[i] = it.name
 	}
 	if persistent && opts.Target == nil {
 		// The TIMESTAMP column is checked before the key rules, as ksqlDB
@@ -191,6 +199,9 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 				return nil, errorf(it.pos, "`%s` is a reserved column name. You cannot use it as an alias for a column.", it.name)
 			}
 			return nil, errorf(it.pos, "Reserved column name in select: `%s`. Please remove or alias the column.", it.name)
+		}
+		if _, dup := seen[it.name]; dup && rel.aggregated && persistent {
+			return nil, errorf(it.pos, "Duplicate value columns found in schema: `%s` %s", it.name, it.e.Type)
 		}
 		if _, dup := seen[it.name]; dup {
 			return nil, errorf(it.pos, "the projection has more than one column named %s; give one an alias with AS", it.name)
@@ -231,6 +242,11 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	case persistent:
 		droppedKey := len(q.PartitionBy) > 0 && len(rel.keys) == 0
 		if err := planSink(plan, src, opts, droppedKey); err != nil {
+			var pe *Error
+			if rel.aggregated && errors.As(err, &pe) && strings.HasPrefix(pe.Msg, "key format: Key format does not support schema.") {
+				// ksqlDB names the statement as it rewrote it.
+				return nil, &Error{Pos: pe.Pos, Msg: pe.Msg + "\nStatement: " + statementText(q, opts, names, src.Name, qualifier)}
+			}
 			return nil, err
 		}
 		if table && !aggregating {
@@ -390,19 +406,6 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 			continue
 		}
 		e, err := bindIn(cat, "SELECT", si.Expr, rel.bindScope(), qualifier)
-		if err != nil && rel.aggregated {
-			// A GROUP BY expression itself reads its key column, even when
-			// the columns it reads are gone after the aggregation.
-			text := ast.FormatExpr(si.Expr)
-			for k, ke := range rel.keyExpr {
-				if idx, t, ok := rel.scope.Resolve("", k); ok && ke == text {
-					e, err = expr.Column(idx, k, t), nil
-				}
-			}
-		}
-		if err != nil && rel.aggregated {
-			return nil, notGrouped(err, si.Expr)
-		}
 		if err != nil {
 			return nil, err
 		}
@@ -412,6 +415,10 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 		it := item{pos: si.Pos, e: e}
 		if cr, ok := si.Expr.(*ast.ColumnRef); ok && rel.isKey(cr.Name) {
 			it.keyCol = cr.Name
+		}
+		if rel.aggregated && e.Op == expr.OpColumn && e.Col >= topology.PseudoColumns && e.Col < topology.PseudoColumns+len(rel.keys) {
+			// An expression equal to a GROUP BY expression reads its key.
+			it.keyCol = rel.keys[e.Col-topology.PseudoColumns].Name
 		}
 		if it.keyCol == "" && len(rel.keyExpr) > 0 {
 			// The PARTITION BY expression itself: read the key it computed.
@@ -461,6 +468,9 @@ func keysFirst(items []item, rel relation, sink string, pos ast.Pos) ([]item, in
 			values = append(values, it)
 			continue
 		}
+		if prev, dup := byKey[it.keyCol]; dup && rel.aggregated {
+			return nil, 0, errorf(it.pos, "The projection contains a key column more than once: `%s` and `%s`. Select each grouping expression once; use AS_VALUE to copy it into the value.", prev.name, it.name)
+		}
 		if prev, dup := byKey[it.keyCol]; dup {
 			return nil, 0, errorf(it.pos, "The projection contains a key column (`%s`) more than once, aliased as: %s and %s. Keep one of them.", it.keyCol, prev.name, it.name)
 		}
@@ -476,9 +486,19 @@ func keysFirst(items []item, rel relation, sink string, pos ast.Pos) ([]item, in
 	if missing {
 		// ksqlDB names every key (or partitioning expression), not just
 		// the missing ones.
-		names := make([]string, len(rel.keys))
+		keys := rel.keys
+		if rel.aggregated {
+			// ksqlDB names only the missing grouping expressions.
+			keys = nil
+			for _, k := range rel.keys {
+				if _, ok := byKey[k.Name]; !ok {
+					keys = append(keys, k)
+				}
+			}
+		}
+		names := make([]string, len(keys))
 		what := "key column"
-		for i, k := range rel.keys {
+		for i, k := range keys {
 			names[i] = k.Name
 			if rel.keyExpr != nil {
 				names[i] = rel.keyMsg[k.Name]
@@ -495,7 +515,7 @@ func keysFirst(items []item, rel relation, sink string, pos ast.Pos) ([]item, in
 		}
 		at := pos
 		if rel.keyExpr != nil {
-			at = rel.keyPos[rel.keys[0].Name]
+			at = rel.keyPos[keys[0].Name]
 		}
 		return nil, 0, &Error{Pos: at, Msg: fmt.Sprintf("Key missing from projection (ie, SELECT). The query used to build `%s` must include the %s %s in its projection (eg, SELECT %s...).", sink, what, list, strings.Join(names, ", "))}
 	}
@@ -671,4 +691,54 @@ func windowText(w *topology.KeyWindow) string {
 		return "unwindowed"
 	}
 	return w.String() + " windowed"
+}
+
+// statementText prints a CREATE ... AS SELECT as ksqlDB shows it in some
+// messages: one select item a line, each column qualified by the source
+// and each item followed by its output name (names, in select order).
+func statementText(q *ast.Query, opts QueryOptions, names []string, source, qualifier string) string {
+	var b strings.Builder
+	kind := "STREAM"
+	if opts.SinkKind == catalog.Table {
+		kind = "TABLE"
+	}
+	b.WriteString("CREATE " + kind + " " + opts.Sink)
+	if len(opts.SinkProps) > 0 {
+		b.WriteString(" WITH (")
+		for i, p := range opts.SinkProps {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(p.Name + "=" + ast.FormatExpr(p.Value))
+		}
+		b.WriteString(")")
+	}
+	b.WriteString(" AS SELECT")
+	for i, si := range q.Items {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("\n  ")
+		if si.Star || si.Expr == nil || len(names) != len(q.Items) {
+			b.WriteString("*")
+			continue
+		}
+		b.WriteString(exprText(si.Expr, qualifier) + " " + names[i])
+	}
+	b.WriteString("\nFROM " + source + " " + qualifier)
+	if q.Where != nil {
+		b.WriteString("\nWHERE " + exprText(q.Where, qualifier))
+	}
+	if len(q.GroupBy) > 0 {
+		keys := make([]string, len(q.GroupBy))
+		for i, ge := range q.GroupBy {
+			keys[i] = exprText(ge, qualifier)
+		}
+		b.WriteString("\nGROUP BY " + strings.Join(keys, ", "))
+	}
+	if q.Having != nil {
+		b.WriteString("\nHAVING " + exprText(q.Having, qualifier))
+	}
+	b.WriteString("\nEMIT CHANGES")
+	return b.String()
 }

@@ -59,6 +59,11 @@ func (b *binder) bindAll(es []ast.Expr) ([]*Expr, error) {
 }
 
 func (b *binder) bind(e ast.Expr) (*Expr, error) {
+	if r, ok := b.scope.(ExprResolver); ok && b.depth == 0 {
+		if idx, name, t, found := r.ResolveExpr(e); found {
+			return Column(idx, name, t), nil
+		}
+	}
 	switch n := e.(type) {
 	case *ast.Literal:
 		return bindLiteral(n, false)
@@ -695,7 +700,7 @@ func (b *binder) bindSubscript(n *ast.Subscript) (*Expr, error) {
 func (b *binder) bindCall(n *ast.FuncCall) (*Expr, error) {
 	f, ok := LookupFunc(n.Name)
 	if !ok {
-		return nil, errorf(n.Pos, "unknown function '%s'", n.Name)
+		return nil, errorf(n.Pos, "Can't find any functions with the name '%s'. SHOW FUNCTIONS lists the functions.", n.Name)
 	}
 	if n.Star && !n.Distinct && len(n.Args) == 0 {
 		// ksqlDB passes no arguments for F(*) to a scalar function.

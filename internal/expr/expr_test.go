@@ -111,7 +111,7 @@ func TestBindErrors(t *testing.T) {
 		{bin(ast.OpEq, col("I"), strLit("abc")), "invalid input syntax for type INTEGER"},
 		{bin(ast.OpEq, col("T"), col("I")), "Cannot compare T (BOOLEAN) to I (INTEGER) with EQUAL."},
 		{col("FOO"), "column 'FOO' cannot be resolved; known columns: I, B, D, M, S, T, A, MP, ST, TS"},
-		{call("FOO"), "unknown function 'FOO'"},
+		{call("FOO"), "Can't find any functions with the name 'FOO'"},
 		{call("COALESCE"), "Function 'COALESCE' does not accept parameters ()"},
 		{call("UCASE", col("I")), "Function 'UCASE' does not accept parameters (INTEGER)"},
 		{bin(ast.OpNe, null(), null()), "Comparison with NULL not supported: NULL <> NULL"},

@@ -42,6 +42,15 @@ type CallResolver interface {
 	ResolveCall(c *ast.FuncCall) (index int, name string, t *types.Type, ok bool)
 }
 
+// ExprResolver is optionally implemented by a Scope whose row already holds
+// the values of whole expressions: after GROUP BY, an expression equal to a
+// grouping expression reads the key column that holds it. Bind asks
+// ResolveExpr about every node outside lambdas before binding it, so a
+// matching sub-expression resolves too.
+type ExprResolver interface {
+	ResolveExpr(e ast.Expr) (index int, name string, t *types.Type, ok bool)
+}
+
 // ScopeDescriber is optionally implemented by a Scope to improve Bind's
 // errors: Explain returns why qualifier.name cannot be resolved (for
 // example that it is ambiguous), or nil to use the default message, and

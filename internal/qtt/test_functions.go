@@ -33,4 +33,46 @@ func init() {
 	}
 	register("WHENCONDITION", types.BooleanType)
 	register("WHENRESULT", types.IntType)
+	expr.Register(badUDF)
+}
+
+// badUDF is ksqlDB's BAD_UDF test function as the group-by cases use it:
+// on a STRING it returns null on every other call, starting with the first
+// (each compiled call counts its own calls); on an INT it always fails; on
+// a BOOLEAN it fails when the argument is true and returns 0 otherwise.
+var badUDF = &expr.Func{
+	Name:        "BAD_UDF",
+	Description: "Test function of the conformance corpus: null every other call on a STRING, fails on an INT.",
+	Check: func(a []*types.Type) (*types.Type, error) {
+		if len(a) == 1 && a[0] != nil {
+			switch a[0].Kind {
+			case types.String, types.Int:
+				return types.StringType, nil
+			case types.Boolean:
+				return types.IntType, nil
+			}
+		}
+		return nil, errors.New("Function 'BAD_UDF' does not accept these parameters")
+	},
+	Build: func(a []*types.Type, _ *types.Type) (expr.Impl, error) {
+		switch a[0].Kind {
+		case types.String:
+			calls := 0
+			return func(row []any, args []expr.ArgFunc) (any, error) {
+				calls++
+				if calls%2 == 1 {
+					return nil, nil
+				}
+				return args[0](row)
+			}, nil
+		case types.Int:
+			return func([]any, []expr.ArgFunc) (any, error) { return nil, errors.New("boom!") }, nil
+		}
+		return expr.Strict(func(v []any) (any, error) {
+			if v[0].(bool) {
+				return nil, errors.New("boom!")
+			}
+			return int32(0), nil
+		}), nil
+	},
 }

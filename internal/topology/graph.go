@@ -114,6 +114,14 @@ const (
 	// only keeps the rows the sink writes, for pull queries: it passes
 	// every row on as it comes.
 	Materialize StepKind = "materialize"
+	// Repartition moves rows to the task that owns their key: it writes
+	// its input rows (laid out as Schema: the pseudo-columns, Keys key
+	// columns, then the value columns) to the internal topic Topic, keyed
+	// by the key columns and spread over Partitions partitions by Kafka's
+	// murmur2 partitioner, and the steps after it read them back from
+	// there. It splits the query into two stages, each with its own tasks,
+	// committing under the query's consumer group.
+	Repartition StepKind = "repartition"
 )
 
 // AggCall is one aggregate of an Aggregate step.
@@ -126,6 +134,10 @@ type AggCall struct {
 	Params []*expr.Expr `json:"params,omitempty"`
 	// Star marks COUNT(*).
 	Star bool `json:"star,omitempty"`
+	// Limit is the configured most values COLLECT_LIST or COLLECT_SET
+	// keeps (ksql.functions.collect_list.limit and
+	// ksql.functions.collect_set.limit); 0 means the default.
+	Limit int64 `json:"limit,omitempty"`
 }
 
 // Step is one operator.
@@ -154,6 +166,11 @@ type Step struct {
 	// window, and the output rows carry WINDOWSTART and WINDOWEND right
 	// after the Keys key columns.
 	Window *Window `json:"window,omitempty"`
+	// Topic and Partitions describe a Repartition's internal topic.
+	Topic      string `json:"topic,omitempty"`
+	Partitions int32  `json:"partitions,omitempty"`
+	// Join describes a Join step.
+	Join *JoinSpec `json:"join,omitempty"`
 }
 
 // WindowType is the kind of a window.
@@ -333,6 +350,16 @@ func (g *Graph) String() string {
 				parts[j] = "EXPLODE(" + e.String() + ")"
 			}
 			line("[ FLAT MAP ] | %s", strings.Join(parts, ", "))
+		case Repartition:
+			keys := make([]string, 0, st.Keys)
+			for j := PseudoColumns; j < PseudoColumns+st.Keys; j++ {
+				keys = append(keys, st.Schema[j].Name)
+			}
+			topic := st.Topic
+			if topic == "" {
+				topic = "(one per run)"
+			}
+			line("[ REPARTITION ] | Topic: %s | Partitions: %d | Key: %s", topic, st.Partitions, strings.Join(keys, ", "))
 		case Rekey:
 			parts := []string{}
 			for j := PseudoColumns; j < PseudoColumns+st.Keys; j++ {

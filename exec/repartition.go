@@ -1,0 +1,95 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/internal/types"
+)
+
+// repartitionOp ends the stage before a Repartition: it hands the sink the
+// rows to write to the repartition topic, without their pseudo-columns
+// (the record time travels as the record's timestamp). Rows without a
+// value, and rows with a null key column, which the steps after the
+// repartition would drop, are dropped here.
+type repartitionOp struct {
+	keys int
+	out  Batch
+}
+
+func newRepartitionOp(st topology.Step) *repartitionOp {
+	return &repartitionOp{keys: st.Keys}
+}
+
+func (r *repartitionOp) Open(context.Context, *OpContext) error { return nil }
+
+func (r *repartitionOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) error {
+	r.out.Reset()
+rows:
+	for i := 0; i < b.Len(); i++ {
+		if b.Kind(i).Base() != Insert {
+			continue
+		}
+		row := b.Row(i)[topology.PseudoColumns:]
+		for _, v := range row[:r.keys] {
+			if v == nil {
+				continue rows
+			}
+		}
+		r.out.Append(row, b.Time(i), Insert)
+	}
+	if r.out.Len() == 0 {
+		return nil
+	}
+	return out.Emit(ctx, &r.out)
+}
+
+func (r *repartitionOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
+func (r *repartitionOp) OnCommit(context.Context, Emitter) error           { return nil }
+func (r *repartitionOp) Close(context.Context) error                       { return nil }
+
+var _ Operator = (*repartitionOp)(nil)
+
+// internalCodec encodes the key or the value of a repartition topic's
+// records: the columns as one array of exact values (expr.MarshalValue),
+// which reads back to the same values and types.
+type internalCodec struct {
+	t *types.Type
+}
+
+func newInternalCodec(cols []types.Column) *internalCodec {
+	fields := make([]types.Field, len(cols))
+	for i, c := range cols {
+		fields[i] = types.Field(c)
+	}
+	return &internalCodec{t: types.StructOf(fields...)}
+}
+
+// Decode implements format.Codec.
+func (c *internalCodec) Decode(b []byte, dst []any) error {
+	if b == nil {
+		clear(dst)
+		return nil
+	}
+	v, err := expr.UnmarshalValue(b, c.t)
+	if err != nil {
+		return err
+	}
+	s, ok := v.(types.StructValue)
+	if !ok || len(s) != len(dst) {
+		return fmt.Errorf("expected %d columns", len(dst))
+	}
+	copy(dst, s)
+	return nil
+}
+
+// Encode implements format.Codec.
+func (c *internalCodec) Encode(dst []byte, row []any) ([]byte, error) {
+	b, err := expr.MarshalValue(types.StructValue(row), c.t)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, b...), nil
+}

@@ -1,0 +1,79 @@
+package exec
+
+import (
+	"github.com/sluice-sql/sluice/internal/topology"
+)
+
+// internalFormat names the key and value format of repartition topics: a
+// lossless encoding of the row's columns that only Sluice reads back (see
+// internalCodec).
+const internalFormat = "SLUICE_INTERNAL"
+
+// stages splits g at its Repartition steps into the graphs that run as
+// the query's stages, in order. A graph without one is its only stage.
+// Every stage but the last ends with its Repartition step and writes the
+// repartition topic as its sink; every stage but the first reads the
+// previous one's repartition topic as its source, from the beginning. All
+// stages keep g's query id, so they share its consumer group and state
+// namespace.
+//
+//	source ─▶ steps ─▶ Repartition ─▶ repartition topic ─▶ steps ─▶ sink
+//	└────────────── stage 1 ─────────────┘ └───────────── stage 2 ───────┘
+func stages(g *topology.Graph) []*topology.Graph {
+	var out []*topology.Graph
+	src := g.Source
+	offsetReset := g.OffsetReset
+	from := 0
+	for i, st := range g.Steps {
+		if st.Kind != topology.Repartition {
+			continue
+		}
+		keys := st.Schema[topology.PseudoColumns : topology.PseudoColumns+st.Keys]
+		values := st.Schema[topology.PseudoColumns+st.Keys:]
+		out = append(out, &topology.Graph{
+			QueryID: g.QueryID, Source: src, Steps: g.Steps[from : i+1],
+			Sink: &topology.Sink{
+				Name: st.Topic, Topic: st.Topic, Partitions: st.Partitions,
+				KeyFormat: internalFormat, ValueFormat: internalFormat,
+			},
+			Output:      st.Schema[topology.PseudoColumns:],
+			KeyColumns:  st.Keys,
+			OffsetReset: offsetReset,
+		})
+		src = &topology.Source{
+			Name: src.Name, Topic: st.Topic, Partitions: st.Partitions,
+			KeyFormat: internalFormat, ValueFormat: internalFormat,
+			Key: keys, Value: values,
+		}
+		// The topic holds only this query's rows: read all of them.
+		offsetReset = "earliest"
+		from = i + 1
+	}
+	return append(out, &topology.Graph{
+		QueryID: g.QueryID, Source: src, Steps: g.Steps[from:], Sink: g.Sink,
+		Output: g.Output, KeyColumns: g.KeyColumns, Limit: g.Limit, OffsetReset: offsetReset,
+	})
+}
+
+// RepartitionTopics returns the internal topics g's Repartition steps
+// write, which the query's owner creates with the source's partition
+// count before it starts and deletes when the query is dropped.
+func RepartitionTopics(g *topology.Graph) []topology.Step {
+	var out []topology.Step
+	for _, st := range g.Steps {
+		if st.Kind == topology.Repartition {
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// InputTopics returns the topics g's stages read: its source topic, then
+// its repartition topics.
+func InputTopics(g *topology.Graph) []string {
+	out := []string{g.Source.Topic}
+	for _, st := range RepartitionTopics(g) {
+		out = append(out, st.Topic)
+	}
+	return out
+}
