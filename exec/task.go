@@ -336,6 +336,9 @@ func (t *task) process(ctx context.Context, recs []*kafka.Record) error {
 	t.in.Reset()
 	next := recs[len(recs)-1].Offset + 1
 	if t.cache != nil {
+		if err := t.stageCommit(ctx); err != nil {
+			return err
+		}
 		if err := t.commitState(ctx, next); err != nil {
 			return err
 		}
@@ -345,6 +348,20 @@ func (t *task) process(ctx context.Context, recs []*kafka.Record) error {
 	t.pos.Store(next)
 	if t.q.deps.Progress != nil {
 		t.q.deps.Progress()
+	}
+	return nil
+}
+
+// stageCommit lets every operator write what it holds in memory into the
+// task's state cache (Operator.OnCommit) before the cache is flushed.
+func (t *task) stageCommit(ctx context.Context) error {
+	for i, op := range t.ops {
+		err := op.OnCommit(ctx, emitterFunc(func(ctx context.Context, b *Batch) error {
+			return t.push(ctx, i+1, b)
+		}))
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
