@@ -69,6 +69,10 @@ type task struct {
 	// (fatal) instead of going to the processing log.
 	internal bool
 	fatal    error
+
+	// ready is closed once the task's state is restored, at once for a
+	// task without state to restore.
+	ready chan struct{}
 }
 
 func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, start int64, out Output) (*task, error) {
@@ -89,6 +93,7 @@ func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, 
 	if clientID == "" {
 		clientID = "transient-" + src.Name
 	}
+	t.ready = make(chan struct{})
 	var err error
 	if t.consumer, err = q.deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: clientID}); err != nil {
 		t.close()
@@ -293,7 +298,15 @@ func (t *task) run(ctx context.Context) error {
 		}
 		t.restore = false
 	}
+	close(t.ready)
+	end := int64(-1)
+	if ends := t.q.deps.EndOffsets; ends != nil && t.g.Source.Topic == t.q.graph.Source.Topic && int(t.partition) < len(ends) {
+		end = ends[t.partition]
+	}
 	for !t.ended {
+		if end >= 0 && t.pos.Load() >= end {
+			return nil
+		}
 		recs, err := t.consumer.Poll(ctx)
 		if ctx.Err() != nil {
 			return nil
@@ -301,7 +314,21 @@ func (t *task) run(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("exec: poll %s[%d]: %w", t.g.Source.Topic, t.partition, err)
 		}
+		past := false
+		if end >= 0 {
+			// Records written after the query started are not its to read;
+			// meeting one means every record before the end was read.
+			n := 0
+			for n < len(recs) && recs[n].Offset < end {
+				n++
+			}
+			past = n < len(recs)
+			recs = recs[:n]
+		}
 		if len(recs) == 0 {
+			if past {
+				return nil
+			}
 			continue
 		}
 		work, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopGrace)
@@ -312,6 +339,9 @@ func (t *task) run(ctx context.Context) error {
 		}
 		if t.ended {
 			t.q.cancel()
+		}
+		if past {
+			return nil
 		}
 	}
 	return nil
