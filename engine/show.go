@@ -225,6 +225,9 @@ func (e *Engine) explain(_ context.Context, s *Session, st *ast.Explain) (Result
 		opts := planner.QueryOptions{OffsetReset: s.offsetReset(), AggregateLimits: s.aggregateLimits()}
 		switch inner := st.Statement.(type) {
 		case *ast.Select:
+			if inner.Query.Emit != ast.EmitChanges {
+				return e.explainPull(st, inner)
+			}
 			q = inner.Query
 		case *ast.CreateAsSelect:
 			q = inner.Query
