@@ -34,7 +34,9 @@
 // MaterializedTables and MaterializedTable.ScanRows/Lookup read the rows a
 // Materialize step keeps (a CREATE SOURCE TABLE, a CREATE TABLE AS SELECT
 // over a table), and AggregateTables with AggregateTable.ScanRows the groups
-// an Aggregate step keeps, for pull queries.
+// an Aggregate step keeps. ScanTable (scan.go) is what pull queries call: it
+// reads the last stateful step of a table's query by point lookups or a
+// scan of its committed state, then runs the steps after it.
 //
 // A plan with a Repartition step runs as two stages, each with one task per
 // partition of the topic it reads (see stages): the first writes the

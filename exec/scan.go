@@ -17,10 +17,11 @@ import (
 //	Store.Table (Pebble, committed only) ──layout──▶ rows of the stateful step
 //	    ──steps after it (HAVING, projection)──▶ table rows ──▶ fn
 //
-// A layout knows how one kind of stateful step stores its rows: the
-// aggregate's accumulators today. A step kind that keeps a table's rows in
-// another layout (windowed aggregates, materialized source tables) adds a
-// case to newLayout and a tableLayout implementation.
+// A layout knows how one kind of stateful step stores its rows: an
+// Aggregate's accumulators per group, a Materialize step's rows per key
+// (CREATE SOURCE TABLE, CREATE TABLE AS SELECT over a table). A step kind
+// that keeps a table's rows in another layout adds a case to newLayout and
+// a tableLayout implementation.
 
 // Bounds narrow what ScanTable reads. The zero value reads every row.
 type Bounds struct {
@@ -30,7 +31,8 @@ type Bounds struct {
 	// windows in a windowed table). Empty and not nil reads nothing.
 	Keys [][]any
 	// Key, when set, is checked on the key of every row a scan meets
-	// before its value is decoded; rows it rejects are skipped.
+	// (before its value is decoded, where the layout can); rows it
+	// rejects are skipped.
 	Key func(key []any) bool
 	// Window, when set, is checked on the window bounds (in ms) of the
 	// rows of a windowed table before their value is decoded.
@@ -76,23 +78,21 @@ func ScanTable(ctx context.Context, store *state.Store, g *topology.Graph, parti
 		final = post[len(post)-1].Schema
 	}
 	s.pseudo = hasPseudoColumns(final)
-	ns := g.QueryID
 	for p := int32(0); p < partitions && !s.done; p++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		s.partition = p
-		tbl := store.Table(ns, p, l.table())
 		if b.Keys != nil {
 			for _, k := range b.Keys {
-				if err := l.get(tbl, k, p, s.add); err != nil {
+				if err := l.get(store, p, k, s.add); err != nil {
 					return err
 				}
 				if s.done {
 					break
 				}
 			}
-		} else if err := l.scan(tbl, b, p, s.add); err != nil {
+		} else if err := l.scan(store, p, b, s.add); err != nil {
 			return err
 		}
 		if err := s.flush(); err != nil {
@@ -177,8 +177,6 @@ func hasPseudoColumns(cols []types.Column) bool {
 type tableLayout interface {
 	// step is the index in the graph of the stateful step.
 	step() int
-	// table names its state table.
-	table() string
 	// schema and keys are the step's output schema and how many key
 	// columns follow its pseudo-columns.
 	schema() []types.Column
@@ -187,15 +185,15 @@ type tableLayout interface {
 	rowTime() bool
 	// get reads the row of one key (values of the table's key columns),
 	// if there is one, and passes it to emit with its time.
-	get(tbl *state.Table, key []any, partition int32, emit func(row []any, ts int64) bool) error
+	get(store *state.Store, partition int32, key []any, emit func(row []any, ts int64) bool) error
 	// scan passes every row within b to emit, until emit returns false.
-	scan(tbl *state.Table, b Bounds, partition int32, emit func(row []any, ts int64) bool) error
+	scan(store *state.Store, partition int32, b Bounds, emit func(row []any, ts int64) bool) error
 }
 
 // newLayout finds the step of g that keeps the rows of the table g writes
 // and returns its reader. The steps after it must be stateless.
 func newLayout(g *topology.Graph) (tableLayout, error) {
-	if g == nil || g.Sink == nil {
+	if g == nil || !persistent(g) {
 		return nil, fmt.Errorf("exec: not a persistent query")
 	}
 	last := -1
@@ -211,6 +209,8 @@ func newLayout(g *topology.Graph) (tableLayout, error) {
 	switch st.Kind {
 	case topology.Aggregate:
 		return newAggregateLayout(g, last)
+	case topology.Materialize:
+		return newMaterializeLayout(g, last), nil
 	}
 	return nil, fmt.Errorf("exec: the state of %s steps cannot be read by pull queries yet", st.Kind)
 }
@@ -218,6 +218,7 @@ func newLayout(g *topology.Graph) (tableLayout, error) {
 // aggregateLayout reads an Aggregate step's state: the group key (each
 // value length-prefixed, see aggregateOp) mapped to its accumulators.
 type aggregateLayout struct {
+	ns  string // the query's state namespace
 	idx int
 	st  topology.Step
 	op  *aggregateOp
@@ -238,7 +239,7 @@ func newAggregateLayout(g *topology.Graph, idx int) (*aggregateLayout, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &aggregateLayout{idx: idx, st: st, op: op}
+	l := &aggregateLayout{ns: g.QueryID, idx: idx, st: st, op: op}
 	// The projection of a CREATE TABLE AS SELECT copies the group key
 	// into its key columns, in the GROUP BY order (see keysFirst).
 	if g.KeyColumns == st.Keys {
@@ -256,24 +257,23 @@ func newAggregateLayout(g *topology.Graph, idx int) (*aggregateLayout, error) {
 }
 
 func (l *aggregateLayout) step() int              { return l.idx }
-func (l *aggregateLayout) table() string          { return l.st.StateTable }
 func (l *aggregateLayout) schema() []types.Column { return l.st.Schema }
 func (l *aggregateLayout) keys() int              { return l.st.Keys }
 
 // rowTime is false: the accumulators do not keep their latest row's time.
 func (l *aggregateLayout) rowTime() bool { return false }
 
-func (l *aggregateLayout) get(tbl *state.Table, key []any, _ int32, emit func(row []any, ts int64) bool) error {
+func (l *aggregateLayout) get(store *state.Store, partition int32, key []any, emit func(row []any, ts int64) bool) error {
 	if len(l.keyOf) != len(key) {
 		// The table's key does not map onto the group key: look among
 		// all rows.
-		return l.scan(tbl, Bounds{Key: equalKey(key)}, 0, emit)
+		return l.scan(store, partition, Bounds{Key: equalKey(key)}, emit)
 	}
 	kb, ok := l.groupKey(key)
 	if !ok {
 		return nil
 	}
-	v, ok, err := tbl.Get(kb)
+	v, ok, err := store.Table(l.ns, partition, l.st.StateTable).Get(kb)
 	if err != nil || !ok {
 		return err
 	}
@@ -289,9 +289,9 @@ func (l *aggregateLayout) get(tbl *state.Table, key []any, _ int32, emit func(ro
 	return nil
 }
 
-func (l *aggregateLayout) scan(tbl *state.Table, b Bounds, _ int32, emit func(row []any, ts int64) bool) error {
+func (l *aggregateLayout) scan(store *state.Store, partition int32, b Bounds, emit func(row []any, ts int64) bool) error {
 	var failed error
-	err := tbl.Scan(nil, nil, func(k, v []byte) bool {
+	err := store.Table(l.ns, partition, l.st.StateTable).Scan(nil, nil, func(k, v []byte) bool {
 		group, err := l.decodeKey(k)
 		if err != nil {
 			failed = err
@@ -386,14 +386,15 @@ func (l *aggregateLayout) decodeKey(k []byte) ([]any, error) {
 
 // row builds the aggregate step's output row of one group from its state.
 func (l *aggregateLayout) row(group []any, v []byte) ([]any, error) {
-	accs, err := decodeAccumulators(l.op, v)
-	if err != nil {
+	a := l.op
+	if err := a.decodeState(v, true); err != nil {
 		return nil, err
 	}
-	row := make([]any, 0, topology.PseudoColumns+len(group)+len(accs))
+	row := make([]any, 0, topology.PseudoColumns+len(group)+len(a.accs))
 	row = append(row, nil, nil, nil)
 	row = append(row, group...)
-	for _, acc := range accs {
+	for _, acc := range a.accs {
+		// A failing aggregate shows null, as the query emitted it.
 		res, err := expr.AccumulatorResult(acc)
 		if err != nil {
 			res = nil
@@ -403,33 +404,62 @@ func (l *aggregateLayout) row(group []any, v []byte) ([]any, error) {
 	return row, nil
 }
 
-// decodeAccumulators returns new accumulators of a's aggregates holding
-// the state value v, as aggregateOp.store writes it: each accumulator's
-// state, length-prefixed, in the order of the aggregates. (aggregateOp.load
-// reads the same layout into the operator's own accumulators;
-// TestScanTableCommittedOnly checks the two agree.)
-func decodeAccumulators(a *aggregateOp, v []byte) ([]expr.Accumulator, error) {
-	accs := make([]expr.Accumulator, len(a.aggs))
-	for j := range a.aggs {
-		c := &a.aggs[j]
-		acc, err := c.def.New(c.newTypes, c.ret, c.params)
-		if err != nil {
-			return nil, fmt.Errorf("exec: %s: %w", c.text, err)
-		}
-		n, k := binary.Uvarint(v)
-		if k <= 0 || n > uint64(len(v)-k) {
-			return nil, fmt.Errorf("exec: corrupt aggregate state in %s", a.table)
-		}
-		if err := acc.UnmarshalBinary(v[k : k+int(n)]); err != nil {
-			return nil, fmt.Errorf("exec: corrupt aggregate state of %s in %s: %w", c.text, a.table, err)
-		}
-		accs[j] = acc
-		v = v[k+int(n):]
+// materializeLayout reads a Materialize step's state: a table's rows, one
+// per key (see MaterializedTable).
+type materializeLayout struct {
+	idx int
+	mt  MaterializedTable
+}
+
+func newMaterializeLayout(g *topology.Graph, idx int) *materializeLayout {
+	st := g.Steps[idx]
+	return &materializeLayout{idx: idx, mt: MaterializedTable{Namespace: g.QueryID, StateTable: st.StateTable, Schema: st.Schema, Keys: st.Keys}}
+}
+
+func (l *materializeLayout) step() int              { return l.idx }
+func (l *materializeLayout) schema() []types.Column { return l.mt.Schema }
+func (l *materializeLayout) keys() int              { return l.mt.Keys }
+
+// rowTime holds when the rows keep their pseudo-columns (a source
+// table's); the rows of a CREATE TABLE AS SELECT's sink do not.
+func (l *materializeLayout) rowTime() bool { return hasPseudoColumns(l.mt.Schema) }
+
+// keyFrom is where the key columns start in a row.
+func (l *materializeLayout) keyFrom() int {
+	if l.rowTime() {
+		return topology.PseudoColumns
 	}
-	if len(v) != 0 {
-		return nil, fmt.Errorf("exec: corrupt aggregate state in %s", a.table)
+	return 0
+}
+
+func (l *materializeLayout) get(store *state.Store, partition int32, key []any, emit func(row []any, ts int64) bool) error {
+	if len(key) != l.mt.Keys {
+		return l.scan(store, partition, Bounds{Key: equalKey(key)}, emit)
 	}
-	return accs, nil
+	row, ok, err := l.mt.Lookup(store, partition, key)
+	if err != nil || !ok {
+		return err
+	}
+	emit(row, l.time(row))
+	return nil
+}
+
+func (l *materializeLayout) scan(store *state.Store, partition int32, b Bounds, emit func(row []any, ts int64) bool) error {
+	from := l.keyFrom()
+	return l.mt.ScanRows(store, partition, func(row []any) bool {
+		if b.Key != nil && !b.Key(row[from:from+l.mt.Keys]) {
+			return true
+		}
+		return emit(append([]any(nil), row...), l.time(row))
+	})
+}
+
+// time is the row's ROWTIME, when it keeps one.
+func (l *materializeLayout) time(row []any) int64 {
+	if ts, ok := row[0].(int64); ok && l.rowTime() {
+		return ts
+	}
+	return 0
 }
 
 // Pipeline runs stateless steps (filter, projection, flat map) over rows
