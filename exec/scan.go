@@ -18,7 +18,8 @@ import (
 //	    ──steps after it (HAVING, projection)──▶ table rows ──▶ fn
 //
 // A layout knows how one kind of stateful step stores its rows: an
-// Aggregate's accumulators per group, a Materialize step's rows per key
+// Aggregate's accumulators per group (and window, for a windowed one), a
+// Materialize step's rows per key
 // (CREATE SOURCE TABLE, CREATE TABLE AS SELECT over a table). A step kind
 // that keeps a table's rows in another layout adds a case to newLayout and
 // a tableLayout implementation.
@@ -62,13 +63,20 @@ func RowTime(g *topology.Graph) bool {
 // calls fn with batches of rows laid out as the pseudo-columns (ROWTIME
 // the row's time, or null when the state does not keep it, see RowTime;
 // ROWPARTITION the state's partition; ROWOFFSET null) followed by
-// g.Output, until fn returns false. A batch is valid only during the call.
+// g.Output, with WINDOWSTART and WINDOWEND after the key columns for a
+// windowed table, until fn returns false. A batch is valid only during the
+// call.
 func ScanTable(ctx context.Context, store *state.Store, g *topology.Graph, partitions int32, b Bounds, fn func(ctx context.Context, b *Batch) (bool, error)) error {
 	l, err := newLayout(g)
 	if err != nil {
 		return err
 	}
-	s := &scanner{layout: l, fn: fn, ctx: ctx}
+	s := &scanner{layout: l, fn: fn, ctx: ctx, keys: -1}
+	if g.Sink != nil && g.Sink.Window != nil {
+		// The projection of a windowed table ends with the window
+		// bounds; the table's rows have them after the key columns.
+		s.keys = g.KeyColumns
+	}
 	post := g.Steps[l.step()+1:]
 	if s.post, err = NewPipeline(post, l.schema(), l.keys()); err != nil {
 		return err
@@ -112,7 +120,10 @@ type scanner struct {
 	partition int32
 	// pseudo says the rows out of post already start with the
 	// pseudo-columns.
-	pseudo  bool
+	pseudo bool
+	// keys, when not negative, is how many key columns lead the rows of
+	// a windowed table, whose bounds go after them.
+	keys    int
 	in, out Batch
 	done    bool
 	err     error
@@ -146,6 +157,12 @@ func (s *scanner) flush() error {
 		t = append(t, rowTime, s.partition, nil)
 		if s.pseudo {
 			row = row[topology.PseudoColumns:]
+		}
+		if s.keys >= 0 {
+			n := len(row) - 2
+			t = append(t, row[:s.keys]...)
+			t = append(t, row[n:]...)
+			row = row[s.keys:n]
 		}
 		s.out.Append(append(t, row...), ts, Insert)
 		return true
@@ -206,10 +223,12 @@ func newLayout(g *topology.Graph) (tableLayout, error) {
 		return nil, fmt.Errorf("exec: query %s keeps no state", g.QueryID)
 	}
 	st := g.Steps[last]
-	switch st.Kind {
-	case topology.Aggregate:
+	switch {
+	case st.Kind == topology.Aggregate && st.Window != nil:
+		return newWindowLayout(g, last)
+	case st.Kind == topology.Aggregate:
 		return newAggregateLayout(g, last)
-	case topology.Materialize:
+	case st.Kind == topology.Materialize:
 		return newMaterializeLayout(g, last), nil
 	}
 	return nil, fmt.Errorf("exec: the state of %s steps cannot be read by pull queries yet", st.Kind)
@@ -219,6 +238,7 @@ func newLayout(g *topology.Graph) (tableLayout, error) {
 // value length-prefixed, see aggregateOp) mapped to its accumulators.
 type aggregateLayout struct {
 	ns  string // the query's state namespace
+	in  []types.Column
 	idx int
 	st  topology.Step
 	op  *aggregateOp
@@ -239,7 +259,7 @@ func newAggregateLayout(g *topology.Graph, idx int) (*aggregateLayout, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &aggregateLayout{ns: g.QueryID, idx: idx, st: st, op: op}
+	l := &aggregateLayout{ns: g.QueryID, idx: idx, st: st, op: op, in: in}
 	// The projection of a CREATE TABLE AS SELECT copies the group key
 	// into its key columns, in the GROUP BY order (see keysFirst).
 	if g.KeyColumns == st.Keys {
@@ -404,16 +424,150 @@ func (l *aggregateLayout) row(group []any, v []byte) ([]any, error) {
 	return row, nil
 }
 
+// windowLayout reads a windowed Aggregate step's state: the group key
+// followed by the window (see windowAggregateOp), mapped to the row time
+// (time windows only) and the accumulators.
+type windowLayout struct {
+	*aggregateLayout
+	op *windowAggregateOp
+	w  topology.Window
+}
+
+func newWindowLayout(g *topology.Graph, idx int) (*windowLayout, error) {
+	l, err := newAggregateLayout(g, idx)
+	if err != nil {
+		return nil, err
+	}
+	op, err := newWindowAggregateOp(l.st, l.in)
+	if err != nil {
+		return nil, err
+	}
+	return &windowLayout{aggregateLayout: l, op: op, w: *l.st.Window}, nil
+}
+
+func (l *windowLayout) rowTime() bool { return true }
+
+// keys counts the window bounds, which follow the key columns.
+func (l *windowLayout) keys() int { return l.st.Keys + 2 }
+
+// winLen is the length of the window part of a state key.
+func (l *windowLayout) winLen() int {
+	if l.w.Type == topology.Session {
+		return 16
+	}
+	return 8
+}
+
+// get reads every window of one key, by a scan of the keys that start
+// with its group key.
+func (l *windowLayout) get(store *state.Store, partition int32, key []any, emit func(row []any, ts int64) bool) error {
+	if len(l.keyOf) != len(key) {
+		return l.scanKey(store, partition, nil, Bounds{Key: equalKey(key)}, emit)
+	}
+	gk, ok := l.groupKey(key)
+	if !ok {
+		return nil
+	}
+	return l.scanKey(store, partition, gk, Bounds{}, emit)
+}
+
+func (l *windowLayout) scan(store *state.Store, partition int32, b Bounds, emit func(row []any, ts int64) bool) error {
+	return l.scanKey(store, partition, nil, b, emit)
+}
+
+// scanKey passes the windows within b of the group whose state key
+// starts with gk (of every group when gk is nil) to emit.
+func (l *windowLayout) scanKey(store *state.Store, partition int32, gk []byte, b Bounds, emit func(row []any, ts int64) bool) error {
+	var lo, hi []byte
+	if gk != nil {
+		lo, hi = gk, prefixEnd(gk)
+	}
+	var failed error
+	err := store.Table(l.ns, partition, l.st.StateTable).Scan(lo, hi, func(k, v []byte) bool {
+		n := len(k) - l.winLen()
+		if n <= 0 || (gk != nil && n != len(gk)) {
+			// The stream time entry, or another group's key.
+			return true
+		}
+		start, end := l.op.bounds(k)
+		if b.Window != nil && !b.Window(start, end) {
+			return true
+		}
+		group, err := l.decodeKey(k[:n])
+		if err != nil {
+			failed = err
+			return false
+		}
+		if b.Key != nil && !b.Key(l.tableKey(group)) {
+			return true
+		}
+		ts := end
+		if l.w.Type != topology.Session {
+			if len(v) < 8 {
+				failed = fmt.Errorf("exec: corrupt window state in %s", l.st.StateTable)
+				return false
+			}
+			ts, v = int64(binary.BigEndian.Uint64(v)), v[8:]
+		}
+		if err := l.op.decode(v, true, l.op.accs); err != nil {
+			failed = err
+			return false
+		}
+		row := make([]any, 0, topology.PseudoColumns+len(group)+2+len(l.op.accs))
+		row = append(row, ts, nil, nil)
+		row = append(row, group...)
+		row = append(row, start, end)
+		for _, acc := range l.op.accs {
+			// A failing aggregate shows null, as the query emitted it.
+			res, err := expr.AccumulatorResult(acc)
+			if err != nil {
+				res = nil
+			}
+			row = append(row, res)
+		}
+		return emit(row, ts)
+	})
+	if err != nil {
+		return err
+	}
+	return failed
+}
+
+// prefixEnd returns the smallest key greater than every key starting with
+// p, or nil when there is none.
+func prefixEnd(p []byte) []byte {
+	end := append([]byte(nil), p...)
+	for i := len(end) - 1; i >= 0; i-- {
+		end[i]++
+		if end[i] != 0 {
+			return end[:i+1]
+		}
+	}
+	return nil
+}
+
 // materializeLayout reads a Materialize step's state: a table's rows, one
-// per key (see MaterializedTable).
+// per key (see MaterializedTable), and per window for a windowed table,
+// whose window bounds follow the key columns in the state key.
 type materializeLayout struct {
 	idx int
 	mt  MaterializedTable
+	// from is where the key columns start in a row; tableKeys is how many
+	// key columns the table has (its window bounds not counted).
+	from, tableKeys int
+	windowed        bool
 }
 
 func newMaterializeLayout(g *topology.Graph, idx int) *materializeLayout {
 	st := g.Steps[idx]
-	return &materializeLayout{idx: idx, mt: MaterializedTable{Namespace: g.QueryID, StateTable: st.StateTable, Schema: st.Schema, Keys: st.Keys}}
+	l := &materializeLayout{idx: idx, mt: MaterializedTable{Namespace: g.QueryID, StateTable: st.StateTable, Schema: st.Schema, Keys: st.Keys}, tableKeys: st.Keys}
+	if hasPseudoColumns(st.Schema) {
+		l.from = topology.PseudoColumns
+	}
+	if n := l.from + st.Keys; st.Keys >= 2 && st.Schema[n-2].Name == topology.WindowStart && st.Schema[n-1].Name == topology.WindowEnd {
+		l.windowed, l.tableKeys = true, st.Keys-2
+	}
+	return l
 }
 
 func (l *materializeLayout) step() int              { return l.idx }
@@ -422,36 +576,65 @@ func (l *materializeLayout) keys() int              { return l.mt.Keys }
 
 // rowTime holds when the rows keep their pseudo-columns (a source
 // table's); the rows of a CREATE TABLE AS SELECT's sink do not.
-func (l *materializeLayout) rowTime() bool { return hasPseudoColumns(l.mt.Schema) }
-
-// keyFrom is where the key columns start in a row.
-func (l *materializeLayout) keyFrom() int {
-	if l.rowTime() {
-		return topology.PseudoColumns
-	}
-	return 0
-}
+func (l *materializeLayout) rowTime() bool { return l.from == topology.PseudoColumns }
 
 func (l *materializeLayout) get(store *state.Store, partition int32, key []any, emit func(row []any, ts int64) bool) error {
-	if len(key) != l.mt.Keys {
+	if len(key) != l.tableKeys {
 		return l.scan(store, partition, Bounds{Key: equalKey(key)}, emit)
 	}
-	row, ok, err := l.mt.Lookup(store, partition, key)
-	if err != nil || !ok {
-		return err
+	if !l.windowed {
+		row, ok, err := l.mt.Lookup(store, partition, key)
+		if err != nil || !ok {
+			return err
+		}
+		emit(row, l.time(row))
+		return nil
 	}
-	emit(row, l.time(row))
-	return nil
+	// Every window of the key: the state keys that start with the key
+	// columns' encoding.
+	c := newRowCodec(l.mt.Schema, l.tableKeys)
+	probe := make([]any, len(l.mt.Schema))
+	copy(probe[l.from:], key)
+	prefix, ok, err := c.appendKey(nil, probe)
+	if err != nil || !ok {
+		// A value the key type cannot hold matches no key.
+		return nil
+	}
+	return l.scanRange(store, partition, prefix, prefixEnd(prefix), Bounds{}, emit)
 }
 
 func (l *materializeLayout) scan(store *state.Store, partition int32, b Bounds, emit func(row []any, ts int64) bool) error {
-	from := l.keyFrom()
-	return l.mt.ScanRows(store, partition, func(row []any) bool {
-		if b.Key != nil && !b.Key(row[from:from+l.mt.Keys]) {
+	return l.scanRange(store, partition, nil, nil, b, emit)
+}
+
+// scanRange passes the rows whose state keys are in [lo, hi) and within b
+// to emit.
+func (l *materializeLayout) scanRange(store *state.Store, partition int32, lo, hi []byte, b Bounds, emit func(row []any, ts int64) bool) error {
+	c := newRowCodec(l.mt.Schema, l.mt.Keys)
+	var failed error
+	err := store.Table(l.mt.Namespace, partition, l.mt.StateTable).Scan(lo, hi, func(k, v []byte) bool {
+		row := make([]any, len(l.mt.Schema))
+		if err := c.decode(k, v, row); err != nil {
+			failed = fmt.Errorf("exec: corrupt table state in %s of %s: %w", l.mt.StateTable, l.mt.Namespace, err)
+			return false
+		}
+		if b.Key != nil && !b.Key(row[l.from:l.from+l.tableKeys]) {
 			return true
 		}
-		return emit(append([]any(nil), row...), l.time(row))
+		if l.windowed && b.Window != nil {
+			n := l.from + l.mt.Keys
+			start, ok1 := row[n-2].(int64)
+			end, ok2 := row[n-1].(int64)
+			if !ok1 || !ok2 || !b.Window(start, end) {
+				return true
+			}
+		}
+		return emit(row, l.time(row))
 	})
+	if err != nil {
+		return err
+	}
+	return failed
 }
 
 // time is the row's ROWTIME, when it keeps one.
