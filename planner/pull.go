@@ -14,12 +14,6 @@ import (
 // pullHelp ends every message refusing a pull query, as ksqlDB's do.
 const pullHelp = " See https://cnfl.io/queries for more info.\nAdd EMIT CHANGES if you intended to issue a push query."
 
-// Window bound columns of a windowed table.
-const (
-	WindowStart = "WINDOWSTART"
-	WindowEnd   = "WINDOWEND"
-)
-
 // PullOptions say how to plan a pull query.
 type PullOptions struct {
 	// Materialized reports whether the persistent query g keeps the rows
@@ -237,8 +231,8 @@ func PlanPull(cat *catalog.Catalog, q *ast.Query, opts PullOptions) (*PullPlan, 
 }
 
 // expandStar returns q with each * replaced by the columns a pull query
-// on the table src shows for it, in ksqlDB's order: the key columns, then
-// the value columns.
+// on the table src shows for it, in ksqlDB's order: the key columns, the
+// window bounds of a windowed table, then the value columns.
 func expandStar(q *ast.Query, src *catalog.Source) *ast.Query {
 	star := false
 	for _, si := range q.Items {
@@ -247,7 +241,11 @@ func expandStar(q *ast.Query, src *catalog.Source) *ast.Query {
 	if !star {
 		return q
 	}
-	cols := append(append([]types.Column(nil), src.Key...), src.Value...)
+	cols := append([]types.Column(nil), src.Key...)
+	if src.Window != nil {
+		cols = append(cols, topology.WindowColumns()...)
+	}
+	cols = append(cols, src.Value...)
 	out := *q
 	out.Items = nil
 	for _, si := range q.Items {
@@ -351,9 +349,9 @@ func analyzeWhere(pred *expr.Expr, src *catalog.Source) Lookup {
 			continue
 		}
 		switch col.Name {
-		case WindowStart:
+		case topology.WindowStart:
 			l.WindowStart = intersect(l.WindowStart, rng, vals)
-		case WindowEnd:
+		case topology.WindowEnd:
 			l.WindowEnd = intersect(l.WindowEnd, rng, vals)
 		}
 	}
