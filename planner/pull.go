@@ -211,7 +211,11 @@ func PlanPull(cat *catalog.Catalog, q *ast.Query, opts PullOptions) (*PullPlan, 
 			return nil, err
 		}
 	}
-	qp, err := PlanSelect(cat, expandStar(q, src), QueryOptions{OffsetReset: "earliest"})
+	qualifier := src.Name
+	if ref.Alias != "" {
+		qualifier = ref.Alias
+	}
+	qp, err := PlanSelect(cat, expandStar(q, src, qualifier), QueryOptions{OffsetReset: "earliest"})
 	if err != nil {
 		return nil, err
 	}
@@ -224,19 +228,28 @@ func PlanPull(cat *catalog.Catalog, q *ast.Query, opts PullOptions) (*PullPlan, 
 	plan.Graph = g
 	if q.Where != nil {
 		// PlanSelect bound the same WHERE over the same scope: its first
-		// step is that filter.
-		plan.Lookup = analyzeWhere(g.Steps[0].Predicate, src)
+		// filter is that one.
+		for _, st := range g.Steps {
+			if st.Kind == topology.Filter {
+				plan.Lookup = analyzeWhere(st.Predicate, src)
+				break
+			}
+		}
 	}
 	return plan, nil
 }
 
-// expandStar returns q with each * replaced by the columns a pull query
-// on the table src shows for it, in ksqlDB's order: the key columns, the
-// window bounds of a windowed table, then the value columns.
-func expandStar(q *ast.Query, src *catalog.Source) *ast.Query {
+// expandStar returns q with each * (or qualifier.*) replaced by the
+// columns a pull query on the table src shows for it, in ksqlDB's order:
+// the key columns, the window bounds of a windowed table, then the value
+// columns.
+func expandStar(q *ast.Query, src *catalog.Source, qualifier string) *ast.Query {
+	isStar := func(si ast.SelectItem) bool {
+		return si.Star && (si.StarSource == "" || si.StarSource == qualifier)
+	}
 	star := false
 	for _, si := range q.Items {
-		star = star || (si.Star && si.StarSource == "")
+		star = star || isStar(si)
 	}
 	if !star {
 		return q
@@ -249,7 +262,7 @@ func expandStar(q *ast.Query, src *catalog.Source) *ast.Query {
 	out := *q
 	out.Items = nil
 	for _, si := range q.Items {
-		if !si.Star || si.StarSource != "" {
+		if !isStar(si) {
 			out.Items = append(out.Items, si)
 			continue
 		}
