@@ -41,6 +41,9 @@ type Source struct {
 	// timestamp column.
 	Timestamp       string `json:"timestamp,omitempty"`
 	TimestampFormat string `json:"timestampFormat,omitempty"`
+	// Window, when set, says the keys are windowed (WINDOW_TYPE and
+	// WINDOW_SIZE, or a windowed aggregation's sink).
+	Window *topology.KeyWindow `json:"window,omitempty"`
 	// IsSource marks CREATE SOURCE STREAM/TABLE: read-only.
 	IsSource bool `json:"isSource,omitempty"`
 	// SQL is the statement that created the source.

@@ -25,9 +25,16 @@ func BenchmarkGroupByCount(b *testing.B) {
 	benchQuery(b, 100_000, "CREATE TABLE counts AS SELECT id, COUNT(*) AS n, SUM(amount) AS total FROM orders GROUP BY id;")
 }
 
-// benchQuery produces b.N JSON records over keys distinct ids, then runs
-// query from the earliest offset until Flush sees it caught up.
-// records/s counts input records.
+// BenchmarkTumblingCount measures a windowed count, one-minute tumbling
+// windows over 100,000 keys, with record times a millisecond apart (about
+// 60,000 records a window).
+func BenchmarkTumblingCount(b *testing.B) {
+	benchQuery(b, 100_000, "CREATE TABLE counts AS SELECT id, COUNT(*) AS n FROM orders WINDOW TUMBLING (SIZE 1 MINUTE) GROUP BY id;")
+}
+
+// benchQuery produces b.N JSON records over keys distinct ids, the i-th at
+// time i ms, then runs query from the earliest offset until Flush sees it
+// caught up. records/s counts input records.
 func benchQuery(b *testing.B, keys int, query string) {
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -59,7 +66,7 @@ CREATE STREAM orders (id VARCHAR KEY, item VARCHAR, amount BIGINT, qty INT) WITH
 	const batch = 2000
 	recs := make([]*kafka.Record, 0, batch)
 	for i := 0; i < b.N; i++ {
-		recs = append(recs, &kafka.Record{Topic: "orders", Partition: -1, Key: []byte(fmt.Sprintf("o%d", i%keys)),
+		recs = append(recs, &kafka.Record{Topic: "orders", Partition: -1, Key: []byte(fmt.Sprintf("o%d", i%keys)), Timestamp: time.UnixMilli(int64(i)),
 			Value: []byte(fmt.Sprintf(`{"item":"item-%d","amount":%d,"qty":%d}`, i, i%100, i%7))})
 		if len(recs) == batch || i == b.N-1 {
 			if err := p.Produce(ctx, recs); err != nil {

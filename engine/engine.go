@@ -212,7 +212,8 @@ func (e *Engine) groupOf(queryID string) string {
 }
 
 // ensureChangelogs creates the changelog topics of a stateful query, one
-// partition per partition of its input, compacted.
+// partition per partition of its input, compacted (windowed ones also
+// deleted after their retention).
 func (e *Engine) ensureChangelogs(ctx context.Context, q *catalog.Query) error {
 	logs := exec.Changelogs(q.Plan)
 	reps := exec.RepartitionTopics(q.Plan)
@@ -232,7 +233,7 @@ func (e *Engine) ensureChangelogs(ctx context.Context, q *catalog.Query) error {
 		}
 	}
 	for _, name := range logs {
-		err := e.cfg.Kafka.CreateTopic(ctx, kafka.TopicSpec{Name: name, Partitions: int32(len(bounds)), Configs: map[string]string{"cleanup.policy": "compact"}})
+		err := e.cfg.Kafka.CreateTopic(ctx, kafka.TopicSpec{Name: name, Partitions: int32(len(bounds)), Configs: exec.ChangelogConfig(q.Plan, name)})
 		if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
 			return fmt.Errorf("engine: create changelog topic %s: %w", name, err)
 		}

@@ -13,6 +13,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sluice-sql/sluice/exec"
+	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/parser/ast"
@@ -61,6 +63,13 @@ func (e *Engine) print(ctx context.Context, st *ast.Print) (Result, error) {
 	if st.Limit != nil {
 		limit = *st.Limit
 	}
+	// A windowed source over the topic says how to split its keys.
+	var window *topology.KeyWindow
+	for _, src := range e.cat.Sources() {
+		if src.Topic == topic && src.Window != nil {
+			window = src.Window
+		}
+	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	rows := make(chan []any, pushBuffer)
 	done := make(chan struct{})
@@ -83,7 +92,7 @@ func (e *Engine) print(ctx context.Context, st *ast.Print) (Result, error) {
 				if (seen-1)%interval != 0 {
 					continue
 				}
-				kf, k := detect(r.Key)
+				kf, k := detectKey(r.Key, window)
 				vf, v := detect(r.Value)
 				row := []any{types.TimestampValue(r.Timestamp.UnixMilli()), r.Partition, r.Offset, kf, k, vf, v}
 				select {
@@ -148,6 +157,20 @@ func (e *Engine) findTopic(ctx context.Context, st *ast.Print) (string, error) {
 		return "", userError(st.Pos, "topic name %s matches %s ignoring case; quote the exact name, e.g. PRINT '%s'", st.Topic, strings.Join(match, ", "), match[0])
 	}
 	return "", userError(st.Pos, "topic %s does not exist; SHOW TOPICS lists the topics (names are case-sensitive)", st.Topic)
+}
+
+// detectKey renders a key as detect does; a windowed key shows its window
+// after it, as ksqlDB prints it: key@start/end.
+func detectKey(b []byte, w *topology.KeyWindow) (format, text string) {
+	if w == nil || b == nil {
+		return detect(b)
+	}
+	start, end, rest, err := exec.SplitWindowedKey(b, w)
+	if err != nil {
+		return detect(b)
+	}
+	format, text = detect(rest)
+	return format, fmt.Sprintf("%s@%d/%d", text, start, end)
 }
 
 // detect guesses the format of a key or value and renders it.

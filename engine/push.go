@@ -20,7 +20,7 @@ const pushBuffer = 1024
 
 func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (Result, error) {
 	if st.Query.Emit != ast.EmitChanges {
-		return Result{}, userError(st.Pos, "pull queries are not supported yet; add EMIT CHANGES to run a push query")
+		return e.pullQuery(ctx, st)
 	}
 	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{OffsetReset: s.offsetReset(), AggregateLimits: s.aggregateLimits()})
 	if err != nil {

@@ -27,7 +27,7 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 			if src.Kind != kind {
 				continue
 			}
-			row := []string{src.Name, src.Topic, src.KeyFormat, src.ValueFormat, "false"}
+			row := []string{src.Name, src.Topic, src.KeyFormat, src.ValueFormat, fmt.Sprint(src.Window != nil)}
 			if st.Extended {
 				cols := make([]string, 0, len(src.Key)+len(src.Value))
 				for _, c := range src.Key {
@@ -184,6 +184,9 @@ func (e *Engine) describe(st *ast.Describe) (Result, error) {
 		fmt.Fprintf(&b, "Type                 : %s\n", src.Kind)
 		fmt.Fprintf(&b, "Timestamp field      : %s\n", orDefault(src.Timestamp, "Not set - using <ROWTIME>"))
 		fmt.Fprintf(&b, "Key format           : %s\n", src.KeyFormat)
+		if src.Window != nil {
+			fmt.Fprintf(&b, "Windowed key         : %s\n", src.Window)
+		}
 		fmt.Fprintf(&b, "Value format         : %s\n", src.ValueFormat)
 		fmt.Fprintf(&b, "Kafka topic          : %s (partitions: %d)\n", src.Topic, src.Partitions)
 		fmt.Fprintf(&b, "Statement            : %s\n", src.SQL)
@@ -222,6 +225,9 @@ func (e *Engine) explain(_ context.Context, s *Session, st *ast.Explain) (Result
 		opts := planner.QueryOptions{OffsetReset: s.offsetReset(), AggregateLimits: s.aggregateLimits()}
 		switch inner := st.Statement.(type) {
 		case *ast.Select:
+			if inner.Query.Emit != ast.EmitChanges {
+				return e.explainPull(st, inner)
+			}
 			q = inner.Query
 		case *ast.CreateAsSelect:
 			q = inner.Query

@@ -31,6 +31,11 @@ type aggregateOp struct {
 	key       []byte
 	accs      []expr.Accumulator
 	found     bool // load found the group's state
+	// live holds decoded groups between records, cur the one loaded
+	// last, dirty those changed since the last OnCommit.
+	live  map[string]*liveGroup
+	cur   *liveGroup
+	dirty []*liveGroup
 	// changes is the state of aggregating a table's changes and of
 	// emitting old rows: see table_aggregate.go.
 	changes changeState
@@ -225,19 +230,34 @@ rows:
 	return err
 }
 
-// load reads the accumulators of the group a.key from the state table, or
-// makes empty ones for a new group.
+// load makes a.accs the accumulators of the group a.key: live ones kept
+// since an earlier record, else decoded from the state table, else empty
+// ones for a new group.
 func (a *aggregateOp) load() error {
+	if g, ok := a.live[string(a.key)]; ok {
+		a.cur, a.accs, a.found = g, g.accs, g.stored
+		return nil
+	}
 	v, ok, err := a.cache.Get(a.table, a.key)
 	if err != nil {
 		return fmt.Errorf("exec: read aggregate state: %w", err)
 	}
-	return a.decodeState(v, ok)
+	if err := a.decodeState(v, ok); err != nil {
+		return err
+	}
+	if a.live == nil {
+		a.live = map[string]*liveGroup{}
+	}
+	g := &liveGroup{key: string(a.key), accs: a.accs, stored: ok}
+	a.live[g.key] = g
+	a.cur = g
+	return nil
 }
 
-// decodeState makes the accumulators of a group from its stored state v,
-// or empty ones when ok is false.
+// decodeState makes a.accs fresh accumulators of a group from its stored
+// state v, or empty ones when ok is false.
 func (a *aggregateOp) decodeState(v []byte, ok bool) error {
+	a.accs = make([]expr.Accumulator, len(a.aggs))
 	for j := range a.aggs {
 		c := &a.aggs[j]
 		acc, err := c.def.New(c.newTypes, c.ret, c.params)
@@ -266,26 +286,59 @@ func (a *aggregateOp) decodeState(v []byte, ok bool) error {
 	return nil
 }
 
-// store writes the accumulators of the group a.key to the state table:
-// each one's state, length-prefixed, in the order of the aggregates.
+// store marks the group loaded last as changed; OnCommit writes it to the
+// state table.
 func (a *aggregateOp) store() error {
-	var v []byte
-	for j, acc := range a.accs {
-		p, err := acc.MarshalBinary()
-		if err != nil {
-			return fmt.Errorf("exec: encode state of %s: %w", a.aggs[j].text, err)
-		}
-		v = binary.AppendUvarint(v, uint64(len(p)))
-		v = append(v, p...)
-	}
-	if err := a.cache.Put(a.table, a.key, v); err != nil {
-		return fmt.Errorf("exec: write aggregate state: %w", err)
+	g := a.cur
+	g.stored = true
+	if !g.dirty {
+		g.dirty = true
+		a.dirty = append(a.dirty, g)
 	}
 	return nil
 }
 
+// OnCommit writes every changed group's accumulators to the state table,
+// each one's state length-prefixed in the order of the aggregates, and
+// forgets the live groups when they are more than maxLiveGroups.
+func (a *aggregateOp) OnCommit(context.Context, Emitter) error {
+	for _, g := range a.dirty {
+		var v []byte
+		for j, acc := range g.accs {
+			p, err := acc.MarshalBinary()
+			if err != nil {
+				return fmt.Errorf("exec: encode state of %s: %w", a.aggs[j].text, err)
+			}
+			v = binary.AppendUvarint(v, uint64(len(p)))
+			v = append(v, p...)
+		}
+		if err := a.cache.Put(a.table, []byte(g.key), v); err != nil {
+			return fmt.Errorf("exec: write aggregate state: %w", err)
+		}
+		g.dirty = false
+	}
+	clear(a.dirty)
+	a.dirty = a.dirty[:0]
+	if len(a.live) > maxLiveGroups {
+		clear(a.live)
+	}
+	return nil
+}
+
+// maxLiveGroups bounds how many groups an aggregate keeps decoded between
+// commits.
+const maxLiveGroups = 100_000
+
+// liveGroup is a group's decoded accumulators, kept between records so
+// that a busy group is not decoded and encoded on every row.
+type liveGroup struct {
+	key    string
+	accs   []expr.Accumulator
+	stored bool // the group has state (stored, or to store at commit)
+	dirty  bool // changed since the last OnCommit
+}
+
 func (a *aggregateOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
-func (a *aggregateOp) OnCommit(context.Context, Emitter) error           { return nil }
 func (a *aggregateOp) Close(context.Context) error                       { return nil }
 
 var _ Operator = (*aggregateOp)(nil)

@@ -151,6 +151,9 @@ func TestAggregateStateKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := store.NewBatch()
+	if err := tk.stageCommit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	changes, err := tk.cache.Flush(b)
 	if err != nil {
 		t.Fatal(err)

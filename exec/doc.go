@@ -10,6 +10,14 @@
 //	                          ▼
 //	                  processing log topic
 //
+// An aggregation keeps its state in the task's cache (flushed to Pebble and
+// a changelog topic at commit). A windowed one (window.go) keeps it per
+// group and window and follows Kafka Streams' time: the task's stream time
+// is the largest record time seen, late records are dropped, session
+// windows merge, EMIT FINAL emits a window once it closes, and windows
+// leave state when their retention passes. Windowed keys on topics carry
+// the window as Kafka Streams writes it (SplitWindowedKey, AppendWindow).
+//
 // Work moves in batches: one poll becomes one Batch, each operator handles a
 // whole batch, and the sink produces a batch in one call.
 //
@@ -26,7 +34,9 @@
 // MaterializedTables and MaterializedTable.ScanRows/Lookup read the rows a
 // Materialize step keeps (a CREATE SOURCE TABLE, a CREATE TABLE AS SELECT
 // over a table), and AggregateTables with AggregateTable.ScanRows the groups
-// an Aggregate step keeps, for pull queries.
+// an Aggregate step keeps. ScanTable (scan.go) is what pull queries call: it
+// reads the last stateful step of a table's query by point lookups or a
+// scan of its committed state, then runs the steps after it.
 //
 // A plan with a Repartition step runs as two stages, each with one task per
 // partition of the topic it reads (see stages): the first writes the

@@ -142,7 +142,10 @@ func (t *task) addSides(starts []sideStart) error {
 		spec := t.g.Steps[i].Join
 		rs := stages(rightGraph(t.g, spec))
 		rg := rs[len(rs)-1]
-		st := &task{q: t.q, partition: t.partition, nKey: len(rg.Source.Key), nValue: len(rg.Source.Value), tsCol: -1, cache: t.cache}
+		st := &task{q: t.q, partition: t.partition, nKey: len(rg.Source.Key), nValue: len(rg.Source.Value), tsCol: -1, cache: t.cache, window: rg.Source.Window}
+		if st.window != nil {
+			st.nWin = 2
+		}
 		ss := starts[k]
 		side := &joinSide{task: st, op: i, global: ss.global, table: ForeignKeyIndexTable(spec), parts: ss.parts, pos: make([]atomic.Int64, len(ss.parts)),
 			next: append([]int64(nil), ss.offsets...), catchUp: ss.catchUp}

@@ -34,6 +34,10 @@ type Deps struct {
 	// StateNamespace names the query's state in State; default the graph's
 	// QueryID. A push query passes a name unique to its run.
 	StateNamespace string
+	// EndOffsets, when set, ends a push query once each partition of its
+	// source topic reached its offset there (a pull query on a stream: the
+	// end offsets when it started). Records from there on are not read.
+	EndOffsets []int64
 }
 
 // Output receives a push query's rows, one at a time, in the layout of the
@@ -278,6 +282,22 @@ func (q *Query) Restoring() (bool, int) {
 		return true, 0
 	}
 	return true, int(done * 100 / total)
+}
+
+// WaitRestored blocks until every task has restored its state from its
+// changelogs (or the query ended), or ctx is done. Pull queries call it so
+// as not to answer from state a restore is still filling.
+func (q *Query) WaitRestored(ctx context.Context) error {
+	for _, t := range q.tasks {
+		select {
+		case <-t.ready:
+		case <-q.done:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
 }
 
 // Stats returns counters summed over the query's tasks.

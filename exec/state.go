@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/kafka"
@@ -187,4 +188,25 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 		return fmt.Errorf("exec: commit state: %w", err)
 	}
 	return nil
+}
+
+// changelogExtraRetention is how much longer than its window retention a
+// windowed changelog keeps records, as Kafka Streams'
+// windowstore.changelog.additional.retention.ms default (one day).
+const changelogExtraRetention = 24 * 60 * 60 * 1000
+
+// ChangelogConfig returns the topic configs of changelog, a changelog
+// topic of g: compacted, and for a windowed table also deleted after
+// the window retention.
+func ChangelogConfig(g *topology.Graph, changelog string) map[string]string {
+	for _, st := range stateSteps(g) {
+		if st.Changelog != changelog || st.Window == nil {
+			continue
+		}
+		return map[string]string{
+			"cleanup.policy": "compact,delete",
+			"retention.ms":   strconv.FormatInt(st.Window.Retention+changelogExtraRetention, 10),
+		}
+	}
+	return map[string]string{"cleanup.policy": "compact"}
 }

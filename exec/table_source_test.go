@@ -151,6 +151,9 @@ func TestMaterializedTableReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := store.NewBatch()
+	if err := tk.stageCommit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := tk.cache.Flush(b); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -27,8 +28,12 @@ type task struct {
 
 	keyCodec, valueCodec format.Codec
 	nKey, nValue         int
-	tsCol                int // index in the source row of the timestamp column, or -1
-	tsRead               *timestampReader
+	// window is the windowing of the source's keys, or nil; nWin is 2 when
+	// set (the WINDOWSTART and WINDOWEND columns after the key), else 0.
+	window *topology.KeyWindow
+	nWin   int
+	tsCol  int // index in the source row of the timestamp column, or -1
+	tsRead *timestampReader
 
 	ops   []Operator
 	sink  *sink
@@ -65,6 +70,10 @@ type task struct {
 	internal bool
 	fatal    error
 
+	// ready is closed once the task's state is restored, at once for a
+	// task without state to restore.
+	ready chan struct{}
+
 	// sides are the right inputs of the stage's join steps, read from the
 	// same partition of their topics; held keeps left records polled
 	// while a table side catches up (see processJoin). into, set on a
@@ -77,7 +86,10 @@ type task struct {
 
 func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, start int64, sides []sideStart, out Output) (*task, error) {
 	src := g.Source
-	t := &task{q: q, g: g, partition: partition, out: out, nKey: len(src.Key), nValue: len(src.Value), tsCol: -1}
+	t := &task{q: q, g: g, partition: partition, out: out, nKey: len(src.Key), nValue: len(src.Value), tsCol: -1, window: src.Window}
+	if t.window != nil {
+		t.nWin = 2
+	}
 	t.pos.Store(start)
 	// A persistent query's state is restored from its changelogs when the
 	// task starts running, so that the query shows RESTORING meanwhile.
@@ -94,6 +106,7 @@ func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, 
 	if clientID == "" {
 		clientID = "transient-" + src.Name
 	}
+	t.ready = make(chan struct{})
 	var err error
 	if t.consumer, err = q.deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: clientID}); err != nil {
 		t.close()
@@ -152,12 +165,24 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 		}
 	}
 	oc := &OpContext{QueryID: g.QueryID, Partition: t.partition, Logger: t.q.deps.Logger, Errors: t, State: t.cache}
-	keys := keyColumns(topology.PseudoColumns, len(src.Key))
+	keys := keyColumns(topology.PseudoColumns, len(src.Key)+t.nWin)
 	in := src.Schema()
 	for i, st := range g.Steps {
 		var op Operator
 		switch st.Kind {
 		case topology.Aggregate:
+			if st.Window != nil {
+				var w *windowAggregateOp
+				w, err = newWindowAggregateOp(st, in)
+				if w != nil {
+					// A HAVING filter needs each window's previous row.
+					w.withOld = i+1 < len(g.Steps) && g.Steps[i+1].Kind == topology.Filter
+				}
+				op = w
+				// The window bounds follow the key columns.
+				keys = keyColumns(topology.PseudoColumns, st.Keys+2)
+				break
+			}
 			var a *aggregateOp
 			a, err = newAggregateOp(st, in)
 			if a != nil {
@@ -310,7 +335,15 @@ func (t *task) run(ctx context.Context) error {
 		s.assignment(assign)
 	}
 	t.consumer.Assign(assign)
+	close(t.ready)
+	end := int64(-1)
+	if ends := t.q.deps.EndOffsets; ends != nil && t.g.Source.Topic == t.q.graph.Source.Topic && int(t.partition) < len(ends) {
+		end = ends[t.partition]
+	}
 	for !t.ended {
+		if end >= 0 && t.pos.Load() >= end {
+			return nil
+		}
 		recs, err := t.consumer.Poll(ctx)
 		if ctx.Err() != nil {
 			return nil
@@ -318,7 +351,21 @@ func (t *task) run(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("exec: poll %s[%d]: %w", t.g.Source.Topic, t.partition, err)
 		}
+		past := false
+		if end >= 0 {
+			// Records written after the query started are not its to read;
+			// meeting one means every record before the end was read.
+			n := 0
+			for n < len(recs) && recs[n].Offset < end {
+				n++
+			}
+			past = n < len(recs)
+			recs = recs[:n]
+		}
 		if len(recs) == 0 {
+			if past {
+				return nil
+			}
 			continue
 		}
 		work, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopGrace)
@@ -329,6 +376,9 @@ func (t *task) run(ctx context.Context) error {
 		}
 		if t.ended {
 			t.q.cancel()
+		}
+		if past {
+			return nil
 		}
 	}
 	return nil
@@ -356,6 +406,9 @@ func (t *task) process(ctx context.Context, recs []*kafka.Record) error {
 	t.in.Reset()
 	next := recs[len(recs)-1].Offset + 1
 	if t.cache != nil {
+		if err := t.stageCommit(ctx); err != nil {
+			return err
+		}
 		if err := t.commitState(ctx, next); err != nil {
 			return err
 		}
@@ -365,6 +418,20 @@ func (t *task) process(ctx context.Context, recs []*kafka.Record) error {
 	t.pos.Store(next)
 	if t.q.deps.Progress != nil {
 		t.q.deps.Progress()
+	}
+	return nil
+}
+
+// stageCommit lets every operator write what it holds in memory into the
+// task's state cache (Operator.OnCommit) before the cache is flushed.
+func (t *task) stageCommit(ctx context.Context) error {
+	for i, op := range t.ops {
+		err := op.OnCommit(ctx, emitterFunc(func(ctx context.Context, b *Batch) error {
+			return t.push(ctx, i+1, b)
+		}))
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -442,7 +509,8 @@ func (t *task) emit(ctx context.Context, b *Batch) error {
 // Records that cannot be read go to the processing log.
 func (t *task) decode(recs []*kafka.Record) {
 	headerKeys := t.g.Source.HeaderKeys
-	width := topology.PseudoColumns + t.nKey + t.nValue + len(headerKeys)
+	width := topology.PseudoColumns + t.nKey + t.nWin + t.nValue + len(headerKeys)
+	keyEnd := topology.PseudoColumns + t.nKey
 	if cap(t.arena) < len(recs)*width {
 		t.arena = make([]any, len(recs)*width)
 	}
@@ -450,9 +518,17 @@ func (t *task) decode(recs []*kafka.Record) {
 	for i, r := range recs {
 		t.cur = r
 		row := arena[i*width : (i+1)*width : (i+1)*width]
+		key := r.Key
+		if t.window != nil {
+			var err error
+			if key, err = t.windowBounds(key, row[keyEnd:keyEnd+2]); err != nil {
+				t.recordError("cannot decode key: "+err.Error(), r)
+				continue
+			}
+		}
 		if r.Value == nil {
 			// A record without a value: only its key is known.
-			if err := t.keyCodec.Decode(r.Key, row[topology.PseudoColumns:topology.PseudoColumns+t.nKey]); err != nil {
+			if err := t.keyCodec.Decode(key, row[topology.PseudoColumns:keyEnd]); err != nil {
 				t.recordError("cannot decode key: "+err.Error(), r)
 				continue
 			}
@@ -462,12 +538,13 @@ func (t *task) decode(recs []*kafka.Record) {
 		row[0] = r.Timestamp.UnixMilli()
 		row[1] = r.Partition
 		row[2] = r.Offset
-		if err := t.keyCodec.Decode(r.Key, row[topology.PseudoColumns:topology.PseudoColumns+t.nKey]); err != nil {
+		if err := t.keyCodec.Decode(key, row[topology.PseudoColumns:keyEnd]); err != nil {
 			t.recordError("cannot decode key: "+err.Error(), r)
 			continue
 		}
-		valueEnd := topology.PseudoColumns + t.nKey + t.nValue
-		if err := t.valueCodec.Decode(r.Value, row[topology.PseudoColumns+t.nKey:valueEnd]); err != nil {
+		valueStart := keyEnd + t.nWin
+		valueEnd := valueStart + t.nValue
+		if err := t.valueCodec.Decode(r.Value, row[valueStart:valueEnd]); err != nil {
 			t.recordError("cannot decode value: "+err.Error(), r)
 			continue
 		}
@@ -486,6 +563,45 @@ func (t *task) decode(recs []*kafka.Record) {
 		t.in.Append(row, ts, Insert|t.keyAbsent(r))
 	}
 	t.cur = nil
+}
+
+// windowBounds splits a windowed key into the key's own bytes and its
+// window, which it writes to bounds as WINDOWSTART and WINDOWEND.
+func (t *task) windowBounds(key []byte, bounds []any) ([]byte, error) {
+	start, end, rest, err := SplitWindowedKey(key, t.window)
+	if err != nil {
+		return nil, err
+	}
+	bounds[0], bounds[1] = start, end
+	return rest, nil
+}
+
+// SplitWindowedKey splits a windowed record key as Kafka Streams writes
+// it into the window start and end and the key's own bytes.
+func SplitWindowedKey(key []byte, w *topology.KeyWindow) (start, end int64, rest []byte, err error) {
+	if w.Type == topology.Session {
+		if len(key) < 16 {
+			return 0, 0, nil, fmt.Errorf("a session-windowed key needs at least 16 bytes, got %d", len(key))
+		}
+		n := len(key)
+		end = int64(binary.BigEndian.Uint64(key[n-16 : n-8]))
+		start = int64(binary.BigEndian.Uint64(key[n-8:]))
+		return start, end, key[:n-16], nil
+	}
+	if len(key) < 8 {
+		return 0, 0, nil, fmt.Errorf("a time-windowed key needs at least 8 bytes, got %d", len(key))
+	}
+	start = int64(binary.BigEndian.Uint64(key[len(key)-8:]))
+	return start, start + w.Size, key[:len(key)-8], nil
+}
+
+// AppendWindow appends the window [start, end) to a record key's bytes as
+// Kafka Streams writes windowed keys.
+func AppendWindow(key []byte, w *topology.KeyWindow, start, end int64) []byte {
+	if w.Type == topology.Session {
+		key = binary.BigEndian.AppendUint64(key, uint64(end))
+	}
+	return binary.BigEndian.AppendUint64(key, uint64(start))
 }
 
 // RowError sends a row an operator could not process to the processing log.
@@ -553,13 +669,16 @@ func (t *task) recordError(msg string, r *kafka.Record) {
 type sink struct {
 	topic                string
 	keyCodec, valueCodec format.Codec
-	nKey                 int
+	nKey, nOut           int
 	tsCol                int // output column giving the record time, or -1
 	tsRead               *timestampReader
+	// window makes the keys windowed: each row's bounds are the two
+	// columns after the nOut output columns.
+	window *topology.KeyWindow
 }
 
 func newSink(g *topology.Graph) (*sink, error) {
-	s := &sink{topic: g.Sink.Topic, nKey: g.KeyColumns, tsCol: -1}
+	s := &sink{topic: g.Sink.Topic, nKey: g.KeyColumns, nOut: len(g.Output), tsCol: -1, window: g.Sink.Window}
 	var err error
 	if g.Sink.KeyFormat == internalFormat {
 		s.keyCodec, s.valueCodec = newInternalCodec(g.Output[:g.KeyColumns]), newInternalCodec(g.Output[g.KeyColumns:])
@@ -593,6 +712,11 @@ func (s *sink) record(row []any, ts int64, nullValue, keyAbsent bool) (*kafka.Re
 		if key, err = s.keyCodec.Encode(nil, row[:s.nKey]); err != nil {
 			return nil, fmt.Errorf("cannot encode key: %w", err)
 		}
+		if s.window != nil {
+			start, _ := row[s.nOut].(int64)
+			end, _ := row[s.nOut+1].(int64)
+			key = AppendWindow(key, s.window, start, end)
+		}
 	}
 	if s.tsCol >= 0 && !nullValue {
 		if ts, err = s.tsRead.read(row[s.tsCol]); err != nil {
@@ -601,7 +725,7 @@ func (s *sink) record(row []any, ts int64, nullValue, keyAbsent bool) (*kafka.Re
 	}
 	var value []byte
 	if !nullValue {
-		if value, err = s.valueCodec.Encode(nil, row[s.nKey:]); err != nil {
+		if value, err = s.valueCodec.Encode(nil, row[s.nKey:s.nOut]); err != nil {
 			return nil, fmt.Errorf("cannot encode value: %w", err)
 		}
 	}

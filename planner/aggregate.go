@@ -82,6 +82,9 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 		return relation{}, nil, err
 	}
 	if len(q.GroupBy) == 0 {
+		if e := nonAggregate(q.Items); e != nil {
+			return relation{}, nil, errorf(e.Position(), "Non-aggregate SELECT expression(s) not part of GROUP BY: %s. Add GROUP BY with the columns to aggregate over.", ast.FormatExpr(e))
+		}
 		if opts.SinkKind == catalog.Table && opts.Sink != "" {
 			texts := make([]string, len(calls))
 			for i, c := range calls {
@@ -90,6 +93,13 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 			return relation{}, nil, errorf(calls[0].Pos, "CREATE TABLE AS SELECT statement does not support aggregate function [%s] without a GROUP BY clause.", strings.Join(texts, ", "))
 		}
 		return relation{}, nil, errorf(calls[0].Pos, "Aggregate function %s needs a GROUP BY clause; add GROUP BY with the columns to aggregate over.", calls[0].Name)
+	}
+	if len(calls) == 0 {
+		return relation{}, nil, errorf(q.GroupBy[0].Position(), "GROUP BY requires aggregate functions in either the SELECT or HAVING clause.")
+	}
+	win, err := window(q)
+	if err != nil {
+		return relation{}, nil, err
 	}
 	if src.Kind == catalog.Table {
 		if err := checkRetractable(calls); err != nil {
@@ -191,6 +201,14 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 	}
 	step.Keys = len(out.keys)
 	step.Schema = append(step.Schema, out.keys...)
+	if win != nil {
+		step.Window = win
+		step.Schema = append(step.Schema, topology.WindowColumns()...)
+		out.window = &topology.KeyWindow{Type: win.Type}
+		if win.Type != topology.Session {
+			out.window.Size = win.Size
+		}
+	}
 
 	cs := callScope{calls: map[*ast.FuncCall]int{}}
 	for i, c := range calls {
@@ -450,4 +468,78 @@ func checkGrouped(q *ast.Query, groups map[string]int, rel relation, qualifier s
 		}
 	}
 	return nil
+}
+
+// nonAggregate returns the first select item that reads a column outside
+// any aggregate call, or nil.
+func nonAggregate(items []ast.SelectItem) ast.Expr {
+	for _, si := range items {
+		if si.Star {
+			return &ast.ColumnRef{Pos: si.Pos, Name: "*"}
+		}
+		if si.Expr == nil {
+			continue
+		}
+		found := false
+		ast.Walk(si.Expr, func(n ast.Expr) bool {
+			if _, ok := isAggregate(n); ok {
+				return false
+			}
+			if _, ok := n.(*ast.ColumnRef); ok {
+				found = true
+			}
+			return !found
+		})
+		if found {
+			return si.Expr
+		}
+	}
+	return nil
+}
+
+// window plans the WINDOW clause of an aggregation, nil when there is
+// none: the grace period defaults as in ksqlDB (24 hours, or none for EMIT
+// FINAL) and the retention to the window's size plus its grace period.
+func window(q *ast.Query) (*topology.Window, error) {
+	w := q.Window
+	if w == nil {
+		return nil, nil
+	}
+	out := &topology.Window{Size: w.Size.Milliseconds(), Final: q.Emit == ast.EmitFinal}
+	switch w.Type {
+	case ast.Tumbling:
+		out.Type = topology.Tumbling
+		out.Advance = out.Size
+	case ast.Hopping:
+		out.Type = topology.Hopping
+		out.Advance = w.Advance.Milliseconds()
+	default:
+		out.Type = topology.Session
+	}
+	if out.Size <= 0 {
+		if out.Type == topology.Session {
+			return nil, errorf(w.Pos, "Gap (%d ms) must be larger than zero.", out.Size)
+		}
+		return nil, errorf(w.Pos, "Window size (%d ms) must be larger than zero.", out.Size)
+	}
+	if out.Type == topology.Hopping && (out.Advance <= 0 || out.Advance > out.Size) {
+		return nil, errorf(w.Pos, "Window advance interval should be more than zero and less than window duration; ADVANCE BY %d ms does not fit a window of %d ms.", out.Advance, out.Size)
+	}
+	switch {
+	case w.Grace != nil:
+		out.Grace = w.Grace.Milliseconds()
+	case out.Final:
+		out.Grace = 0
+	default:
+		out.Grace = topology.DefaultGrace
+	}
+	out.Retention = out.Size + out.Grace
+	if w.Retention != nil {
+		r := w.Retention.Milliseconds()
+		if r < out.Retention {
+			return nil, errorf(w.Pos, "The retention period of the window store (%d ms) must be no smaller than its window size plus the grace period (%d ms); raise RETENTION or lower GRACE PERIOD.", r, out.Retention)
+		}
+		out.Retention = r
+	}
+	return out, nil
 }

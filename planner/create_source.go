@@ -133,6 +133,9 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaul
 	if src.Timestamp, src.TimestampFormat, err = timestampColumn(p, src.Columns()); err != nil {
 		return nil, err
 	}
+	if src.Window, err = p.keyWindow(); err != nil {
+		return nil, err
+	}
 	if err := checkCodecs(s.Pos, src.KeyFormat, src.Key, src.KeyProps, src.ValueFormat, src.Value, vprops); err != nil {
 		return nil, err
 	}
@@ -202,6 +205,6 @@ func SourceNode(s *catalog.Source) *topology.Source {
 		Name: s.Name, Topic: s.Topic, Partitions: s.Partitions,
 		KeyFormat: s.KeyFormat, ValueFormat: s.ValueFormat, ValueProps: s.ValueProps, KeyProps: s.KeyProps,
 		Key: s.Key, Value: s.Value, Headers: s.Headers, HeaderKeys: s.HeaderKeys,
-		Timestamp: s.Timestamp, TimestampFormat: s.TimestampFormat,
+		Timestamp: s.Timestamp, TimestampFormat: s.TimestampFormat, Window: s.Window,
 	}
 }

@@ -20,6 +20,10 @@ import (
 //	create   CREATE STREAM/TABLE statements, added to the catalog
 //	plan     a SELECT or CREATE ... AS SELECT: prints the plan as EXPLAIN
 //	         does, or the error
+//	materialize  CREATE TABLE ... AS SELECT statements, planned and added
+//	         to the catalog with their queries
+//	pull     a pull query: prints the keys it reads and its plan, or the
+//	         error
 func TestPlanner(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		cat := catalog.New()
@@ -49,6 +53,10 @@ func TestPlanner(t *testing.T) {
 					}
 				case "plan":
 					out += plan(t, cat, st)
+				case "materialize":
+					out += materialize(t, cat, st)
+				case "pull":
+					out += pull(t, cat, st)
 				default:
 					t.Fatalf("unknown directive %q", d.Cmd)
 				}
@@ -97,4 +105,49 @@ func plan(t *testing.T, cat *catalog.Catalog, st ast.Statement) string {
 		t.Fatalf("plan JSON is not stable:\n%s\n%s", b, b2)
 	}
 	return fmt.Sprint(p.Graph)
+}
+
+func materialize(t *testing.T, cat *catalog.Catalog, st ast.Statement) string {
+	cas, ok := st.(*ast.CreateAsSelect)
+	if !ok || cas.Kind != ast.Table {
+		t.Fatalf("materialize takes CREATE TABLE ... AS SELECT, got %T", st)
+	}
+	id := cat.NextQueryID("CTAS", cas.Name)
+	p, err := planner.PlanSelect(cat, cas.Query, planner.QueryOptions{
+		QueryID: id, Sink: cas.Name, SinkPos: cas.NamePos, SinkProps: cas.Props,
+		SinkKind: catalog.Table, OffsetReset: "earliest", InternalPrefix: "_sluice-test-",
+	})
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	if err := cat.Apply(&catalog.Command{Kind: catalog.CreateQuery, Source: p.Sink, Query: &catalog.Query{ID: id, Sink: cas.Name, State: catalog.Running, Plan: p.Graph}}); err != nil {
+		t.Fatal(err)
+	}
+	return ""
+}
+
+// stateful stands for exec.Materialized, which the planner cannot import:
+// a query keeping state materializes its table.
+func stateful(g *topology.Graph) bool {
+	for _, st := range g.Steps {
+		if st.StateTable != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func pull(t *testing.T, cat *catalog.Catalog, st ast.Statement) string {
+	sel, ok := st.(*ast.Select)
+	if !ok {
+		t.Fatalf("pull takes a SELECT, got %T", st)
+	}
+	p, err := planner.PlanPull(cat, sel.Query, planner.PullOptions{Materialized: stateful})
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	if p.Query == nil {
+		return "stream scan\n" + p.Graph.String()
+	}
+	return "table " + p.Source.Name + " from " + p.Query.ID + ": " + p.Lookup.String() + "\n" + p.Graph.String()
 }

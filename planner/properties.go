@@ -1,6 +1,9 @@
 package planner
 
 import (
+	"fmt"
+
+	"github.com/sluice-sql/sluice/internal/topology"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,7 +15,7 @@ import (
 // knownProps are the WITH properties the planner understands, per statement
 // family.
 var (
-	sourceProps = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT"}
+	sourceProps = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT", "WINDOW_TYPE", "WINDOW_SIZE"}
 	sinkProps   = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT"}
 )
 
@@ -31,8 +34,6 @@ var laterProps = map[string]string{
 	"VALUE_AVRO_SCHEMA_FULL_NAME":            "schema-registry formats",
 	"KEY_PROTOBUF_NULLABLE_REPRESENTATION":   "schema-registry formats",
 	"VALUE_PROTOBUF_NULLABLE_REPRESENTATION": "schema-registry formats",
-	"WINDOW_TYPE":                            "windowed sources",
-	"WINDOW_SIZE":                            "windowed sources",
 	"RETENTION_MS":                           "windowed sources",
 	"SOURCE_CONNECTOR":                       "connectors",
 }
@@ -207,4 +208,77 @@ func (p props) valueProps() (map[string]string, error) {
 		return nil, nil
 	}
 	return out, nil
+}
+
+// keyWindow reads WINDOW_TYPE and WINDOW_SIZE: the windowing of a source's
+// keys, nil when the keys are not windowed.
+func (p props) keyWindow() (*topology.KeyWindow, error) {
+	typ, typPos, err := p.str("WINDOW_TYPE", "")
+	if err != nil {
+		return nil, err
+	}
+	size, sizePos, err := p.str("WINDOW_SIZE", "")
+	if err != nil {
+		return nil, err
+	}
+	if typPos == nil {
+		if sizePos != nil {
+			return nil, errorf(*sizePos, "'WINDOW_SIZE' should only be set with WINDOW_TYPE; add WINDOW_TYPE='TUMBLING', 'HOPPING' or 'SESSION'.")
+		}
+		return nil, nil
+	}
+	w := &topology.KeyWindow{Type: topology.WindowType(strings.ToUpper(strings.TrimSpace(typ)))}
+	switch w.Type {
+	case topology.Session:
+		if sizePos != nil {
+			return nil, errorf(*sizePos, "'WINDOW_SIZE' should not be set for SESSION windows.")
+		}
+		return w, nil
+	case topology.Tumbling, topology.Hopping:
+	default:
+		return nil, errorf(*typPos, "Invalid value for WINDOW_TYPE: '%s'. Valid values are SESSION, HOPPING, TUMBLING.", typ)
+	}
+	if sizePos == nil {
+		return nil, errorf(*typPos, "Tumbling and Hopping window types should set WINDOW_SIZE in the WITH clause.")
+	}
+	ms, err := parseDuration(size)
+	if err != nil {
+		return nil, errorf(*sizePos, "Configuration WINDOW_SIZE is invalid: %v", err)
+	}
+	w.Size = ms
+	return w, nil
+}
+
+// parseDuration reads a duration such as '30 seconds' in milliseconds, as
+// ksqlDB's WINDOW_SIZE takes it (the parser has checked its shape).
+func parseDuration(s string) (int64, error) {
+	parts := strings.Fields(s)
+	if len(parts) != 2 {
+		return 0, fmt.Errorf("Invalid duration: '%s'. Expected a number and a time unit, e.g. '30 SECONDS'", s)
+	}
+	n, err := strconv.ParseInt(parts[0], 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("Invalid duration: '%s'. Not a number: '%s'", s, parts[0])
+	}
+	unit := strings.ToUpper(parts[1])
+	var ms int64
+	switch strings.TrimSuffix(unit, "S") {
+	case "NANOSECOND":
+		return n / 1_000_000, nil
+	case "MICROSECOND":
+		return n / 1000, nil
+	case "MILLISECOND":
+		ms = 1
+	case "SECOND":
+		ms = 1000
+	case "MINUTE":
+		ms = 60 * 1000
+	case "HOUR":
+		ms = 60 * 60 * 1000
+	case "DAY":
+		ms = 24 * 60 * 60 * 1000
+	default:
+		return 0, fmt.Errorf("Invalid duration: '%s'. Unknown time unit: '%s'", s, unit)
+	}
+	return n * ms, nil
 }

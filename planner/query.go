@@ -77,12 +77,12 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		return nil, errorf(q.PartitionBy[0].Position(), "Cannot repartition a TABLE source. PARTITION BY applies to streams.")
 	}
 	switch {
-	case q.Window != nil:
-		return nil, errorf(q.Window.Pos, "WINDOW is not supported yet")
+	case q.Window != nil && !aggregating:
+		return nil, errorf(q.Window.Pos, "WINDOW needs an aggregation: add GROUP BY and an aggregate function, or remove the WINDOW clause.")
 	case q.Having != nil && len(q.GroupBy) == 0:
 		return nil, errorf(q.Having.Position(), "HAVING needs GROUP BY; add GROUP BY or use WHERE")
-	case q.Emit == ast.EmitFinal:
-		return nil, errorf(q.Pos, "EMIT FINAL needs a windowed aggregation; use EMIT CHANGES")
+	case q.Emit == ast.EmitFinal && (q.Window == nil || !aggregating):
+		return nil, errorf(q.Pos, "EMIT FINAL is only supported for windowed aggregations.")
 	case persistent && q.Limit != nil:
 		return nil, errorf(q.Pos, "LIMIT is not supported in CREATE ... AS SELECT; remove it")
 	}
@@ -116,8 +116,11 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 
 	// rel is the relation the projection reads: the source, or the source
 	// rekeyed by PARTITION BY.
-	rel := relation{scope: sc, keys: src.Key}
+	rel := relation{scope: sc, keys: src.Key, window: src.Window}
 	if len(q.PartitionBy) > 0 {
+		if src.Window != nil {
+			return nil, errorf(q.PartitionBy[0].Position(), "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385.")
+		}
 		var step *topology.Step
 		rel, step, err = partitionBy(cat, q.PartitionBy, rel, src, qualifier)
 		if err != nil {
@@ -182,6 +185,12 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 			return nil, err
 		}
 	}
+	// A windowed result keeps its windows: the sink reads each row's
+	// bounds from two columns after the output.
+	var keyWindow *topology.KeyWindow
+	if persistent {
+		keyWindow = rel.window
+	}
 	seen := map[string]ast.Pos{}
 	proj := topology.Step{Kind: topology.Project}
 	for _, it := range items {
@@ -201,8 +210,19 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		proj.Exprs = append(proj.Exprs, it.e)
 		proj.Schema = append(proj.Schema, types.Column{Name: it.name, Type: it.e.Type})
 	}
-	g.Steps = append(g.Steps, proj)
 	g.Output = proj.Schema
+	if keyWindow != nil {
+		g.Output = proj.Schema[:len(proj.Schema):len(proj.Schema)]
+		for _, c := range topology.WindowColumns() {
+			idx, t, ok := rel.scope.Resolve("", c.Name)
+			if !ok {
+				return nil, fmt.Errorf("planner: windowed relation without %s", c.Name)
+			}
+			proj.Exprs = append(proj.Exprs, expr.Column(idx, c.Name, t))
+			proj.Schema = append(proj.Schema, c)
+		}
+	}
+	g.Steps = append(g.Steps, proj)
 	if q.Limit != nil {
 		if *q.Limit < 0 {
 			return nil, errorf(q.Pos, "LIMIT must not be negative")
@@ -215,6 +235,10 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		if err := planInsert(plan, opts.Target, q.Pos); err != nil {
 			return nil, err
 		}
+		if (keyWindow == nil) != (opts.Target.Window == nil) || (keyWindow != nil && *keyWindow != *opts.Target.Window) {
+			return nil, errorf(q.Pos, "Incompatible windowing between results and sink: the query writes %s keys, %s has %s keys. Insert into a stream with the same WINDOW_TYPE and WINDOW_SIZE.", windowText(keyWindow), opts.Target.Name, windowText(opts.Target.Window))
+		}
+		g.Sink.Window = keyWindow
 	case persistent:
 		droppedKey := len(q.PartitionBy) > 0 && len(rel.keys) == 0
 		if err := planSink(plan, src, opts, droppedKey); err != nil {
@@ -227,6 +251,10 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		}
 		if table && !aggregating {
 			materializeSink(g, opts)
+		}
+		if keyWindow != nil {
+			plan.Sink.Window = keyWindow
+			g.Sink.Window = keyWindow
 		}
 	}
 	return plan, nil
@@ -315,6 +343,9 @@ type relation struct {
 	// calls, when set, binds table function calls to the columns a
 	// flat-map step added.
 	calls expr.Scope
+	// window, when set, says the rows are windowed: they carry
+	// WINDOWSTART and WINDOWEND, and a sink writes windowed keys.
+	window *topology.KeyWindow
 }
 
 // bindScope is the scope select items bind in.
@@ -343,7 +374,8 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 				return nil, errorf(si.Pos, "%s.* names no source of this query; use %s.*", si.StarSource, qualifier)
 			}
 			for i, c := range rel.scope[topology.PseudoColumns:] {
-				if strings.HasPrefix(c.Name, "KSQL_SYNTH_") || strings.HasPrefix(c.Name, "KSQL_AGG_VARIABLE_") {
+				if strings.HasPrefix(c.Name, "KSQL_SYNTH_") || strings.HasPrefix(c.Name, "KSQL_AGG_VARIABLE_") ||
+					(rel.window != nil && (c.Name == topology.WindowStart || c.Name == topology.WindowEnd)) {
 					continue
 				}
 				idx := i + topology.PseudoColumns
@@ -651,6 +683,14 @@ func bind(cat *catalog.Catalog, e ast.Expr, sc expr.Scope) (*expr.Expr, error) {
 		return nil, errorf(e.Position(), "%v", err)
 	}
 	return out, nil
+}
+
+// windowText names the windowing of keys in messages.
+func windowText(w *topology.KeyWindow) string {
+	if w == nil {
+		return "unwindowed"
+	}
+	return w.String() + " windowed"
 }
 
 // statementText prints a CREATE ... AS SELECT as ksqlDB shows it in some

@@ -34,6 +34,11 @@ func checkRetractable(calls []*ast.FuncCall) error {
 // table with keys key columns: aggregating a table needs each key's old
 // row to retract it from its group.
 func materializeSource(g *topology.Graph, keys int, opts QueryOptions) {
+	if g.Source.Window != nil {
+		// Each window of a key is a row of its own: the bounds follow
+		// the key columns.
+		keys += 2
+	}
 	st := topology.Step{Kind: topology.Materialize, StateTable: "source", Keys: keys, Schema: g.Source.Schema()}
 	if opts.QueryID != "" {
 		st.Changelog = opts.InternalPrefix + opts.QueryID + "-source-changelog"

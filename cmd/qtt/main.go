@@ -42,7 +42,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl.StringVar(&family, "family", "", "run only the files of this family (stateless, stateful, joins)")
 	fl.StringVar(&jsonOut, "json", "", "write every run's result to this file")
 	fl.IntVar(&workers, "workers", 0, "runs at once (default: twice the CPUs)")
-	fl.BoolVar(&attemptStateful, "attempt-stateful", false, "also run the runs skipped until stateful queries (to measure that work)")
+	fl.BoolVar(&attemptStateful, "attempt-stateful", false, "also run the runs skipped until joins (to measure that work)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: qtt [flags] DIR|FILE...")
 		fl.PrintDefaults()
@@ -56,7 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	opts := qtt.Options{Verbose: verbose, Workers: workers, Out: stdout}
 	if attemptStateful {
-		opts.Attempt = map[string]bool{qtt.SkipStateful: true}
+		opts.Attempt = map[string]bool{qtt.SkipJoin: true}
 	}
 	if runRE != "" {
 		re, err := regexp.Compile(runRE)

@@ -241,9 +241,19 @@ func sumAgg() *Aggregate {
 			return ts[0], nil
 		},
 		New: func(ts []*types.Type, ret *types.Type, _ []any) (Accumulator, error) {
-			return &sumAcc{t: ret, d: types.NewDec(0, ret.Scale)}, nil
+			return newSumAcc(ret), nil
 		},
 	}
+}
+
+// newSumAcc returns an empty sum of type t; only a DECIMAL sum carries a
+// (big) decimal total.
+func newSumAcc(t *types.Type) *sumAcc {
+	a := &sumAcc{t: t}
+	if t.Kind == types.Decimal {
+		a.d = types.NewDec(0, t.Scale)
+	}
+	return a
 }
 
 // sumAcc sums INTEGER and BIGINT values with two's complement wrap-around
@@ -279,7 +289,9 @@ func (a *sumAcc) Merge(o Accumulator) {
 	s := o.(*sumAcc)
 	a.i += s.i
 	a.f += s.f
-	a.d = a.d.Add(s.d)
+	if a.t.Kind == types.Decimal {
+		a.d = a.d.Add(s.d)
+	}
 }
 
 func (a *sumAcc) Err() error {
@@ -321,7 +333,7 @@ func (a *sumAcc) MarshalBinary() ([]byte, error) {
 
 func (a *sumAcc) UnmarshalBinary(b []byte) error {
 	d := newDecoder(b)
-	n := sumAcc{t: a.t, d: types.NewDec(0, a.t.Scale)}
+	n := *newSumAcc(a.t)
 	switch a.t.Kind {
 	case types.Int, types.Bigint:
 		n.i = d.int()

@@ -6,7 +6,9 @@ import (
 	"strings"
 
 	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/exec"
 	"github.com/sluice-sql/sluice/format"
+	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
 )
 
@@ -27,6 +29,8 @@ type serde struct {
 	key, keyJSON, value, valueJSON format.Codec
 	nKey, nValue                   int
 	shape                          Shape
+	// window is the windowing of the source's keys, or nil.
+	window *topology.KeyWindow
 }
 
 // newSerde returns the serde of src; a nil src gives a text serde.
@@ -35,6 +39,7 @@ func newSerde(src *catalog.Source) *serde {
 	if src == nil {
 		return s
 	}
+	s.window = src.Window
 	s.keyFormat = strings.ToUpper(src.KeyFormat)
 	s.valueFormat = strings.ToUpper(src.ValueFormat)
 	s.nKey, s.nValue = len(src.Key), len(src.Value)
@@ -79,12 +84,17 @@ func isNull(raw json.RawMessage) bool {
 	return len(t) == 0 || string(t) == "null"
 }
 
-// encodeKey returns the bytes of an input record's key.
-func (s *serde) encodeKey(raw json.RawMessage) []byte {
-	if isNull(raw) {
-		return nil
+// encodeKey returns the bytes of an input record's key, with its window
+// when the source's keys are windowed.
+func (s *serde) encodeKey(raw json.RawMessage, w *Window) []byte {
+	var key []byte
+	if !isNull(raw) {
+		key = s.encode(raw, s.keyFormat, s.key, s.keyJSON, s.nKey)
 	}
-	return s.encode(raw, s.keyFormat, s.key, s.keyJSON, s.nKey)
+	if s.window != nil && w != nil {
+		key = exec.AppendWindow(append([]byte{}, key...), s.window, w.Start, w.End)
+	}
+	return key
 }
 
 // encodeValue returns the bytes of an input record's value; nil is a
@@ -121,9 +131,24 @@ func (s *serde) encode(raw json.RawMessage, fmtName string, c, viaJSON format.Co
 	return bytes.TrimSpace(raw)
 }
 
-// decodeKey turns an output record's key into a generic JSON value.
-func (s *serde) decodeKey(b []byte) any {
-	return s.decode(b, s.keyFormat, s.key, s.keyJSON, s.nKey)
+// decodeKey turns an output record's key into a generic JSON value and,
+// when the source's keys are windowed, its window.
+func (s *serde) decodeKey(b []byte) (any, *Window) {
+	if s.window == nil || b == nil {
+		return s.decode(b, s.keyFormat, s.key, s.keyJSON, s.nKey), nil
+	}
+	start, end, rest, err := exec.SplitWindowedKey(b, s.window)
+	if err != nil {
+		return rawText(b), nil
+	}
+	w := &Window{Start: start, End: end, Type: "time"}
+	if s.window.Type == topology.Session {
+		w.Type = "session"
+	}
+	if len(rest) == 0 {
+		return nil, w
+	}
+	return s.decode(rest, s.keyFormat, s.key, s.keyJSON, s.nKey), w
 }
 
 // decodeValue turns an output record's value into a generic JSON value.

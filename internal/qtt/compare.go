@@ -16,8 +16,10 @@ import (
 // value turned into generic JSON values (nil, bool, json.Number, string,
 // []any, map[string]any) the way the expected side is written.
 type Actual struct {
-	Key       any
-	Value     any
+	Key   any
+	Value any
+	// Window is the window of a windowed key, nil for a plain key.
+	Window    *Window
 	Timestamp int64
 	Headers   []ActualHeader
 	// Partition and Offset locate the record, for messages.
@@ -120,8 +122,8 @@ func CompareRecords(topic string, expected []Record, actual []Actual, shape Shap
 }
 
 func compareOne(e Record, a Actual, shape Shape, ex Expectation) *Mismatch {
-	if e.Window != nil {
-		return &Mismatch{What: "window", Expected: fmt.Sprintf("window [%d, %d] %s", e.Window.Start, e.Window.End, e.Window.Type), Actual: "an unwindowed key (windowed keys are not read back yet)"}
+	if m := compareWindow(e.Window, a.Window); m != nil {
+		return m
 	}
 	ek, err := decodeJSON(e.Key)
 	if err != nil {
@@ -143,6 +145,23 @@ func compareOne(e Record, a Actual, shape Shape, ex Expectation) *Mismatch {
 	}
 	if e.Headers != nil && !equalHeaders(e.Headers, a.Headers) {
 		return &Mismatch{What: "headers", Expected: fmt.Sprint(e.Headers), Actual: fmt.Sprint(a.Headers)}
+	}
+	return nil
+}
+
+// compareWindow checks the window of a windowed key: start, end and type.
+func compareWindow(e, a *Window) *Mismatch {
+	text := func(w *Window) string {
+		if w == nil {
+			return "an unwindowed key"
+		}
+		return fmt.Sprintf("window [%d, %d] %s", w.Start, w.End, w.Type)
+	}
+	switch {
+	case e == nil && a == nil:
+		return nil
+	case e == nil || a == nil || e.Start != a.Start || e.End != a.End || !strings.EqualFold(e.Type, a.Type):
+		return &Mismatch{What: "window", Expected: text(e), Actual: text(a)}
 	}
 	return nil
 }
@@ -398,7 +417,11 @@ func FormatRecord(r Record) string {
 
 // FormatActual renders an actual record on one line.
 func FormatActual(a Actual) string {
-	return fmt.Sprintf("key=%s value=%s ts=%d", render(a.Key), render(a.Value), a.Timestamp)
+	s := fmt.Sprintf("key=%s value=%s ts=%d", render(a.Key), render(a.Value), a.Timestamp)
+	if a.Window != nil {
+		s += fmt.Sprintf(" window=[%d,%d]", a.Window.Start, a.Window.End)
+	}
+	return s
 }
 
 // render prints a generic JSON value compactly, object fields sorted.

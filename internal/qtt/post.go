@@ -72,8 +72,16 @@ func checkPostSource(cat *catalog.Catalog, want PostSource) error {
 		if kf.Format != "" && !strings.EqualFold(kf.Format, src.KeyFormat) {
 			return fmt.Errorf("key format is %s, expected %s", src.KeyFormat, kf.Format)
 		}
-		if kf.WindowType != "" {
-			return fmt.Errorf("expected a %s-windowed key; windowed sources are not supported", kf.WindowType)
+		var gotType string
+		var gotSize int64
+		if src.Window != nil {
+			gotType, gotSize = string(src.Window.Type), src.Window.Size
+		}
+		if kf.WindowType != "" && !strings.EqualFold(kf.WindowType, gotType) {
+			return fmt.Errorf("key window type is %q, expected %q", gotType, kf.WindowType)
+		}
+		if kf.WindowSize != nil && *kf.WindowSize != gotSize {
+			return fmt.Errorf("key window size is %d, expected %d", gotSize, *kf.WindowSize)
 		}
 	}
 	if want.ValueFormat != nil && !strings.EqualFold(*want.ValueFormat, src.ValueFormat) {

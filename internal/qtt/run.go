@@ -343,7 +343,7 @@ func (h *harness) feed(ctx context.Context) error {
 		}
 		rec := &kafka.Record{
 			Topic: in.Topic, Partition: -1, Timestamp: time.UnixMilli(ts),
-			Key: sd.encodeKey(in.Key), Value: sd.encodeValue(in.Value),
+			Key: sd.encodeKey(in.Key, in.Window), Value: sd.encodeValue(in.Value),
 		}
 		for _, hd := range in.Headers {
 			var v []byte
@@ -399,8 +399,9 @@ func (h *harness) check(ctx context.Context) error {
 		sd := newSerde(h.sourceOn(topic, true))
 		got := make([]Actual, len(recs))
 		for i, r := range recs {
+			key, win := sd.decodeKey(r.Key)
 			got[i] = Actual{
-				Key: sd.decodeKey(r.Key), Value: sd.decodeValue(r.Value),
+				Key: key, Window: win, Value: sd.decodeValue(r.Value),
 				Timestamp: r.Timestamp.UnixMilli(), Partition: r.Partition, Offset: r.Offset,
 			}
 			for _, hd := range r.Headers {

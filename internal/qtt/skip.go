@@ -9,24 +9,19 @@ import (
 // lists them; each holds until the capability's own issue is resolved.
 const (
 	SkipSchemaRegistry = "uses AVRO, PROTOBUF, PROTOBUF_NOSR or JSON_SR (until schema-registry formats)"
-	SkipStateful       = "needs GROUP BY, a WINDOW or a table aggregate (until stateful queries)"
 	SkipJoin           = "needs a JOIN (until joins)"
 )
 
 // SkipReasons lists the skip reasons in the order they are checked and
 // printed.
-var SkipReasons = []string{SkipSchemaRegistry, SkipStateful, SkipJoin}
+var SkipReasons = []string{SkipSchemaRegistry, SkipJoin}
 
 var (
 	// registryFormatRE finds a schema-registry format named in a WITH
 	// clause: FORMAT, KEY_FORMAT or VALUE_FORMAT.
 	registryFormatRE = regexp.MustCompile(`(?i)\b(?:KEY_|VALUE_)?FORMAT\s*=\s*'\s*(?:AVRO|PROTOBUF|PROTOBUF_NOSR|JSON_SR)\s*'`)
 	registryNameRE   = regexp.MustCompile(`(?i)^\s*(?:AVRO|PROTOBUF|PROTOBUF_NOSR|JSON_SR)\s*$`)
-	groupByRE        = regexp.MustCompile(`(?i)\bGROUP\s+BY\b`)
-	// windowRE finds a WINDOW clause, or a windowed source (WINDOW_TYPE in
-	// its WITH clause).
-	windowRE = regexp.MustCompile(`(?i)\bWINDOW\s+(?:TUMBLING|HOPPING|SESSION)\b|\bWINDOW_TYPE\s*=`)
-	joinRE   = regexp.MustCompile(`(?i)\bJOIN\b`)
+	joinRE           = regexp.MustCompile(`(?i)\bJOIN\b`)
 )
 
 // defaultFormatProps are the properties that choose a format for
@@ -61,11 +56,6 @@ func SkipReason(r Run) string {
 	code := make([]string, len(r.Statements))
 	for i, s := range r.Statements {
 		code[i] = stripLiterals(s)
-	}
-	for _, s := range code {
-		if groupByRE.MatchString(s) || windowRE.MatchString(s) {
-			return SkipStateful
-		}
 	}
 	for _, s := range code {
 		if joinRE.MatchString(s) {

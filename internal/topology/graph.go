@@ -61,18 +61,25 @@ type Source struct {
 	// pattern of a STRING timestamp column.
 	Timestamp       string `json:"timestamp,omitempty"`
 	TimestampFormat string `json:"timestampFormat,omitempty"`
+	// Window, when set, says the topic's keys are windowed: each row
+	// carries WINDOWSTART and WINDOWEND after its key columns.
+	Window *KeyWindow `json:"window,omitempty"`
 }
 
-// Schema is the row layout a source emits: the pseudo-columns, then key,
-// value and header columns.
+// Schema is the row layout a source emits: the pseudo-columns, then key
+// columns (and the window bounds of a windowed source), value and header
+// columns.
 func (s *Source) Schema() []types.Column {
-	out := make([]types.Column, 0, PseudoColumns+len(s.Key)+len(s.Value)+len(s.Headers))
+	out := make([]types.Column, 0, PseudoColumns+len(s.Key)+2+len(s.Value)+len(s.Headers))
 	out = append(out,
 		types.Column{Name: RowTime, Type: types.BigintType},
 		types.Column{Name: RowPartition, Type: types.IntType},
 		types.Column{Name: RowOffset, Type: types.BigintType},
 	)
 	out = append(out, s.Key...)
+	if s.Window != nil {
+		out = append(out, WindowColumns()...)
+	}
 	out = append(out, s.Value...)
 	return append(out, s.Headers...)
 }
@@ -155,11 +162,98 @@ type Step struct {
 	Aggs       []AggCall    `json:"aggs,omitempty"`
 	StateTable string       `json:"stateTable,omitempty"`
 	Changelog  string       `json:"changelog,omitempty"`
+	// Window makes an Aggregate windowed: the state is kept per group and
+	// window, and the output rows carry WINDOWSTART and WINDOWEND right
+	// after the Keys key columns.
+	Window *Window `json:"window,omitempty"`
 	// Topic and Partitions describe a Repartition's internal topic.
 	Topic      string `json:"topic,omitempty"`
 	Partitions int32  `json:"partitions,omitempty"`
 	// Join describes a Join step.
 	Join *JoinSpec `json:"join,omitempty"`
+}
+
+// WindowType is the kind of a window.
+type WindowType string
+
+// The window types.
+const (
+	Tumbling WindowType = "TUMBLING"
+	Hopping  WindowType = "HOPPING"
+	Session  WindowType = "SESSION"
+)
+
+// The window bound columns of windowed rows.
+const (
+	WindowStart = "WINDOWSTART"
+	WindowEnd   = "WINDOWEND"
+)
+
+// WindowColumns returns the WINDOWSTART and WINDOWEND columns.
+func WindowColumns() []types.Column {
+	return []types.Column{{Name: WindowStart, Type: types.BigintType}, {Name: WindowEnd, Type: types.BigintType}}
+}
+
+// DefaultGrace is the grace period of a window that names none, as
+// ksqlDB has it: 24 hours. An EMIT FINAL window without one closes at its
+// end.
+const DefaultGrace = 24 * 60 * 60 * 1000
+
+// Window describes the windows of a windowed aggregation; times are in
+// milliseconds.
+type Window struct {
+	Type WindowType `json:"type"`
+	// Size is a time window's length, or a session window's inactivity
+	// gap.
+	Size int64 `json:"size"`
+	// Advance is a hopping window's hop; a tumbling window advances by
+	// its size.
+	Advance int64 `json:"advance,omitempty"`
+	// Grace is how long after its end a window still takes late records.
+	Grace int64 `json:"grace"`
+	// Retention is how long state keeps a window: by default its size
+	// (or gap) plus its grace period.
+	Retention int64 `json:"retention"`
+	// Final is EMIT FINAL: one row per window once it closes, instead of
+	// a row per update.
+	Final bool `json:"final,omitempty"`
+}
+
+// KeyWindow says that a topic's keys are windowed, and how: a time window
+// key is the key's bytes and the window start, a session window key the
+// key's bytes, the window end and the window start (8-byte big-endian
+// milliseconds each), as Kafka Streams writes them.
+type KeyWindow struct {
+	Type WindowType `json:"type"`
+	// Size is the length of time windows; 0 for session windows.
+	Size int64 `json:"size,omitempty"`
+}
+
+// String describes w as EXPLAIN and DESCRIBE show it.
+func (w *KeyWindow) String() string {
+	if w.Type == Session {
+		return string(w.Type)
+	}
+	return fmt.Sprintf("%s (SIZE %d ms)", w.Type, w.Size)
+}
+
+// String describes w as EXPLAIN shows it.
+func (w *Window) String() string {
+	var b strings.Builder
+	b.WriteString(string(w.Type))
+	if w.Type == Session {
+		fmt.Fprintf(&b, " (GAP %d ms", w.Size)
+	} else {
+		fmt.Fprintf(&b, " (SIZE %d ms", w.Size)
+	}
+	if w.Type == Hopping {
+		fmt.Fprintf(&b, ", ADVANCE BY %d ms", w.Advance)
+	}
+	fmt.Fprintf(&b, ", GRACE PERIOD %d ms, RETENTION %d ms)", w.Grace, w.Retention)
+	if w.Final {
+		b.WriteString(" EMIT FINAL")
+	}
+	return b.String()
 }
 
 // Sink is a topic a persistent query writes.
@@ -176,6 +270,9 @@ type Sink struct {
 	ValueFormat     string            `json:"valueFormat"`
 	ValueProps      map[string]string `json:"valueProps,omitempty"`
 	KeyProps        map[string]string `json:"keyProps,omitempty"`
+	// Window, when set, makes the keys windowed: each row carries its
+	// WINDOWSTART and WINDOWEND in the two columns after Graph.Output.
+	Window *KeyWindow `json:"window,omitempty"`
 }
 
 // String draws the graph as EXPLAIN shows it, sink first.
@@ -190,8 +287,12 @@ func (g *Graph) String() string {
 		depth++
 	}
 	if g.Sink != nil {
-		line("[ SINK ] | Name: %s | Topic: %s | Partitions: %d | Key format: %s | Value format: %s | Schema: %s",
-			g.Sink.Name, g.Sink.Topic, g.Sink.Partitions, g.Sink.KeyFormat, g.Sink.ValueFormat, schemaString(g.Output, g.KeyColumns))
+		win := ""
+		if g.Sink.Window != nil {
+			win = " | Windowed key: " + g.Sink.Window.String()
+		}
+		line("[ SINK ] | Name: %s | Topic: %s | Partitions: %d | Key format: %s | Value format: %s | Schema: %s%s",
+			g.Sink.Name, g.Sink.Topic, g.Sink.Partitions, g.Sink.KeyFormat, g.Sink.ValueFormat, schemaString(g.Output, g.KeyColumns), win)
 	} else if n := len(g.Steps); n > 0 && g.Steps[n-1].Kind == Materialize {
 		line("[ MATERIALIZED ] | Schema: %s", schemaString(g.Output, g.KeyColumns))
 	} else {
@@ -235,8 +336,12 @@ func (g *Graph) String() string {
 				}
 				aggs[j] = a.Func + "(" + strings.Join(args, ", ") + ")"
 			}
-			line("[ AGGREGATE ] | Group by: %s | Aggregates: %s | State: %s | Changelog: %s",
-				strings.Join(keys, ", "), strings.Join(aggs, ", "), st.StateTable, st.Changelog)
+			win := ""
+			if st.Window != nil {
+				win = " | Window: " + st.Window.String()
+			}
+			line("[ AGGREGATE ] | Group by: %s%s | Aggregates: %s | State: %s | Changelog: %s",
+				strings.Join(keys, ", "), win, strings.Join(aggs, ", "), st.StateTable, st.Changelog)
 		case Materialize:
 			line("[ MATERIALIZE ] | State: %s | Changelog: %s", st.StateTable, st.Changelog)
 		case FlatMap:
@@ -273,8 +378,12 @@ func (g *Graph) String() string {
 	if s.Timestamp != "" {
 		ts = s.Timestamp
 	}
-	line("[ SOURCE ] | Name: %s | Topic: %s | Partitions: %d | Key format: %s | Value format: %s | Timestamp: %s | Start: %s",
-		s.Name, s.Topic, s.Partitions, s.KeyFormat, s.ValueFormat, ts, g.OffsetReset)
+	win := ""
+	if s.Window != nil {
+		win = " | Windowed key: " + s.Window.String()
+	}
+	line("[ SOURCE ] | Name: %s | Topic: %s | Partitions: %d | Key format: %s | Value format: %s%s | Timestamp: %s | Start: %s",
+		s.Name, s.Topic, s.Partitions, s.KeyFormat, s.ValueFormat, win, ts, g.OffsetReset)
 	return b.String()
 }
 

@@ -1,0 +1,162 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/sluice-sql/sluice/exec"
+	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/internal/types"
+	"github.com/sluice-sql/sluice/parser/ast"
+	"github.com/sluice-sql/sluice/planner"
+)
+
+// pullQuery runs a SELECT without EMIT CHANGES: on a table it reads the
+// state its persistent query last committed; on a stream it reads the
+// topic from its start to the end offsets it has when the query starts.
+// Either way the rows come back as one table.
+func (e *Engine) pullQuery(ctx context.Context, st *ast.Select) (Result, error) {
+	plan, err := planner.PlanPull(e.cat, st.Query, planner.PullOptions{Materialized: exec.Materialized, RowTime: exec.RowTime})
+	if err != nil {
+		return Result{}, err
+	}
+	g := plan.Graph
+	t := &Table{Columns: make([]string, len(g.Output))}
+	for i, c := range g.Output {
+		t.Columns[i] = c.Name
+	}
+	add := func(row []any) bool {
+		t.Rows = append(t.Rows, formatCells(row, g.Output))
+		return g.Limit == 0 || int64(len(t.Rows)) < g.Limit
+	}
+	if plan.Query == nil {
+		err = e.pullStream(ctx, g, add)
+	} else {
+		err = e.pullTable(ctx, plan, add)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	return Result{Kind: ResultTable, Table: t}, nil
+}
+
+// explainPull shows what a pull query reads and the steps it runs.
+func (e *Engine) explainPull(ex *ast.Explain, st *ast.Select) (Result, error) {
+	plan, err := planner.PlanPull(e.cat, st.Query, planner.PullOptions{Materialized: exec.Materialized, RowTime: exec.RowTime})
+	if err != nil {
+		return Result{}, err
+	}
+	reads := "Reads                : " + plan.Source.Name + " from its start to its end when the query starts"
+	if plan.Query != nil {
+		reads = "Reads                : " + plan.Source.Name + ", the state " + plan.Query.ID + " last committed: " + plan.Lookup.String()
+	}
+	t := &Table{
+		Title:  "Query String         : " + ex.Statement.SQL() + "\nQuery Type           : PULL\n" + reads,
+		Footer: "Execution plan\n" + plan.Graph.String(),
+	}
+	return Result{Kind: ResultTable, Table: t}, nil
+}
+
+// pullTable reads the committed state of the table's query and runs the
+// pull query's filter and projection over its rows.
+func (e *Engine) pullTable(ctx context.Context, plan *planner.PullPlan, add func(row []any) bool) error {
+	qg := plan.Query.Plan
+	g := plan.Graph
+	e.mu.Lock()
+	rq := e.running[plan.Query.ID]
+	e.mu.Unlock()
+	if rq != nil {
+		// Answer once the state a restart restores from the changelog is
+		// all there.
+		if err := rq.WaitRestored(ctx); err != nil {
+			_, pct := rq.Restoring()
+			return userError(plan.Pos, "The state of %s is still being restored from its changelog (%d %%). Run the pull query again once SHOW QUERIES shows %s RUNNING.", plan.Source.Name, pct, plan.Query.ID)
+		}
+	}
+	bounds, err := e.cfg.Kafka.ListOffsets(ctx, qg.Source.Topic)
+	if err != nil {
+		return internal("cannot list the partitions of %s: %v", qg.Source.Topic, err)
+	}
+	pipe, err := exec.NewPipeline(g.Steps, g.Source.Schema(), len(g.Source.Key))
+	if err != nil {
+		return internal("cannot run pull query: %v", err)
+	}
+	more := true
+	err = exec.ScanTable(ctx, e.store, qg, int32(len(bounds)), scanBounds(plan.Lookup), func(ctx context.Context, b *exec.Batch) (bool, error) {
+		err := pipe.Run(ctx, b, func(row []any, _ int64) bool {
+			more = add(row)
+			return more
+		})
+		return more, err
+	})
+	if err != nil {
+		return internal("cannot read the state of %s: %v", plan.Query.ID, err)
+	}
+	return nil
+}
+
+// scanBounds turns what the planner found in WHERE into what the state
+// reader checks.
+func scanBounds(l planner.Lookup) exec.Bounds {
+	b := exec.Bounds{Keys: l.Keys}
+	if r := l.Range; r != nil {
+		b.Key = func(k []any) bool { return len(k) == 1 && r.Contains(k[0]) }
+	}
+	if ws, we := l.WindowStart, l.WindowEnd; ws != nil || we != nil {
+		b.Window = func(start, end int64) bool { return ws.Contains(start) && we.Contains(end) }
+	}
+	return b
+}
+
+// pullStream runs g as a push query over the topic from its start to its
+// end offsets now, then ends.
+func (e *Engine) pullStream(ctx context.Context, g *topology.Graph, add func(row []any) bool) error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return internal("the server is shutting down")
+	}
+	e.pushSeq++
+	g.QueryID = fmt.Sprintf("transient_%s_%d", g.Source.Name, e.pushSeq)
+	e.mu.Unlock()
+	var mu sync.Mutex
+	out := func(_ context.Context, row []any) (bool, error) {
+		// Tasks of several partitions call it at once.
+		mu.Lock()
+		defer mu.Unlock()
+		return add(row), nil
+	}
+	bounds, err := e.cfg.Kafka.ListOffsets(ctx, g.Source.Topic)
+	if err != nil {
+		return internal("cannot list the offsets of %s: %v", g.Source.Topic, err)
+	}
+	ends := make([]int64, len(bounds))
+	for p, b := range bounds {
+		ends[p] = b.End
+	}
+	deps := exec.Deps{Kafka: e.cfg.Kafka, ProcessingLog: e.processing, Logger: e.log.With("query", g.QueryID), Now: e.cfg.Now, EndOffsets: ends}
+	q, err := exec.Start(ctx, g, deps, out)
+	if err != nil {
+		return internal("cannot start pull query: %v", err)
+	}
+	select {
+	case <-q.Done():
+	case <-ctx.Done():
+		_ = q.Stop()
+		return ctx.Err()
+	}
+	if err := q.Err(); err != nil {
+		return internal("pull query failed: %v", err)
+	}
+	return nil
+}
+
+// formatCells renders a row for a table result.
+func formatCells(row []any, cols []types.Column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = types.FormatValue(row[i], c.Type)
+	}
+	return out
+}
