@@ -56,6 +56,11 @@ type joinOp struct {
 	// preserved says a side's rows appear in the output without a match
 	// (LEFT: the left side, RIGHT: the right side, OUTER: both).
 	preserved [2]bool
+	// winCols are the WINDOWSTART and WINDOWEND columns of each side's
+	// rows when both sides are windowed streams: rows join only within
+	// the same window, their keys matching byte for byte.
+	winCols   [2][2]int
+	windowed  bool
 	nKey      int // join key columns of the output
 	width     int // output row width
 
@@ -152,6 +157,20 @@ func newJoinOp(st topology.Step, in []types.Column, leftMat, rightMat bool) (*jo
 	j.key = make([]any, max(st.Keys, 1))
 	if j.kind == streamStreamJoin {
 		j.ss.init(spec, j.schemas)
+		j.windowed = true
+		for side, schema := range j.schemas {
+			j.winCols[side] = [2]int{-1, -1}
+			for k, c := range schema {
+				for b, name := range []string{topology.WindowStart, topology.WindowEnd} {
+					if c.Name == name && j.winCols[side][b] < 0 {
+						j.winCols[side][b] = k
+					}
+				}
+			}
+			if j.winCols[side][0] < 0 || j.winCols[side][1] < 0 {
+				j.windowed = false
+			}
+		}
 	}
 	return j, nil
 }
@@ -223,6 +242,11 @@ func (j *joinOp) joinKey(side int, row []any) (ok bool) {
 		if j.kbuf, err = appendField(j.kbuf, v, j.keyTypes[k]); err != nil {
 			j.errs.RowError("cannot encode the join key: "+err.Error(), row)
 			return false
+		}
+	}
+	if j.windowed {
+		for _, c := range j.winCols[side] {
+			j.kbuf, _ = appendField(j.kbuf, row[c], types.BigintType)
 		}
 	}
 	return true
