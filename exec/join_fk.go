@@ -34,13 +34,19 @@ type foreignKeyFn struct {
 }
 
 // ForeignKeyIndexTable names the state table of a foreign-key join's
-// index from foreign keys to left keys.
-func ForeignKeyIndexTable(spec *topology.JoinSpec) string { return spec.LeftState + "-fk-index" }
+// index from foreign keys to left keys: JoinSpec.ExtraState, by default
+// named after the left state table.
+func ForeignKeyIndexTable(spec *topology.JoinSpec) string {
+	if spec.ExtraState != "" {
+		return spec.ExtraState
+	}
+	return spec.LeftState + "-fk-index"
+}
 
 // ForeignKeyIndexChangelog names its changelog topic.
 func ForeignKeyIndexChangelog(spec *topology.JoinSpec) string {
-	if spec.LeftChangelog == "" {
-		return ""
+	if spec.ExtraChangelog != "" || spec.LeftChangelog == "" {
+		return spec.ExtraChangelog
 	}
 	return spec.LeftChangelog + "-fk-index"
 }

@@ -62,6 +62,14 @@ type JoinSpec struct {
 	RightState     string `json:"rightState,omitempty"`
 	LeftChangelog  string `json:"leftChangelog,omitempty"`
 	RightChangelog string `json:"rightChangelog,omitempty"`
+	// ExtraState and ExtraChangelog name the join's third state table,
+	// when it keeps one: a LEFT, RIGHT or FULL OUTER stream-stream join
+	// with a GRACE PERIOD keeps there the unmatched rows waiting for their
+	// window to close, a foreign-key join its index from foreign keys to
+	// the left keys referencing them. Empty means LeftState and
+	// LeftChangelog with "-outer" or "-fk-index" appended.
+	ExtraState     string `json:"extraState,omitempty"`
+	ExtraChangelog string `json:"extraChangelog,omitempty"`
 }
 
 // JoinWindow is a stream-stream join's WITHIN clause.
