@@ -43,4 +43,26 @@
 // repartition topic as its sink, keyed by the new key; the second reads it
 // and runs the rest. Both commit under the query's consumer group. A
 // repartition record that cannot be read fails the query: Sluice wrote it.
+//
+// A Join step (join*.go) gives its task a second input: the right input's
+// last stage runs as a side task of its own (decoding, its steps) whose
+// rows enter the join operator's right port. The task reads partition p of
+// both topics (the whole right table of a foreign-key join), runs the
+// records fetched together in record time order, and first reads a table
+// side up to where its topic ended at start:
+//
+//	left topic[p]  ─▶ decode ─▶ steps ─────────────┐ port 0
+//	                                     merge by   ├─▶ join ─▶ steps ─▶ sink
+//	right topic[p] ─▶ decode ─▶ right steps ───────┘ port 1   (record time)
+//	                                                  │ state: each side's rows
+//	                                                  ▼
+//	                                            changelog topics
+//
+// The join follows Kafka Streams: stream-table joins look the stream row
+// up in the table; table-table joins emit each side's change joined with
+// the other side's row, or a delete, carrying the previous result as the
+// old row; stream-stream joins keep each side's rows within the window per
+// key, and hold a preserved side's unmatched rows until their window
+// closes; foreign-key joins index left keys by foreign key so that a right
+// change reaches every left row referencing it.
 package exec
