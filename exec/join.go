@@ -59,10 +59,10 @@ type joinOp struct {
 	// winCols are the WINDOWSTART and WINDOWEND columns of each side's
 	// rows when both sides are windowed streams: rows join only within
 	// the same window, their keys matching byte for byte.
-	winCols   [2][2]int
-	windowed  bool
-	nKey      int // join key columns of the output
-	width     int // output row width
+	winCols  [2][2]int
+	windowed bool
+	nKey     int // join key columns of the output
+	width    int // output row width
 
 	cache *state.TaskCache
 	errs  ErrorSink
