@@ -188,15 +188,18 @@ func (j *joinOp) Open(_ context.Context, oc *OpContext) error {
 	}
 	j.cache = oc.State
 	j.errs = oc.Errors
-	if j.kind == streamStreamJoin {
-		return j.ss.open(j)
-	}
 	return nil
 }
 
 func (j *joinOp) OnBatch(ctx context.Context, in int, b *Batch, out Emitter) error {
 	j.out.Reset()
 	j.slab.reset()
+	if j.kind == streamStreamJoin && !j.ss.loaded {
+		// The stream times are read once the state is restored.
+		if err := j.ss.load(j); err != nil {
+			return err
+		}
+	}
 	for i := 0; i < b.Len(); i++ {
 		var err error
 		switch j.kind {

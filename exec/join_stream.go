@@ -41,8 +41,9 @@ type streamJoin struct {
 	// empty.
 	streamTime, minTime int64
 	storeTime           [2]int64
-	// timesDirty says the times moved since saveTimes last kept them.
-	timesDirty bool
+	// timesDirty says the times moved since saveTimes last kept them;
+	// loaded that load read them.
+	timesDirty, loaded bool
 	// codecs encode each side's whole rows: a stream's join key need
 	// not be its key.
 	codecs [2]rowCodec
@@ -113,7 +114,9 @@ func OuterChangelog(spec *topology.JoinSpec) string {
 	return spec.LeftChangelog + "-outer"
 }
 
-func (s *streamJoin) open(j *joinOp) error {
+// load reads the stream times kept in state.
+func (s *streamJoin) load(j *joinOp) error {
+	s.loaded = true
 	v, ok, err := j.cache.Get(j.tables[leftPort], timeKey)
 	if err != nil {
 		return fmt.Errorf("exec: read join state: %w", err)

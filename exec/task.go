@@ -322,6 +322,8 @@ func (t *task) run(ctx context.Context) error {
 			return fmt.Errorf("exec: restore state of %s[%d]: %w", t.g.QueryID, t.partition, err)
 		}
 		t.restore = false
+		// Forget what operators read before the restore wrote the store.
+		t.cache.Reset()
 	}
 	// The consumer starts once the state is restored: a global join side
 	// resumes from the positions kept in it.

@@ -484,3 +484,43 @@ func BenchmarkTaskCacheCount(b *testing.B) {
 	}
 	b.ReportMetric(float64(records)*float64(b.N)/b.Elapsed().Seconds(), "records/s")
 }
+
+// TestReadsCached: a key read from Pebble, present or absent, is answered
+// by the cache afterwards, as a clean entry no Flush writes; writes
+// replace it, and the cache keeps no more read entries than its bound.
+func TestReadsCached(t *testing.T) {
+	s := openT(t, t.TempDir())
+	defer s.Close()
+	c := s.NewTaskCache("q", 0, 3)
+	tb := c.Table("t")
+	for _, k := range []string{"a", "b"} {
+		if err := tb.Put([]byte(k), []byte(k+"1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	commit(t, s, c, "q", 0, nil)
+	c.Reset()
+	if v, ok := mustGet(t, tb, "a"); !ok || v != "a1" {
+		t.Fatalf("a = %q %v", v, ok)
+	}
+	if _, ok := mustGet(t, tb, "x"); ok {
+		t.Fatal("x found")
+	}
+	if len(tb.cache.m) != 2 || c.Dirty() != 0 {
+		t.Fatalf("cache holds %d entries, %d dirty; want the 2 read, clean", len(tb.cache.m), c.Dirty())
+	}
+	if ch := commit(t, s, c, "q", 0, nil); len(ch) != 0 {
+		t.Fatalf("Flush wrote %v; read entries are clean", ch)
+	}
+	if err := tb.Put([]byte("x"), []byte("x1")); err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := mustGet(t, tb, "x"); !ok || v != "x1" {
+		t.Fatalf("x after Put = %q %v", v, ok)
+	}
+	mustGet(t, tb, "b")
+	mustGet(t, tb, "y")
+	if len(tb.cache.m) != 3 {
+		t.Fatalf("cache holds %d entries, want its bound of 3", len(tb.cache.m))
+	}
+}

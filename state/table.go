@@ -26,9 +26,11 @@ type Table struct {
 func (t *Table) Name() string { return t.name }
 
 // Get returns the value of key. The task cache answers first (a cached
-// delete hides a stored value), then Pebble. The returned slice must not be
-// modified; a value from the cache stays valid until the next write to the
-// key, one from Pebble is a copy.
+// delete hides a stored value), then Pebble, whose answer (a value or its
+// absence) the cache then keeps as a clean entry while it holds fewer than
+// its bound of entries, so that reading a key again costs no Pebble call.
+// The returned slice must not be modified; a value from the cache stays
+// valid until the next write to the key, one from Pebble is a copy.
 func (t *Table) Get(key []byte) ([]byte, bool, error) {
 	if t.cache != nil {
 		if e, ok := t.cache.m[string(key)]; ok {
@@ -51,6 +53,9 @@ func (t *Table) Get(key []byte) ([]byte, bool, error) {
 	}
 	v, closer, err := t.store.db.Get(k)
 	if errors.Is(err, pebble.ErrNotFound) {
+		if t.cache != nil {
+			t.cache.keepClean(key, nil, true)
+		}
 		return nil, false, nil
 	}
 	if err != nil {
@@ -59,6 +64,9 @@ func (t *Table) Get(key []byte) ([]byte, bool, error) {
 	v = bytes.Clone(v)
 	if v == nil {
 		v = []byte{}
+	}
+	if t.cache != nil {
+		t.cache.keepClean(key, v, false)
 	}
 	return v, true, closer.Close()
 }

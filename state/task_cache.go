@@ -110,6 +110,20 @@ func (tc *tableCache) set(key, value []byte, deleted bool) {
 	e.deleted = deleted
 }
 
+// keepClean caches what Pebble holds for key, read by Get, as a clean
+// entry, unless the cache holds its bound of entries already.
+func (tc *tableCache) keepClean(key, value []byte, deleted bool) {
+	if tc.owner.size >= tc.owner.maxDirty {
+		return
+	}
+	k := bytes.Clone(key)
+	if k == nil {
+		k = []byte{}
+	}
+	tc.m[string(key)] = &entry{key: k, value: value, deleted: deleted}
+	tc.owner.size++
+}
+
 // Full reports whether the cache holds at least maxDirty dirty entries:
 // the task should commit before processing more records.
 func (c *TaskCache) Full() bool { return c.dirty >= c.maxDirty }
