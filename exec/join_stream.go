@@ -209,10 +209,11 @@ func (j *joinOp) emitUnmatched(side int, row []any, t int64) {
 
 // outerKey is the outer table's key of side's row at time t under the
 // join key bytes key: the time, so that a scan meets rows in time order,
-// then the side and the key.
+// then the side (1 for left, 0 for right: right rows first on a tie, as in
+// Kafka Streams' outer store) and the key.
 func (j *joinOp) outerKey(side int, key []byte, t int64) []byte {
 	b := binary.BigEndian.AppendUint64(j.ss.tbuf[:0], uint64(t)^(1<<63))
-	b = append(b, byte(side))
+	b = append(b, byte(1-side))
 	j.ss.tbuf = append(b, key...)
 	return j.ss.tbuf
 }
@@ -239,7 +240,7 @@ func (j *joinOp) emitClosed() (emitted bool, err error) {
 			return true
 		}
 		t := int64(binary.BigEndian.Uint64(k) ^ (1 << 63))
-		side := int(k[8])
+		side := 1 - int(k[8])
 		_, after := s.window(side)
 		if t+after+s.grace >= s.streamTime {
 			s.minTime = t
