@@ -236,8 +236,9 @@ func (j *joinOp) emitClosed() (emitted bool, err error) {
 	var derr error
 	s.minTime = math.MaxInt64
 	err = j.cache.Table(s.outer).Scan(nil, nil, func(k, v []byte) bool {
-		if len(k) < 9 {
-			return true
+		if len(k) < 9 || k[8] > 1 {
+			derr = fmt.Errorf("bad key %q", k)
+			return false
 		}
 		t := int64(binary.BigEndian.Uint64(k) ^ (1 << 63))
 		side := 1 - int(k[8])
