@@ -223,6 +223,10 @@ func (j *joinOp) outerKey(side int, key []byte, t int64) []byte {
 // time passed t + after + grace, a right row at t + before + grace.
 func (j *joinOp) emitClosed() (emitted bool, err error) {
 	s := &j.ss
+	if s.minTime == math.MaxInt64 || !j.preserved[leftPort] && !j.preserved[rightPort] {
+		// Nothing waits.
+		return false, nil
+	}
 	if s.minTime != math.MinInt64 && s.minTime+min(s.before, s.after)+s.grace >= s.streamTime {
 		return false, nil
 	}
