@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
@@ -36,10 +37,11 @@ type streamJoin struct {
 	outer string
 	// streamTime is the largest record time seen on either side and
 	// storeTime each side store's; they are kept in the left state table
-	// under timeKey so that a restart resumes them. minTime is the
-	// earliest time in the outer table, or MaxInt64 when it is known to be
-	// empty.
+	// under timeKey so that a restart resumes them. waiting indexes the
+	// rows of the outer table (key to time), read when the task starts,
+	// and minTime is the earliest of their times (MaxInt64 for none).
 	streamTime, minTime int64
+	waiting             map[string]int64
 	storeTime           [2]int64
 	// timesDirty says the times moved since saveTimes last kept them;
 	// loaded that load read them.
@@ -117,6 +119,9 @@ func OuterChangelog(spec *topology.JoinSpec) string {
 // load reads the stream times kept in state.
 func (s *streamJoin) load(j *joinOp) error {
 	s.loaded = true
+	if err := j.loadWaiting(); err != nil {
+		return err
+	}
 	v, ok, err := j.cache.Get(j.tables[leftPort], timeKey)
 	if err != nil {
 		return fmt.Errorf("exec: read join state: %w", err)
@@ -169,8 +174,8 @@ func (j *joinOp) streamStream(side int, b *Batch, i int) error {
 	err := j.scanStreamRows(1-side, key, t-before, t+after, func(other []any, ot int64) error {
 		matched = true
 		if s.spuriousFix && j.preserved[1-side] {
-			if err := j.cache.Delete(s.outer, j.outerKey(1-side, key, ot)); err != nil {
-				return fmt.Errorf("exec: write join state: %w", err)
+			if err := j.unwait(j.outerKey(1-side, key, ot)); err != nil {
+				return err
 			}
 		}
 		if side == leftPort {
@@ -192,10 +197,25 @@ func (j *joinOp) streamStream(side int, b *Batch, i int) error {
 		j.errs.RowError("cannot keep the row of the join: "+err.Error(), row)
 		return nil
 	}
-	if err := j.cache.Put(s.outer, j.outerKey(side, key, t), v); err != nil {
+	okey := j.outerKey(side, key, t)
+	if err := j.cache.Put(s.outer, okey, v); err != nil {
 		return fmt.Errorf("exec: write join state: %w", err)
 	}
+	s.waiting[string(okey)] = t
 	s.minTime = min(s.minTime, t)
+	return nil
+}
+
+// unwait removes a row that found a match from the outer table, if it
+// waits there.
+func (j *joinOp) unwait(key []byte) error {
+	if _, ok := j.ss.waiting[string(key)]; !ok {
+		return nil
+	}
+	delete(j.ss.waiting, string(key))
+	if err := j.cache.Delete(j.ss.outer, key); err != nil {
+		return fmt.Errorf("exec: write join state: %w", err)
+	}
 	return nil
 }
 
@@ -220,60 +240,85 @@ func (j *joinOp) outerKey(side int, key []byte, t int64) []byte {
 
 // emitClosed emits, with nulls for the other side, the unmatched rows of
 // the outer table whose window closed: a left row at t once the stream
-// time passed t + after + grace, a right row at t + before + grace.
+// time passed t + after + grace, a right row at t + before + grace. As
+// Kafka Streams does, it walks the rows in the outer table's order and
+// stops at the first whose window is still open.
 func (j *joinOp) emitClosed() (emitted bool, err error) {
 	s := &j.ss
-	if s.minTime == math.MaxInt64 || !j.preserved[leftPort] && !j.preserved[rightPort] {
-		// Nothing waits.
+	if len(s.waiting) == 0 || s.minTime+min(s.before, s.after)+s.grace >= s.streamTime {
 		return false, nil
 	}
-	if s.minTime != math.MinInt64 && s.minTime+min(s.before, s.after)+s.grace >= s.streamTime {
-		return false, nil
+	// Only rows within the shorter lookback of the stream time can have
+	// closed; they come first in the table's order.
+	var due []string
+	for k, t := range s.waiting {
+		if t+min(s.before, s.after)+s.grace < s.streamTime {
+			due = append(due, k)
+		}
 	}
-	type closed struct {
-		key  []byte
-		side int
-		row  []any
-		t    int64
+	slices.Sort(due)
+	for _, k := range due {
+		t := s.waiting[k]
+		side := 1 - int(k[8])
+		_, after := s.window(side)
+		if t+after+s.grace >= s.streamTime {
+			break
+		}
+		v, found, err := j.cache.Get(s.outer, []byte(k))
+		if err != nil {
+			return emitted, fmt.Errorf("exec: read join state: %w", err)
+		}
+		delete(s.waiting, k)
+		if !found {
+			continue
+		}
+		row := j.slab.alloc(len(j.schemas[side]))
+		if err := s.codecs[side].decode(nil, v, row); err != nil {
+			return emitted, fmt.Errorf("exec: corrupt join state in %s: %w", s.outer, err)
+		}
+		if err := j.cache.Delete(s.outer, []byte(k)); err != nil {
+			return emitted, fmt.Errorf("exec: write join state: %w", err)
+		}
+		if !j.joinKey(side, row) {
+			continue
+		}
+		j.emitUnmatched(side, row, t)
+		emitted = true
 	}
-	var done []closed
-	var derr error
 	s.minTime = math.MaxInt64
-	err = j.cache.Table(s.outer).Scan(nil, nil, func(k, v []byte) bool {
+	for _, t := range s.waiting {
+		s.minTime = min(s.minTime, t)
+	}
+	return emitted, nil
+}
+
+// loadWaiting reads the rows waiting in the outer table into s.waiting,
+// once, when the task starts.
+func (j *joinOp) loadWaiting() error {
+	s := &j.ss
+	s.waiting = map[string]int64{}
+	s.minTime = math.MaxInt64
+	if !s.spuriousFix || !j.preserved[leftPort] && !j.preserved[rightPort] {
+		return nil
+	}
+	var derr error
+	err := j.cache.Table(s.outer).Scan(nil, nil, func(k, _ []byte) bool {
 		if len(k) < 9 || k[8] > 1 {
 			derr = fmt.Errorf("bad key %q", k)
 			return false
 		}
 		t := int64(binary.BigEndian.Uint64(k) ^ (1 << 63))
-		side := 1 - int(k[8])
-		_, after := s.window(side)
-		if t+after+s.grace >= s.streamTime {
-			s.minTime = t
-			return false
-		}
-		row := j.slab.alloc(len(j.schemas[side]))
-		if derr = s.codecs[side].decode(nil, v, row); derr != nil {
-			return false
-		}
-		done = append(done, closed{key: append([]byte(nil), k...), side: side, row: row, t: t})
+		s.waiting[string(k)] = t
+		s.minTime = min(s.minTime, t)
 		return true
 	})
 	if err != nil {
-		return false, fmt.Errorf("exec: read join state: %w", err)
+		return fmt.Errorf("exec: read join state: %w", err)
 	}
 	if derr != nil {
-		return false, fmt.Errorf("exec: corrupt join state in %s: %w", s.outer, derr)
+		return fmt.Errorf("exec: corrupt join state in %s: %w", s.outer, derr)
 	}
-	for _, c := range done {
-		if err := j.cache.Delete(s.outer, c.key); err != nil {
-			return false, fmt.Errorf("exec: write join state: %w", err)
-		}
-		if !j.joinKey(c.side, c.row) {
-			continue
-		}
-		j.emitUnmatched(c.side, c.row, c.t)
-	}
-	return len(done) > 0, nil
+	return nil
 }
 
 // keepStreamRow adds side's row at time t to the key's rows in the side's
