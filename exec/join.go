@@ -33,9 +33,11 @@ const (
 // joinOp joins the rows of two co-partitioned inputs with Kafka Streams'
 // semantics. Each side's rows are kept in the side's state table of the
 // task's TaskCache (a table's current row per key, or a stream's rows
-// within the join window), so lookups never reach Pebble per record for
-// rows written since the last commit. See join_table.go, join_stream.go
-// and join_fk.go for the algorithms.
+// within the join window), so lookups do not reach Pebble for
+// rows written since the last commit, nor for rows read once. The
+// stream-table and table-table joins are below; join_stream.go and
+// join_fk.go hold the stream-stream and foreign-key ones, join_task.go
+// the task's side of a join.
 type joinOp struct {
 	spec *topology.JoinSpec
 	kind joinKind
