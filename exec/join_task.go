@@ -272,6 +272,7 @@ func (t *task) processJoin(ctx context.Context, recs []*kafka.Record) error {
 	t.stats.in.Add(int64(len(left)))
 	for _, s := range t.sides {
 		s.polled = s.recs
+		s.stats.in.Add(int64(len(s.recs)))
 		s.decode(s.recs)
 		if s.fatal != nil {
 			return s.fatal

@@ -304,8 +304,9 @@ func (q *Query) WaitRestored(ctx context.Context) error {
 func (q *Query) Stats() Stats {
 	var s Stats
 	for _, t := range q.tasks {
-		// Records moving between stages count neither in nor out.
-		if t.g.Source.Topic == q.graph.Source.Topic {
+		// Records moving between stages count neither in nor out; both
+		// inputs of a join count in.
+		if !t.internal {
 			s.RecordsIn += t.stats.in.Load()
 		}
 		if t.g.Sink == q.graph.Sink {
@@ -313,6 +314,9 @@ func (q *Query) Stats() Stats {
 		}
 		s.Errors += t.stats.errors.Load()
 		for _, side := range t.sides {
+			if !side.internal {
+				s.RecordsIn += side.stats.in.Load()
+			}
 			s.Errors += side.stats.errors.Load()
 		}
 	}
