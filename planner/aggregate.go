@@ -292,6 +292,10 @@ func groupRekey(groupBy []*expr.Expr, in expr.ColumnScope, qualifier string) (to
 		add(expr.Column(i, in[i].Name, in[i].Type), types.Column{Name: in[i].Name, Type: in[i].Type})
 	}
 	sc := expr.ScopeOf(qualifier, step.Schema)
+	for i := topology.PseudoColumns; i < len(in); i++ {
+		// The input's columns keep their qualifiers (a join's sources).
+		sc[len(groupBy)+i].Qualifier = in[i].Qualifier
+	}
 	for i := 1; i < topology.PseudoColumns; i++ {
 		// The repartition record's own coordinates are not selectable.
 		sc[i] = expr.ScopeColumn{Name: "KSQL_REPARTITION_" + sc[i].Name, Type: sc[i].Type}

@@ -54,7 +54,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	persistent := opts.Sink != ""
 	ref, ok := q.From.(*ast.TableRef)
 	if !ok {
-		return nil, errorf(q.From.Position(), "JOIN is not supported yet; query a single stream")
+		return planJoinSelect(cat, q, opts)
 	}
 	src, ok := cat.Source(ref.Name)
 	if !ok {
@@ -627,7 +627,9 @@ func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions, droppedKe
 func bindIn(cat *catalog.Catalog, clause string, e ast.Expr, sc expr.Scope, qualifier string) (*expr.Expr, error) {
 	var bad *ast.ColumnRef
 	ast.Walk(e, func(x ast.Expr) bool {
-		if c, ok := x.(*ast.ColumnRef); ok && bad == nil && c.Qualifier != "" && c.Qualifier != qualifier {
+		// A join's relation (no single qualifier) resolves qualifiers
+		// itself.
+		if c, ok := x.(*ast.ColumnRef); ok && bad == nil && qualifier != "" && c.Qualifier != "" && c.Qualifier != qualifier {
 			bad = c
 		}
 		return true
