@@ -99,6 +99,11 @@ type joinRel struct {
 	// table says the joined rows are a table's (a table-table join).
 	table      bool
 	partitions int32
+	// window is the windowing of the joined rows' keys (both sides'
+	// windows are the same), nil when they are not windowed; windowCols
+	// are the joined row's columns holding the bounds.
+	window     *topology.KeyWindow
+	windowCols [2]int
 	// keys is how many key columns the joined row has; synthetic marks
 	// ROWKEY, a key no source column holds (FULL OUTER joins, joins on
 	// expressions); viable lists the columns that hold the key otherwise,
@@ -415,6 +420,7 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		leftEquiv = []int{topology.PseudoColumns}
 	}
 	leftName := inputs[0].alias
+	leftWindow := inputs[0].src.Window
 	var rel *joinRel
 	for i, j := range joins {
 		rin := inputs[i+1]
@@ -536,6 +542,9 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 				return nil, errorf(j.Pos, "FULL OUTER JOIN on a foreign key is not supported")
 			}
 			foreign = true
+		}
+		if err := checkWindows(j, leftName, leftWindow, rin, leftKeyed && rightKeyed); err != nil {
+			return nil, err
 		}
 		if !foreign && leftPartitions != rin.src.Partitions {
 			return nil, errorf(j.Pos, "Can't join `%s` with `%s` since the number of partitions don't match. `%s` partitions = %d; `%s` partitions = %d. Please repartition either one so that the number of partitions match.",
@@ -678,6 +687,17 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		step := topology.Step{Kind: topology.Join, Schema: schema, Keys: next.keys, Join: spec}
 		g.Steps = append(g.Steps, step)
 		next.schema = schema
+		if leftWindow != nil {
+			next.window = leftWindow
+			next.windowCols = [2]int{-1, -1}
+			for k := topology.PseudoColumns + next.keys; k < len(scope); k++ {
+				for b, name := range []string{topology.WindowStart, topology.WindowEnd} {
+					if next.windowCols[b] < 0 && scope[k].Name == name {
+						next.windowCols[b] = k
+					}
+				}
+			}
+		}
 		next.scope = joinScope{cols: scope, names: names}
 		rel = next
 
@@ -687,6 +707,7 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		leftKeys = next.keys
 		leftEquiv = next.equiv
 		leftName = rin.alias
+		leftWindow = next.window
 	}
 	return rel, nil
 }
@@ -725,16 +746,16 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 		return nil, errorf(q.Pos, "Invalid result type. Your SELECT query produces a STREAM. Please use CREATE STREAM AS SELECT statement instead.")
 	case opts.Target != nil && table:
 		return nil, errorf(q.Pos, "INSERT INTO can only be used to insert into a stream, and this query produces a TABLE.")
-	case q.Window != nil:
-		return nil, errorf(q.Window.Pos, "WINDOW after a JOIN is not supported yet")
+	case q.Window != nil && !aggregating:
+		return nil, errorf(q.Window.Pos, "WINDOW needs an aggregation: add GROUP BY and an aggregate function, or remove the WINDOW clause.")
+	case q.Emit == ast.EmitFinal && (q.Window == nil || !aggregating):
+		return nil, errorf(q.Pos, "EMIT FINAL is only supported for windowed aggregations.")
 	case len(q.PartitionBy) > 0 && jr.table:
 		return nil, errorf(q.PartitionBy[0].Position(), "Cannot repartition a TABLE source. PARTITION BY applies to streams.")
 	case len(q.PartitionBy) > 0:
 		return nil, errorf(q.PartitionBy[0].Position(), "PARTITION BY after a JOIN is not supported yet; partition the result with a second query")
 	case q.Having != nil && len(q.GroupBy) == 0:
 		return nil, errorf(q.Having.Position(), "HAVING needs GROUP BY; add GROUP BY or use WHERE")
-	case q.Emit == ast.EmitFinal:
-		return nil, errorf(q.Pos, "EMIT FINAL needs a windowed aggregation; use EMIT CHANGES")
 	case persistent && q.Limit != nil:
 		return nil, errorf(q.Pos, "LIMIT is not supported in CREATE ... AS SELECT; remove it")
 	}
@@ -764,6 +785,10 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 
 	var items []item
 	keys := 0
+	// A windowed result keeps its windows: the sink reads each row's
+	// bounds from two columns after the output.
+	keyWindow := jr.window
+	bounds := jr.windowCols
 	if aggregating {
 		rel := relation{scope: jr.scope.cols}
 		src := first
@@ -788,6 +813,12 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 				return nil, errorf(q.Having.Position(), "HAVING must be a BOOLEAN condition, not %s", pred.Type)
 			}
 			g.Steps = append(g.Steps, topology.Step{Kind: topology.Filter, Predicate: pred, Schema: agg.Schema, Retract: true})
+		}
+		keyWindow = rel.window
+		for b, c := range topology.WindowColumns() {
+			if keyWindow != nil {
+				bounds[b], _, _ = rel.scope.Resolve("", c.Name)
+			}
 		}
 		if items, err = projection(cat, q.Items, rel, ""); err != nil {
 			return nil, err
@@ -834,8 +865,18 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 		proj.Exprs = append(proj.Exprs, it.e)
 		proj.Schema = append(proj.Schema, types.Column{Name: it.name, Type: it.e.Type})
 	}
-	g.Steps = append(g.Steps, proj)
 	g.Output = proj.Schema
+	if !persistent {
+		keyWindow = nil
+	}
+	if keyWindow != nil {
+		g.Output = proj.Schema[:len(proj.Schema):len(proj.Schema)]
+		for b, c := range topology.WindowColumns() {
+			proj.Exprs = append(proj.Exprs, expr.Column(bounds[b], c.Name, c.Type))
+			proj.Schema = append(proj.Schema, c)
+		}
+	}
+	g.Steps = append(g.Steps, proj)
 	if q.Limit != nil {
 		if *q.Limit < 0 {
 			return nil, errorf(q.Pos, "LIMIT must not be negative")
@@ -848,12 +889,20 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 		if err := planInsert(plan, opts.Target, q.Pos); err != nil {
 			return nil, err
 		}
+		if (keyWindow == nil) != (opts.Target.Window == nil) || (keyWindow != nil && *keyWindow != *opts.Target.Window) {
+			return nil, errorf(q.Pos, "Incompatible windowing between results and sink: the query writes %s keys, %s has %s keys. Insert into a stream with the same WINDOW_TYPE and WINDOW_SIZE.", windowText(keyWindow), opts.Target.Name, windowText(opts.Target.Window))
+		}
+		g.Sink.Window = keyWindow
 	case persistent:
 		if err := planSink(plan, &first, opts, false); err != nil {
 			return nil, err
 		}
 		if jr.table && !aggregating {
 			materializeSink(g, opts)
+		}
+		if keyWindow != nil {
+			plan.Sink.Window = keyWindow
+			g.Sink.Window = keyWindow
 		}
 	}
 	return plan, nil
@@ -1102,4 +1151,29 @@ func syntheticKey(inputs []joinInput) string {
 			return n
 		}
 	}
+}
+
+// checkWindows applies ksqlDB's rules to joining windowed sources: both
+// sides windowed or neither, by windows of the same kind, and keyed by the
+// join expressions with the same windows on both sides, since windowed
+// rows cannot be repartitioned.
+func checkWindows(j *ast.Join, leftName string, lw *topology.KeyWindow, rin joinInput, keyed bool) error {
+	rw := rin.src.Window
+	desc := func(name string, w *topology.KeyWindow) string {
+		if w == nil {
+			return fmt.Sprintf("`%s` is not windowed", name)
+		}
+		return fmt.Sprintf("`%s` is %s windowed", name, w.Type)
+	}
+	switch {
+	case lw == nil && rw == nil:
+		return nil
+	case lw == nil || rw == nil:
+		return errorf(j.Pos, "Can not join windowed source to non-windowed source.\n%s\n%s", desc(leftName, lw), desc(rin.alias, rw))
+	case (lw.Type == topology.Session) != (rw.Type == topology.Session):
+		return errorf(j.Pos, "Incompatible windowed sources.\nLeft source: %s\nRight source: %s\nSession windowed sources can only be joined to other session windowed sources, and may still not result in expected behaviour as session bounds must be an exact match for the join to work\nHopping and tumbling windowed sources can only be joined to other hopping and tumbling windowed sources", lw.Type, rw.Type)
+	case !keyed || *lw != *rw:
+		return errorf(j.On.Position(), "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385.")
+	}
+	return nil
 }
