@@ -37,7 +37,8 @@ type JoinSpec struct {
 	// Right is the right input: its Source, the Steps that run on its rows
 	// before the join (filters, a Materialize for a table side, a Rekey and
 	// Repartition to co-partition it), and Output, the right row's layout
-	// (pseudo-columns, key columns, value columns). It has no Sink. Its
+	// (pseudo-columns, key columns, value columns); its KeyColumns counts
+	// the key columns after the pseudo-columns. It has no Sink. Its
 	// Repartition steps split off stages like those of the main graph.
 	Right *Graph `json:"right"`
 	// LeftKey and RightKey are the join expressions, bound over the left
