@@ -266,6 +266,9 @@ func condText(e ast.Expr, quals map[*ast.ColumnRef]string) string {
 
 // exprQualified prints e with its columns qualified as quals says.
 func exprQualified(e ast.Expr, quals map[*ast.ColumnRef]string) string {
+	if l, ok := e.(*ast.Literal); ok && l.Kind == ast.NullLit {
+		return "null"
+	}
 	var refs []*ast.ColumnRef
 	var saved []string
 	ast.Walk(e, func(n ast.Expr) bool {
@@ -598,7 +601,11 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 			spec.LeftKey = []*expr.Expr{lexpr}
 			spec.RightKey = []*expr.Expr{rexpr}
 		}
-		spec.Right = &topology.Graph{Source: SourceNode(rin.src), Steps: right.steps, Output: right.schema, KeyColumns: len(rin.src.Key), OffsetReset: opts.OffsetReset}
+		rightKeys := len(rin.src.Key)
+		if !rightKeyed && rin.src.Partitions > 1 {
+			rightKeys = 1
+		}
+		spec.Right = &topology.Graph{Source: SourceNode(rin.src), Steps: right.steps, Output: right.schema, KeyColumns: rightKeys, OffsetReset: opts.OffsetReset}
 
 		// The joined row: pseudo-columns, key, the left row's columns,
 		// the right row's columns.
@@ -783,6 +790,25 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 	first := *jr.inputs[0].src
 	first.Partitions = jr.partitions
 
+	if aggregating && q.Window != nil {
+		// ksqlDB does not give a windowed aggregation over a join its
+		// window bounds.
+		for _, si := range q.Items {
+			if si.Expr == nil {
+				continue
+			}
+			var bound *ast.ColumnRef
+			ast.Walk(si.Expr, func(n ast.Expr) bool {
+				if c, ok := n.(*ast.ColumnRef); ok && bound == nil && windowBound(c.Name) {
+					bound = c
+				}
+				return bound == nil
+			})
+			if bound != nil {
+				return nil, errorf(bound.Pos, "SELECT column '%s' cannot be resolved. A windowed aggregation over a JOIN has no window bounds to select.", bound.Name)
+			}
+		}
+	}
 	var items []item
 	keys := 0
 	// A windowed result keeps its windows: the sink reads each row's
