@@ -40,7 +40,9 @@ func TestJoinSchemas(t *testing.T) {
 			Tests []struct {
 				Name       string
 				Statements []string
-				Post       struct{ Sources []struct{ Name, Schema string } }
+				Post       struct {
+					Sources []struct{ Name, Schema string }
+				}
 			}
 		}
 		if err := json.Unmarshal(b, &corpus); err != nil {
