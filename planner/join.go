@@ -1139,7 +1139,8 @@ func joinKeysFirst(items []item, jr *joinRel, sink string, pos ast.Pos) ([]item,
 		}
 		it := items[at[0]]
 		// The key reads the joined row's key column.
-		it.e = expr.Column(topology.PseudoColumns+n, it.name, it.e.Type)
+		at0 := topology.PseudoColumns + n
+		it.e = expr.Column(at0, jr.schema[at0].Name, it.e.Type)
 		keys = append(keys, it)
 		isKey[at[0]] = true
 	}
