@@ -526,6 +526,12 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		}
 		rightKeyed := len(rin.src.Key) == 1 && lexprIsColumn(rexpr, topology.PseudoColumns)
 		leftKeyed := leftKeys == 1 && lexpr.Op == expr.OpColumn && slices.Contains(leftEquiv, lexpr.Col)
+		if leftKeyed && lexpr.Col != topology.PseudoColumns {
+			// A column holding the key's value (an earlier join's
+			// column) joins by the key itself, which an outer join
+			// never leaves null.
+			lexpr = expr.Column(topology.PseudoColumns, left.schema[topology.PseudoColumns].Name, lexpr.Type)
+		}
 		foreign := false
 		if rightTable && !rightKeyed {
 			if leftTable {
