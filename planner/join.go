@@ -18,7 +18,6 @@ import (
 type joinInput struct {
 	src   *catalog.Source
 	alias string
-	pos   ast.Pos
 }
 
 // keyRef is a source column the output of a join may be keyed by: a join
@@ -26,8 +25,6 @@ type joinInput struct {
 // key column of the left table.
 type keyRef struct {
 	alias, name string
-	// col is the column's index in the joined row.
-	col int
 }
 
 // joined is the column's name in the joined row: L_A for L.A.
@@ -405,7 +402,7 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		if src.ValueFormat == format.Kafka {
 			kafkaValue = append(kafkaValue, src.Name)
 		}
-		inputs = append(inputs, joinInput{src: src, alias: alias, pos: r.Pos})
+		inputs = append(inputs, joinInput{src: src, alias: alias})
 	}
 	if len(kafkaValue) > 0 {
 		return nil, errorf(q.From.Position(), "Source(s) %s are using the 'KAFKA' value format. This format does not yet support JOIN.", strings.Join(kafkaValue, ", "))
@@ -440,68 +437,11 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 			return opts.InternalPrefix + opts.QueryID + "-" + state + "-" + suffix
 		}
 
-		// The condition: one equality, each side reading one source.
-		cond, ok := j.On.(*ast.Binary)
-		quals := map[*ast.ColumnRef]string{}
-		var badQual *ast.ColumnRef
-		ast.Walk(j.On, func(n ast.Expr) bool {
-			if c, ok := n.(*ast.ColumnRef); ok && badQual == nil && c.Qualifier != "" && !slices.ContainsFunc(inputs[:i+2], func(in joinInput) bool { return in.alias == c.Qualifier }) {
-				badQual = c
-			}
-			return badQual == nil
-		})
-		if badQual != nil {
-			return nil, errorf(badQual.Pos, "'%s' is not a valid stream/table name or alias.", badQual.Qualifier)
-		}
-		if _, err := resolveOn(j.On, inputs[:i+2], quals); err != nil {
-			return nil, err
-		}
-		if !ok || cond.Op != ast.OpEq {
-			if ok && cond.Op == ast.OpAnd {
-				return nil, errorf(j.On.Position(), "Invalid join condition: joins on multiple conditions are not yet supported. Got %s.", condText(j.On, quals))
-			}
-			return nil, errorf(j.On.Position(), "Unsupported join expression: %s. Join on one equality of a column or expression of each side (ON L.A = R.B).", condText(j.On, quals))
-		}
-		lset, _ := resolveOn(cond.L, inputs[:i+2], quals)
-		rset, _ := resolveOn(cond.R, inputs[:i+2], quals)
-		for _, side := range []struct {
-			e   ast.Expr
-			set []string
-		}{{cond.L, lset}, {cond.R, rset}} {
-			if len(side.set) != 1 {
-				return nil, errorf(side.e.Position(), "Invalid comparison expression '%s' in join '%s'. Each side of the join comparision must contain references from exactly one source.", exprQualified(side.e, quals), condText(j.On, quals))
-			}
-		}
-		lexprAST, rexprAST := cond.L, cond.R
-		if lset[0] == rin.alias {
-			lexprAST, rexprAST = cond.R, cond.L
-			lset, rset = rset, lset
-		}
-		if lset[0] == rin.alias || rset[0] != rin.alias {
-			return nil, errorf(j.On.Position(), "Invalid join condition: each side of %s must read a different source, one of them %s. Got %s.", condText(j.On, quals), rin.alias, condText(j.On, quals))
-		}
-		leftScope := joinScope{cols: left.scope}
-		lexpr, err := bindOn(cat, lexprAST, leftScope, quals)
+		c, err := joinCondition(cat, j, inputs[:i+2], left, right)
 		if err != nil {
 			return nil, err
 		}
-		rexpr, err := bindOn(cat, rexprAST, joinScope{cols: right.scope}, quals)
-		if err != nil {
-			return nil, err
-		}
-		condGot := func() string {
-			return exprQualified(cond.L, quals) + " = " + exprQualified(cond.R, quals)
-		}
-		if lexpr.Type == nil || rexpr.Type == nil || lexpr.Type.String() != rexpr.Type.String() {
-			typed := func(e ast.Expr) string {
-				t := lexpr.Type
-				if e == rexprAST {
-					t = rexpr.Type
-				}
-				return fmt.Sprintf("%s{%s}", exprQualified(e, quals), t)
-			}
-			return nil, errorf(j.On.Position(), "Invalid join condition: types don't match. Got %s = %s.", typed(cond.L), typed(cond.R))
-		}
+		lexpr, rexpr := c.left, c.right
 
 		// The kinds of the sides decide what joins are possible.
 		got := fmt.Sprintf("%s %s %s", leftName, joinTypeText(j.Type), rin.alias)
@@ -535,16 +475,16 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		foreign := false
 		if rightTable && !rightKeyed {
 			if leftTable {
-				return nil, errorf(j.On.Position(), "Invalid join condition: table-table joins require to join on the primary key of the right input table. Got %s.", condGot())
+				return nil, errorf(j.On.Position(), "Invalid join condition: table-table joins require to join on the primary key of the right input table. Got %s.", c.text())
 			}
-			return nil, errorf(j.On.Position(), "Invalid join condition: stream-table joins require to join on the table's primary key. Got %s.", condGot())
+			return nil, errorf(j.On.Position(), "Invalid join condition: stream-table joins require to join on the table's primary key. Got %s.", c.text())
 		}
 		if leftTable && !leftKeyed {
 			// A table joined on another column of its own to the right
 			// table's key: a foreign-key join.
 			switch {
 			case i > 0:
-				return nil, errorf(j.On.Position(), "Invalid join condition: foreign-key table-table joins are not supported as part of n-way joins. Got %s.", condGot())
+				return nil, errorf(j.On.Position(), "Invalid join condition: foreign-key table-table joins are not supported as part of n-way joins. Got %s.", c.text())
 			case j.Type == ast.RightJoin:
 				return nil, errorf(j.Pos, "RIGHT OUTER JOIN on a foreign key is not supported")
 			case j.Type == ast.FullJoin:
@@ -634,16 +574,15 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 				c := left.schema[topology.PseudoColumns+k]
 				sc := left.scope[topology.PseudoColumns+k]
 				add(types.Column{Name: left.names[topology.PseudoColumns+k], Type: c.Type}, expr.ScopeColumn{Type: c.Type}, "")
-				next.foreign = append(next.foreign, keyRef{alias: sc.Qualifier, name: sc.Name, col: topology.PseudoColumns + k})
+				next.foreign = append(next.foreign, keyRef{alias: sc.Qualifier, name: sc.Name})
 			}
 		} else {
 			next.keys = 1
 			if j.Type != ast.FullJoin {
-				if cr, ok := lexprAST.(*ast.ColumnRef); ok {
-					next.viable = append(next.viable, keyRef{alias: quals[cr], name: cr.Name})
-				}
-				if cr, ok := rexprAST.(*ast.ColumnRef); ok {
-					next.viable = append(next.viable, keyRef{alias: quals[cr], name: cr.Name})
+				for _, e := range []ast.Expr{c.leftAST, c.rightAST} {
+					if cr, ok := e.(*ast.ColumnRef); ok {
+						next.viable = append(next.viable, keyRef{alias: c.quals[cr], name: cr.Name})
+					}
 				}
 			}
 			next.synthetic = len(next.viable) == 0
@@ -694,9 +633,6 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 				}
 			}
 		}
-		for n := range next.viable {
-			next.viable[n].col = topology.PseudoColumns
-		}
 		step := topology.Step{Kind: topology.Join, Schema: schema, Keys: next.keys, Join: spec}
 		g.Steps = append(g.Steps, step)
 		next.schema = schema
@@ -723,6 +659,87 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		leftWindow = next.window
 	}
 	return rel, nil
+}
+
+// joinCond is a join's condition, resolved: the expression of each side,
+// bound over the side's row.
+type joinCond struct {
+	on                ast.Expr
+	cond              *ast.Binary
+	leftAST, rightAST ast.Expr
+	left, right       *expr.Expr
+	// quals maps every column the condition reads to its source's alias.
+	quals map[*ast.ColumnRef]string
+}
+
+// text is the condition as ksqlDB's messages give it: L.A = R.B.
+func (c *joinCond) text() string {
+	return exprQualified(c.cond.L, c.quals) + " = " + exprQualified(c.cond.R, c.quals)
+}
+
+// joinCondition resolves the ON clause of j, whose right source is the
+// last of inputs: one equality whose sides read one source each, the
+// right source on one side, with the same type.
+func joinCondition(cat *catalog.Catalog, j *ast.Join, inputs []joinInput, left, right joinSide) (*joinCond, error) {
+	rin := inputs[len(inputs)-1]
+	c := &joinCond{on: j.On, quals: map[*ast.ColumnRef]string{}}
+	var badQual *ast.ColumnRef
+	ast.Walk(j.On, func(n ast.Expr) bool {
+		if cr, ok := n.(*ast.ColumnRef); ok && badQual == nil && cr.Qualifier != "" && !slices.ContainsFunc(inputs, func(in joinInput) bool { return in.alias == cr.Qualifier }) {
+			badQual = cr
+		}
+		return badQual == nil
+	})
+	if badQual != nil {
+		return nil, errorf(badQual.Pos, "'%s' is not a valid stream/table name or alias.", badQual.Qualifier)
+	}
+	if _, err := resolveOn(j.On, inputs, c.quals); err != nil {
+		return nil, err
+	}
+	cond, ok := j.On.(*ast.Binary)
+	if !ok || cond.Op != ast.OpEq {
+		if ok && cond.Op == ast.OpAnd {
+			return nil, errorf(j.On.Position(), "Invalid join condition: joins on multiple conditions are not yet supported. Got %s.", condText(j.On, c.quals))
+		}
+		return nil, errorf(j.On.Position(), "Unsupported join expression: %s. Join on one equality of a column or expression of each side (ON L.A = R.B).", condText(j.On, c.quals))
+	}
+	c.cond = cond
+	lset, _ := resolveOn(cond.L, inputs, c.quals)
+	rset, _ := resolveOn(cond.R, inputs, c.quals)
+	for _, side := range []struct {
+		e   ast.Expr
+		set []string
+	}{{cond.L, lset}, {cond.R, rset}} {
+		if len(side.set) != 1 {
+			return nil, errorf(side.e.Position(), "Invalid comparison expression '%s' in join '%s'. Each side of the join comparision must contain references from exactly one source.", exprQualified(side.e, c.quals), condText(j.On, c.quals))
+		}
+	}
+	c.leftAST, c.rightAST = cond.L, cond.R
+	if lset[0] == rin.alias {
+		c.leftAST, c.rightAST = cond.R, cond.L
+		lset, rset = rset, lset
+	}
+	if lset[0] == rin.alias || rset[0] != rin.alias {
+		return nil, errorf(j.On.Position(), "Invalid join condition: one side of %s must read %s and the other a source joined before it.", condText(j.On, c.quals), rin.alias)
+	}
+	var err error
+	if c.left, err = bindOn(cat, c.leftAST, joinScope{cols: left.scope}, c.quals); err != nil {
+		return nil, err
+	}
+	if c.right, err = bindOn(cat, c.rightAST, joinScope{cols: right.scope}, c.quals); err != nil {
+		return nil, err
+	}
+	if c.left.Type == nil || c.right.Type == nil || c.left.Type.String() != c.right.Type.String() {
+		typed := func(e ast.Expr) string {
+			t := c.left.Type
+			if e == c.rightAST {
+				t = c.right.Type
+			}
+			return fmt.Sprintf("%s{%s}", exprQualified(e, c.quals), t)
+		}
+		return nil, errorf(j.On.Position(), "Invalid join condition: types don't match. Got %s = %s.", typed(cond.L), typed(cond.R))
+	}
+	return c, nil
 }
 
 // lexprIsColumn reports whether e reads column col of its row.
