@@ -113,6 +113,9 @@ type joinRel struct {
 	foreign   []keyRef
 	// equiv are the joined row's columns that hold the key's value.
 	equiv []int
+	// partitioned maps the canonical text (see canonicalText) of each
+	// PARTITION BY expression to its key column, after PARTITION BY.
+	partitioned map[string]int
 }
 
 // joinChain returns the sources of a left-deep join tree, left first, and
@@ -164,6 +167,22 @@ func pseudoRefs(q *ast.Query, joins []*ast.Join) map[string][]string {
 	for _, j := range joins {
 		visit(j.On)
 	}
+	if len(q.PartitionBy) > 0 && len(q.GroupBy) == 0 {
+		// A repartitioned join result carries every side's
+		// pseudo-columns as values, as ksqlDB's does.
+		first, _ := joinChain(q.From)
+		refs := []*ast.TableRef{first}
+		for _, j := range joins {
+			refs = append(refs, j.Right)
+		}
+		for _, r := range refs {
+			alias := r.Name
+			if r.Alias != "" {
+				alias = r.Alias
+			}
+			out[alias] = []string{topology.RowTime, topology.RowPartition, topology.RowOffset}
+		}
+	}
 	return out
 }
 
@@ -199,7 +218,10 @@ func sourceSide(in joinInput, pseudo []string) joinSide {
 		st.Exprs = append(st.Exprs, expr.Column(i, c.Name, c.Type))
 		st.Schema = append(st.Schema, c)
 	}
-	for _, p := range pseudo {
+	for _, p := range []string{topology.RowTime, topology.RowPartition, topology.RowOffset} {
+		if !slices.Contains(pseudo, p) {
+			continue
+		}
 		i := slices.IndexFunc(schema[:topology.PseudoColumns], func(c types.Column) bool { return c.Name == p })
 		st.Exprs = append(st.Exprs, expr.Column(i, p, schema[i].Type))
 		st.Schema = append(st.Schema, types.Column{Name: in.alias + "_" + p, Type: schema[i].Type})
@@ -782,8 +804,8 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 		return nil, errorf(q.Pos, "EMIT FINAL is only supported for windowed aggregations.")
 	case len(q.PartitionBy) > 0 && jr.table:
 		return nil, errorf(q.PartitionBy[0].Position(), "Cannot repartition a TABLE source. PARTITION BY applies to streams.")
-	case len(q.PartitionBy) > 0:
-		return nil, errorf(q.PartitionBy[0].Position(), "PARTITION BY after a JOIN is not supported yet; partition the result with a second query")
+	case len(q.PartitionBy) > 0 && jr.window != nil:
+		return nil, errorf(q.PartitionBy[0].Position(), "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385.")
 	case q.Having != nil && len(q.GroupBy) == 0:
 		return nil, errorf(q.Having.Position(), "HAVING needs GROUP BY; add GROUP BY or use WHERE")
 	case persistent && q.Limit != nil:
@@ -834,6 +856,7 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 	}
 	var items []item
 	keys := 0
+	droppedKey := false
 	// A windowed result keeps its windows: the sink reads each row's
 	// bounds from two columns after the output.
 	keyWindow := jr.window
@@ -874,6 +897,21 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 		}
 		if persistent {
 			if items, keys, err = keysFirst(items, rel, opts.Sink, q.Pos); err != nil {
+				return nil, err
+			}
+		}
+	} else if len(q.PartitionBy) > 0 {
+		prel, pjr, step, err := joinPartitionBy(cat, q.PartitionBy, jr, aliases, opts)
+		if err != nil {
+			return nil, err
+		}
+		g.Steps = append(g.Steps, step...)
+		if items, err = joinProjection(cat, q.Items, pjr, aliases); err != nil {
+			return nil, err
+		}
+		droppedKey = len(prel.keys) == 0
+		if persistent {
+			if items, keys, err = keysFirst(items, prel, opts.Sink, q.Pos); err != nil {
 				return nil, err
 			}
 		}
@@ -943,7 +981,7 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 		}
 		g.Sink.Window = keyWindow
 	case persistent:
-		if err := planSink(plan, &first, opts, false); err != nil {
+		if err := planSink(plan, &first, opts, droppedKey); err != nil {
 			return nil, err
 		}
 		if jr.table && !aggregating {
@@ -1008,6 +1046,9 @@ func joinProjection(cat *catalog.Catalog, list []ast.SelectItem, jr *joinRel, al
 		if idx == topology.PseudoColumns && jr.synthetic {
 			return jr.synthName
 		}
+		if jr.partitioned != nil && idx >= topology.PseudoColumns && idx < topology.PseudoColumns+jr.keys {
+			return jr.schema[idx].Name
+		}
 		sc := jr.scope.cols[idx]
 		for _, v := range jr.viable {
 			if sc.Qualifier == v.alias && sc.Name == v.name {
@@ -1071,6 +1112,11 @@ func joinProjection(cat *catalog.Catalog, list []ast.SelectItem, jr *joinRel, al
 			if _, ok := si.Expr.(*ast.ColumnRef); ok {
 				it.keyCol = keyOf(e.Col)
 			}
+		}
+		if k, ok := jr.partitioned[canonicalText(si.Expr, jr.scope)]; ok && jr.partitioned != nil {
+			// The PARTITION BY expression itself reads its key.
+			idx := topology.PseudoColumns + k
+			it.keyCol, it.e = jr.schema[idx].Name, expr.Column(idx, jr.schema[idx].Name, e.Type)
 		}
 		switch x := si.Expr.(type) {
 		case *ast.ColumnRef:
@@ -1226,4 +1272,141 @@ func checkWindows(j *ast.Join, leftName string, lw *topology.KeyWindow, rin join
 		return errorf(j.On.Position(), "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385.")
 	}
 	return nil
+}
+
+// canonicalText prints e with every column qualified by the source it
+// resolves to in sc, so that L.A and A compare equal when A is L's.
+func canonicalText(e ast.Expr, sc joinScope) string {
+	if e == nil {
+		return ""
+	}
+	quals := map[*ast.ColumnRef]string{}
+	ast.Walk(e, func(n ast.Expr) bool {
+		if c, ok := n.(*ast.ColumnRef); ok {
+			if idx, _, ok := sc.Resolve(c.Qualifier, c.Name); ok {
+				quals[c] = sc.cols[idx].Qualifier
+			}
+		}
+		return true
+	})
+	return exprQualified(e, quals)
+}
+
+// joinPartitionBy plans PARTITION BY over joined rows: a Rekey and a
+// Repartition whose rows are the pseudo-columns, the new key columns, then
+// each input's columns as ksqlDB lays out a repartitioned join (its value
+// columns, its pseudo-columns, its key columns), without the columns that
+// became keys. It returns the relation the key rules read, the joined
+// relation over the new rows and the steps.
+func joinPartitionBy(cat *catalog.Catalog, list []ast.Expr, jr *joinRel, aliases []string, opts QueryOptions) (relation, *joinRel, []topology.Step, error) {
+	out := relation{keyExpr: map[string]string{}, keyMsg: map[string]string{}, keyPos: map[string]ast.Pos{}}
+	rekey := topology.Step{Kind: topology.Rekey}
+	var scope expr.ColumnScope
+	var names []string
+	add := func(e *expr.Expr, c types.Column, sc expr.ScopeColumn, name string) {
+		rekey.Exprs = append(rekey.Exprs, e)
+		rekey.Schema = append(rekey.Schema, c)
+		scope = append(scope, sc)
+		names = append(names, name)
+	}
+	for i := 0; i < topology.PseudoColumns; i++ {
+		add(expr.Column(i, jr.schema[i].Name, jr.schema[i].Type), jr.schema[i], jr.scope.cols[i], "")
+	}
+	moved := map[int]bool{}
+	generated := 0
+	for _, pe := range list {
+		if lit, ok := pe.(*ast.Literal); ok && lit.Kind == ast.NullLit {
+			if len(list) > 1 {
+				return relation{}, nil, nil, errorf(pe.Position(), "Cannot PARTITION BY multiple columns including NULL. Partition by NULL alone to drop the key.")
+			}
+			continue
+		}
+		if cr, ok := pe.(*ast.ColumnRef); ok {
+			if _, _, found := jr.scope.Resolve(cr.Qualifier, cr.Name); !found && jr.scope.Explain(cr.Qualifier, cr.Name) == nil {
+				return relation{}, nil, nil, errorf(pe.Position(), "PARTITION BY column '%s' cannot be resolved. '%s' must be a column in the source schema since PARTITION BY is applied on the input.", cr.Name, cr.Name)
+			}
+		}
+		e, err := bindJoined(cat, "PARTITION BY", pe, jr.scope, aliases)
+		if err != nil {
+			return relation{}, nil, nil, err
+		}
+		var name string
+		keyScope := expr.ScopeColumn{Type: e.Type}
+		switch x := pe.(type) {
+		case *ast.ColumnRef:
+			name = x.Name
+			if e.Op == expr.OpColumn && jr.scope.names[e.Col] != "" {
+				// The column moves to the key, where it keeps its name.
+				name = jr.scope.names[e.Col]
+				keyScope = jr.scope.cols[e.Col]
+				moved[e.Col] = true
+			}
+		case *ast.Dereference:
+			name = x.Field
+		default:
+			name = fmt.Sprintf("KSQL_COL_%d", generated)
+			generated++
+		}
+		for _, k := range out.keys {
+			if k.Name == name {
+				return relation{}, nil, nil, errorf(pe.Position(), "PARTITION BY names the column %s twice", name)
+			}
+		}
+		c := types.Column{Name: name, Type: e.Type}
+		add(e, c, keyScope, name)
+		out.keys = append(out.keys, c)
+		out.keyExpr[name] = canonicalText(pe, jr.scope)
+		out.keyMsg[name] = out.keyExpr[name]
+		out.keyPos[name] = pe.Position()
+	}
+	rekey.Keys = len(out.keys)
+	// Each input's columns: values, pseudo-columns, keys.
+	for _, in := range jr.inputs {
+		isKey := func(name string) bool {
+			return slices.ContainsFunc(in.src.Key, func(c types.Column) bool { return c.Name == name })
+		}
+		isPseudo := func(name string) bool {
+			return name == topology.RowTime || name == topology.RowPartition || name == topology.RowOffset
+		}
+		for pass := 0; pass < 3; pass++ {
+			for idx, sc := range jr.scope.cols {
+				if idx < topology.PseudoColumns || sc.Qualifier != in.alias || moved[idx] {
+					continue
+				}
+				var want bool
+				switch pass {
+				case 0:
+					want = !isKey(sc.Name) && !isPseudo(sc.Name)
+				case 1:
+					want = isPseudo(sc.Name)
+				default:
+					want = isKey(sc.Name)
+				}
+				if want {
+					c := jr.schema[idx]
+					add(expr.Column(idx, c.Name, c.Type), c, sc, jr.scope.names[idx])
+				}
+			}
+		}
+	}
+	for i, sc := range scope {
+		if i >= topology.PseudoColumns+rekey.Keys && names[i] == "" && sc.Qualifier != "" {
+			// A side's pseudo-column copy is selected by a star here.
+			names[i] = sc.Qualifier + "_" + sc.Name
+		}
+	}
+	steps := []topology.Step{rekey}
+	if jr.partitions > 1 && len(out.keys) > 0 {
+		rep := topology.Step{Kind: topology.Repartition, Schema: rekey.Schema, Keys: rekey.Keys, Partitions: jr.partitions}
+		if opts.QueryID != "" {
+			rep.Topic = opts.InternalPrefix + opts.QueryID + "-repartition"
+		}
+		steps = append(steps, rep)
+	}
+	pjr := &joinRel{g: jr.g, inputs: jr.inputs, schema: rekey.Schema, scope: joinScope{cols: scope, names: names}, keys: rekey.Keys, partitions: jr.partitions, partitioned: map[string]int{}}
+	for k, key := range out.keys {
+		pjr.partitioned[out.keyExpr[key.Name]] = k
+	}
+	out.scope = scope
+	return out, pjr, steps, nil
 }
