@@ -154,6 +154,9 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 		switch x := ge.(type) {
 		case *ast.ColumnRef:
 			name = x.Name
+			if e.Op == expr.OpColumn && e.Col < len(rel.joinNames) && rel.joinNames[e.Col] != "" {
+				name = rel.joinNames[e.Col]
+			}
 			if i >= len(src.Key) || src.Key[i].Name != x.Name {
 				sourceKeyed = false
 			}

@@ -862,7 +862,7 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 	keyWindow := jr.window
 	bounds := jr.windowCols
 	if aggregating {
-		rel := relation{scope: jr.scope.cols}
+		rel := relation{scope: jr.scope.cols, joinNames: jr.scope.names}
 		src := first
 		src.Key = nil
 		if jr.table {
@@ -895,6 +895,7 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 		if items, err = projection(cat, q.Items, rel, ""); err != nil {
 			return nil, err
 		}
+		joinAggNames(items, q.Items, jr)
 		if persistent {
 			if items, keys, err = keysFirst(items, rel, opts.Sink, q.Pos); err != nil {
 				return nil, err
@@ -1409,4 +1410,30 @@ func joinPartitionBy(cat *catalog.Catalog, list []ast.Expr, jr *joinRel, aliases
 	}
 	out.scope = scope
 	return out, pjr, steps, nil
+}
+
+// joinAggNames names the columns an aggregation over joined rows selects
+// as a join's projection names them: a column that several inputs have
+// is prefixed by its source (L_A).
+func joinAggNames(items []item, list []ast.SelectItem, jr *joinRel) {
+	if len(items) != len(list) {
+		return // a star expanded: leave the names
+	}
+	count := map[string]int{}
+	for _, in := range jr.inputs {
+		for _, c := range in.src.Columns() {
+			count[c.Name]++
+		}
+	}
+	for i, si := range list {
+		cr, ok := si.Expr.(*ast.ColumnRef)
+		if !ok || si.Alias != "" || si.Star || si.StructStar {
+			continue
+		}
+		if count[cr.Name] > 1 {
+			if idx, _, ok := jr.scope.Resolve(cr.Qualifier, cr.Name); ok && jr.scope.names[idx] != "" {
+				items[i].name = jr.scope.names[idx]
+			}
+		}
+	}
 }

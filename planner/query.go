@@ -346,6 +346,9 @@ type relation struct {
 	// window, when set, says the rows are windowed: they carry
 	// WINDOWSTART and WINDOWEND, and a sink writes windowed keys.
 	window *topology.KeyWindow
+	// joinNames, for joined rows, names each column as a GROUP BY of it
+	// names its key (L_A).
+	joinNames []string
 }
 
 // bindScope is the scope select items bind in.
