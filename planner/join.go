@@ -486,7 +486,7 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 			}
 			return nil, errorf(j.Within.Pos, "A window definition was provided for a %s join. These joins are not windowed. Please drop the window definition (ie. the WITHIN clause) and try to execute your join again.", kind)
 		}
-		rightKeyed := len(rin.src.Key) == 1 && lexprIsColumn(rexpr, topology.PseudoColumns)
+		rightKeyed := len(rin.src.Key) == 1 && isColumn(rexpr, topology.PseudoColumns)
 		leftKeyed := leftKeys == 1 && lexpr.Op == expr.OpColumn && slices.Contains(leftEquiv, lexpr.Col)
 		if leftKeyed && lexpr.Col != topology.PseudoColumns {
 			// A column holding the key's value (an earlier join's
@@ -764,8 +764,8 @@ func joinCondition(cat *catalog.Catalog, j *ast.Join, inputs []joinInput, left, 
 	return c, nil
 }
 
-// lexprIsColumn reports whether e reads column col of its row.
-func lexprIsColumn(e *expr.Expr, col int) bool {
+// isColumn reports whether e reads column col of its row.
+func isColumn(e *expr.Expr, col int) bool {
 	return e != nil && e.Op == expr.OpColumn && e.Col == col
 }
 
