@@ -215,8 +215,8 @@ func (e *Engine) groupOf(queryID string) string {
 // partition per partition of its input, compacted (windowed ones also
 // deleted after their retention).
 func (e *Engine) ensureChangelogs(ctx context.Context, q *catalog.Query) error {
-	logs := exec.Changelogs(q.Plan)
-	reps := exec.RepartitionTopics(q.Plan)
+	logs := append(exec.Changelogs(q.Plan), exec.JoinChangelogs(q.Plan)...)
+	reps := append(exec.RepartitionTopics(q.Plan), exec.JoinRepartitionTopics(q.Plan)...)
 	if len(logs) == 0 && len(reps) == 0 {
 		return nil
 	}
@@ -244,18 +244,18 @@ func (e *Engine) ensureChangelogs(ctx context.Context, q *catalog.Query) error {
 // dropState deletes the local state and the changelog topics of a
 // terminated persistent query; failures are logged.
 func (e *Engine) dropState(ctx context.Context, id string, q *catalog.Query) {
-	if q == nil || q.Plan == nil || !exec.HasState(q.Plan) {
+	if q == nil || q.Plan == nil || !exec.HasState(q.Plan) && !exec.HasJoinState(q.Plan) {
 		return
 	}
 	if err := e.store.DropQuery(id); err != nil {
 		e.log.Warn("cannot delete the state of a terminated query", "query", id, "err", err)
 	}
-	for _, name := range exec.Changelogs(q.Plan) {
+	for _, name := range append(exec.Changelogs(q.Plan), exec.JoinChangelogs(q.Plan)...) {
 		if err := e.cfg.Kafka.DeleteTopic(ctx, name); err != nil && !errors.Is(err, kafka.ErrUnknownTopic) {
 			e.log.Warn("cannot delete the changelog topic of a terminated query", "query", id, "topic", name, "err", err)
 		}
 	}
-	for _, st := range exec.RepartitionTopics(q.Plan) {
+	for _, st := range append(exec.RepartitionTopics(q.Plan), exec.JoinRepartitionTopics(q.Plan)...) {
 		if err := e.cfg.Kafka.DeleteTopic(ctx, st.Topic); err != nil && !errors.Is(err, kafka.ErrUnknownTopic) {
 			e.log.Warn("cannot delete the repartition topic of a terminated query", "query", id, "topic", st.Topic, "err", err)
 		}
@@ -330,7 +330,7 @@ func (e *Engine) inputEnds(ctx context.Context) (map[inputKey][]int64, error) {
 	qs := make(map[string][]string, len(e.running))
 	for id := range e.running {
 		if q, ok := e.cat.Query(id); ok {
-			qs[id] = exec.InputTopics(q.Plan)
+			qs[id] = append(exec.InputTopics(q.Plan), exec.JoinInputTopics(q.Plan)...)
 		}
 	}
 	e.mu.Unlock()

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/sluice-sql/sluice/exec"
-	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/parser/ast"
 	"github.com/sluice-sql/sluice/planner"
@@ -59,7 +58,7 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 		return g.Limit == 0 || sent < g.Limit, nil
 	}
 	deps := exec.Deps{Kafka: e.cfg.Kafka, ProcessingLog: e.processing, Logger: e.log.With("query", id), Now: e.cfg.Now}
-	if exec.HasState(g) {
+	if exec.HasState(g) || exec.HasJoinState(g) {
 		// A push query's state lives only as long as its stream, under a
 		// name no other run uses, and has no changelog.
 		deps.State = e.store
@@ -68,12 +67,12 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 	// Repartition topics of a push query live as long as its stream.
 	var repartitions []string
 	dropTopics := func() { e.dropTopics(context.WithoutCancel(ctx), "push query", repartitions) }
-	for i := range g.Steps {
-		st := &g.Steps[i]
-		if st.Kind != topology.Repartition {
-			continue
-		}
+	for i, st := range exec.RepartitionSteps(g) {
 		st.Topic = fmt.Sprintf("%s%s_%d-repartition", e.internalPrefix(), id, time.Now().UnixNano())
+		if i > 0 {
+			// A join may repartition both sides.
+			st.Topic = fmt.Sprintf("%s%s_%d-repartition-%d", e.internalPrefix(), id, time.Now().UnixNano(), i)
+		}
 		if err := e.cfg.Kafka.CreateTopic(ctx, kafka.TopicSpec{Name: st.Topic, Partitions: st.Partitions, Configs: map[string]string{"cleanup.policy": "delete"}}); err != nil {
 			dropTopics()
 			return Result{}, internal("cannot create the repartition topic of a push query: %v", err)

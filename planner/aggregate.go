@@ -154,6 +154,9 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 		switch x := ge.(type) {
 		case *ast.ColumnRef:
 			name = x.Name
+			if e.Op == expr.OpColumn && e.Col < len(rel.joinNames) && rel.joinNames[e.Col] != "" {
+				name = rel.joinNames[e.Col]
+			}
 			if i >= len(src.Key) || src.Key[i].Name != x.Name {
 				sourceKeyed = false
 			}
@@ -292,6 +295,10 @@ func groupRekey(groupBy []*expr.Expr, in expr.ColumnScope, qualifier string) (to
 		add(expr.Column(i, in[i].Name, in[i].Type), types.Column{Name: in[i].Name, Type: in[i].Type})
 	}
 	sc := expr.ScopeOf(qualifier, step.Schema)
+	for i := topology.PseudoColumns; i < len(in); i++ {
+		// The input's columns keep their qualifiers (a join's sources).
+		sc[len(groupBy)+i].Qualifier = in[i].Qualifier
+	}
 	for i := 1; i < topology.PseudoColumns; i++ {
 		// The repartition record's own coordinates are not selectable.
 		sc[i] = expr.ScopeColumn{Name: "KSQL_REPARTITION_" + sc[i].Name, Type: sc[i].Type}

@@ -54,7 +54,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	persistent := opts.Sink != ""
 	ref, ok := q.From.(*ast.TableRef)
 	if !ok {
-		return nil, errorf(q.From.Position(), "JOIN is not supported yet; query a single stream")
+		return planJoinSelect(cat, q, opts)
 	}
 	src, ok := cat.Source(ref.Name)
 	if !ok {
@@ -346,6 +346,9 @@ type relation struct {
 	// window, when set, says the rows are windowed: they carry
 	// WINDOWSTART and WINDOWEND, and a sink writes windowed keys.
 	window *topology.KeyWindow
+	// joinNames, for joined rows, names each column as a GROUP BY of it
+	// names its key (L_A).
+	joinNames []string
 }
 
 // bindScope is the scope select items bind in.
@@ -627,7 +630,9 @@ func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions, droppedKe
 func bindIn(cat *catalog.Catalog, clause string, e ast.Expr, sc expr.Scope, qualifier string) (*expr.Expr, error) {
 	var bad *ast.ColumnRef
 	ast.Walk(e, func(x ast.Expr) bool {
-		if c, ok := x.(*ast.ColumnRef); ok && bad == nil && c.Qualifier != "" && c.Qualifier != qualifier {
+		// A join's relation (no single qualifier) resolves qualifiers
+		// itself.
+		if c, ok := x.(*ast.ColumnRef); ok && bad == nil && qualifier != "" && c.Qualifier != "" && c.Qualifier != qualifier {
 			bad = c
 		}
 		return true

@@ -492,7 +492,7 @@ var expectedPosRE = regexp.MustCompile(`(Failed to prepare statement: )?line (\d
 // gives one.
 func matchException(want *Exception, err error, stmt string, line0 int, sess *engine.Session) error {
 	msg := err.Error()
-	if strings.Contains(msg, want.Message) {
+	if strings.Contains(msg, want.Message) || matchWrapped(want.Message, msg, line0) {
 		return nil
 	}
 	if !strings.HasSuffix(want.Type, "ParseFailedException") && !syntaxMessageRE.MatchString(want.Message) {
@@ -515,6 +515,39 @@ func matchException(want *Exception, err error, stmt string, line0 int, sess *en
 		return fmt.Errorf("syntax error at line %d:%d, expected at %d:%d (%q); got %q", line0+pe.Line, pe.Col, line, col, want.Message, firstLine(msg))
 	}
 	return nil
+}
+
+// wrappedRE matches the wrapping ksqlDB puts around some statement
+// errors: a prefix naming the phase, then the position counted in lines
+// of the case's statements joined by newlines.
+var wrappedRE = regexp.MustCompile(`^(?:Exception while preparing statement: |Failed to prepare statement: )?(?:Line: (\d+), Col: (\d+): )?`)
+
+// errPosRE finds the position a statement error starts with.
+var errPosRE = regexp.MustCompile(`^line (\d+):(\d+): `)
+
+// matchWrapped reports whether msg, from a statement whose first line is
+// line0+1, is the expected message without ksqlDB's wrapping, at the
+// position the wrapping names if it names one.
+func matchWrapped(want, msg string, line0 int) bool {
+	m := wrappedRE.FindStringSubmatch(want)
+	if m == nil || m[0] == "" {
+		return false
+	}
+	if !strings.Contains(msg, want[len(m[0]):]) {
+		return false
+	}
+	if m[1] == "" {
+		return true
+	}
+	got := errPosRE.FindStringSubmatch(msg)
+	if got == nil {
+		return false
+	}
+	line, _ := strconv.Atoi(m[1])
+	col, _ := strconv.Atoi(m[2])
+	gl, _ := strconv.Atoi(got[1])
+	gc, _ := strconv.Atoi(got[2])
+	return line0+gl == line && gc == col
 }
 
 // syntaxErrorOf parses stmt as the engine does (session variables

@@ -302,9 +302,28 @@ func (g *Graph) String() string {
 		}
 		line("[ OUTPUT ] | Schema: %s%s", schemaString(g.Output, g.KeyColumns), lim)
 	}
+	g.drawInput(line, func() int { return depth }, func(d int) { depth = d })
+	return b.String()
+}
+
+// drawInput draws g's steps, last first, and its source: a Join step
+// draws its right input below it, then the left input goes on.
+func (g *Graph) drawInput(line func(string, ...any), depth func() int, setDepth func(int)) {
 	for i := len(g.Steps) - 1; i >= 0; i-- {
 		st := g.Steps[i]
 		switch st.Kind {
+		case Join:
+			line("%s", joinString(&st))
+			if j := st.Join; j != nil && j.Right != nil {
+				d := depth()
+				out := j.Right.Output
+				if len(out) >= PseudoColumns {
+					out = out[PseudoColumns:]
+				}
+				line("[ RIGHT INPUT ] | Schema: %s", schemaString(out, j.Right.KeyColumns))
+				j.Right.drawInput(line, depth, setDepth)
+				setDepth(d)
+			}
 		case Filter:
 			if st.Retract {
 				line("[ FILTER ] | Predicate: %s | Rejected rows delete their key", st.Predicate)
@@ -384,6 +403,47 @@ func (g *Graph) String() string {
 	}
 	line("[ SOURCE ] | Name: %s | Topic: %s | Partitions: %d | Key format: %s | Value format: %s%s | Timestamp: %s | Start: %s",
 		s.Name, s.Topic, s.Partitions, s.KeyFormat, s.ValueFormat, win, ts, g.OffsetReset)
+}
+
+// joinString describes a Join step as EXPLAIN shows it.
+func joinString(st *Step) string {
+	j := st.Join
+	if j == nil {
+		return "[ JOIN ]"
+	}
+	kind := func(table bool) string {
+		if table {
+			return "TABLE"
+		}
+		return "STREAM"
+	}
+	exprs := func(es []*expr.Expr) string {
+		parts := make([]string, len(es))
+		for i, e := range es {
+			parts[i] = e.String()
+		}
+		return strings.Join(parts, ", ")
+	}
+	keys := make([]string, 0, st.Keys)
+	for i := PseudoColumns; i < PseudoColumns+st.Keys && i < len(st.Schema); i++ {
+		keys = append(keys, st.Schema[i].Name)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[ JOIN ] | %s %s-%s", j.Type, kind(j.LeftTable), kind(j.RightTable))
+	if j.ForeignKey != nil {
+		fmt.Fprintf(&b, " | Foreign key: %s", j.ForeignKey)
+	} else {
+		fmt.Fprintf(&b, " | On: %s = %s", exprs(j.LeftKey), exprs(j.RightKey))
+	}
+	fmt.Fprintf(&b, " | Key: %s", strings.Join(keys, ", "))
+	if w := j.Within; w != nil {
+		grace := "default"
+		if w.Grace >= 0 {
+			grace = fmt.Sprintf("%d ms", w.Grace)
+		}
+		fmt.Fprintf(&b, " | Within: %d ms before, %d ms after, grace %s", w.Before, w.After, grace)
+	}
+	fmt.Fprintf(&b, " | Left state: %s | Left changelog: %s | Right state: %s | Right changelog: %s", j.LeftState, j.LeftChangelog, j.RightState, j.RightChangelog)
 	return b.String()
 }
 

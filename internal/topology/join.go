@@ -37,7 +37,8 @@ type JoinSpec struct {
 	// Right is the right input: its Source, the Steps that run on its rows
 	// before the join (filters, a Materialize for a table side, a Rekey and
 	// Repartition to co-partition it), and Output, the right row's layout
-	// (pseudo-columns, key columns, value columns). It has no Sink. Its
+	// (pseudo-columns, key columns, value columns); its KeyColumns counts
+	// the key columns after the pseudo-columns. It has no Sink. Its
 	// Repartition steps split off stages like those of the main graph.
 	Right *Graph `json:"right"`
 	// LeftKey and RightKey are the join expressions, bound over the left
@@ -71,6 +72,32 @@ type JoinSpec struct {
 	ExtraState     string `json:"extraState,omitempty"`
 	ExtraChangelog string `json:"extraChangelog,omitempty"`
 }
+
+// How the planner fills a JoinSpec, for the operators that run it:
+//
+//   - A table side is materialized by a Materialize step (in the main steps
+//     for the left side, in Right.Steps for the right one) whose StateTable
+//     and Changelog are LeftState/LeftChangelog or RightState/
+//     RightChangelog: the join reads the side's rows from that state table.
+//     A stream side of a stream-stream join has no such step: the join keeps
+//     its rows within the window in LeftState/RightState itself. The stream
+//     of a stream-table join keeps nothing (LeftState is empty).
+//   - State tables are named join-left and join-right (joinN-left and
+//     joinN-right for the Nth join of an n-way join); their changelogs and
+//     the sides' repartition topics are InternalPrefix + query id +
+//     "-join-left-changelog", "-join-right-repartition" and so on.
+//   - A side is rekeyed and repartitioned only when its topic has several
+//     partitions and it is not keyed by its join expression; otherwise the
+//     join expression may be any expression over the side's row, which the
+//     operator evaluates. Both sides always have as many partitions, except
+//     in a foreign-key join, whose right table may have any number.
+//   - The joined row's key column is the join key: for a LEFT join the left
+//     side's, for a RIGHT join the right side's, for a FULL OUTER join
+//     whichever side is present. In a foreign-key join it is the left
+//     table's key columns.
+//   - Both sides of a windowed source's join have the same window (the
+//     planner refuses others); their window bounds travel as the
+//     WINDOWSTART/WINDOWEND columns of each side's row.
 
 // JoinWindow is a stream-stream join's WITHIN clause.
 type JoinWindow struct {
