@@ -396,7 +396,7 @@ func newLiveJoin(t *testing.T, g *topology.Graph, partitions map[string]int32) *
 	g.Source.Partitions = partitions["left"]
 	g.Steps[0].Join.Right.Source.Partitions = partitions["right"]
 	g.Sink.Partitions = partitions["left"]
-	for _, name := range append([]string{"left", "right", "out"}, Changelogs(g)...) {
+	for _, name := range append(append([]string{"left", "right", "out"}, Changelogs(g)...), JoinChangelogs(g)...) {
 		n, ok := partitions[name]
 		if !ok {
 			n = partitions["left"]
@@ -455,7 +455,7 @@ func (l *liveJoin) run() {
 	}
 	for {
 		behind := false
-		for _, topic := range InputTopics(l.g) {
+		for _, topic := range append(InputTopics(l.g), JoinInputTopics(l.g)...) {
 			pos := q.PositionsOf(topic)
 			for p, end := range l.ends(topic) {
 				if p >= len(pos) || pos[p] < end {

@@ -22,8 +22,8 @@ func joinSpecs(g *topology.Graph) []*topology.JoinSpec {
 func HasJoinState(g *topology.Graph) bool { return len(joinSpecs(g)) > 0 }
 
 // JoinChangelogs returns the changelog topics of g's joins that
-// Changelogs does not list: those of the sides' state tables and of the
-// state steps of each right input, once each.
+// Changelogs does not list: those of the join's state tables (see
+// joinStateTables) and of the state steps of each right input, once each.
 func JoinChangelogs(g *topology.Graph) []string {
 	seen := Changelogs(g)
 	var out []string
@@ -34,8 +34,9 @@ func JoinChangelogs(g *topology.Graph) []string {
 		}
 	}
 	for _, j := range joinSpecs(g) {
-		add(j.LeftChangelog)
-		add(j.RightChangelog)
+		for _, st := range joinStateTables(j) {
+			add(st.Changelog)
+		}
 		if j.Right != nil {
 			for _, name := range Changelogs(j.Right) {
 				add(name)

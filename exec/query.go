@@ -83,7 +83,7 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	q := &Query{graph: g, deps: deps, cancel: cancel, done: make(chan struct{})}
 	stageGraphs := stages(g)
-	for _, st := range RepartitionTopics(g) {
+	for _, st := range append(RepartitionTopics(g), JoinRepartitionTopics(g)...) {
 		if st.Topic == "" {
 			cancel()
 			return nil, errors.New("exec: a repartition step without a topic")

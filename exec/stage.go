@@ -58,30 +58,22 @@ func stages(g *topology.Graph) []*topology.Graph {
 // RepartitionTopics returns the internal topics g's Repartition steps
 // write, which the query's owner creates with the source's partition
 // count before it starts and deletes when the query is dropped.
-// The repartition steps of a join's right input come after those of the
-// steps before the join.
+// Those of its joins' right inputs are JoinRepartitionTopics.
 func RepartitionTopics(g *topology.Graph) []topology.Step {
 	var out []topology.Step
 	for _, st := range g.Steps {
-		switch {
-		case st.Kind == topology.Repartition:
+		if st.Kind == topology.Repartition {
 			out = append(out, st)
-		case st.Kind == topology.Join && st.Join != nil && st.Join.Right != nil:
-			out = append(out, RepartitionTopics(st.Join.Right)...)
 		}
 	}
 	return out
 }
 
-// InputTopics returns the topics g's stages read: its source topic, the
-// source topics of its joins' right inputs, then its repartition topics.
+// InputTopics returns the topics g's stages read: its source topic, then
+// its repartition topics. Those its joins' right inputs read are
+// JoinInputTopics.
 func InputTopics(g *topology.Graph) []string {
 	out := []string{g.Source.Topic}
-	for _, st := range g.Steps {
-		if st.Kind == topology.Join && st.Join != nil && st.Join.Right != nil {
-			out = append(out, st.Join.Right.Source.Topic)
-		}
-	}
 	for _, st := range RepartitionTopics(g) {
 		out = append(out, st.Topic)
 	}

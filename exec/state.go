@@ -45,11 +45,12 @@ func stateSteps(g *topology.Graph) []topology.Step {
 // for a persistent query, changelog topics.
 func HasState(g *topology.Graph) bool { return len(stateSteps(g)) > 0 }
 
-// Changelogs returns the changelog topics of g's state tables.
+// Changelogs returns the changelog topics of the state tables of g's
+// Aggregate and Materialize steps. Those of its joins are JoinChangelogs.
 func Changelogs(g *topology.Graph) []string {
 	var out []string
-	for _, st := range stateSteps(g) {
-		if st.Changelog != "" {
+	for _, st := range g.Steps {
+		if (st.Kind == topology.Aggregate || st.Kind == topology.Materialize) && st.Changelog != "" {
 			out = append(out, st.Changelog)
 		}
 	}
