@@ -974,13 +974,9 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 	plan := &QueryPlan{Graph: g}
 	switch {
 	case opts.Target != nil:
-		if err := planInsert(plan, opts.Target, q.Pos); err != nil {
+		if err := planInsertWindowed(plan, opts.Target, keyWindow, q.Pos); err != nil {
 			return nil, err
 		}
-		if (keyWindow == nil) != (opts.Target.Window == nil) || (keyWindow != nil && *keyWindow != *opts.Target.Window) {
-			return nil, errorf(q.Pos, "Incompatible windowing between results and sink: the query writes %s keys, %s has %s keys. Insert into a stream with the same WINDOW_TYPE and WINDOW_SIZE.", windowText(keyWindow), opts.Target.Name, windowText(opts.Target.Window))
-		}
-		g.Sink.Window = keyWindow
 	case persistent:
 		if err := planSink(plan, &first, opts, droppedKey); err != nil {
 			return nil, err

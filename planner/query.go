@@ -232,13 +232,9 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	plan := &QueryPlan{Graph: g}
 	switch {
 	case opts.Target != nil:
-		if err := planInsert(plan, opts.Target, q.Pos); err != nil {
+		if err := planInsertWindowed(plan, opts.Target, keyWindow, q.Pos); err != nil {
 			return nil, err
 		}
-		if (keyWindow == nil) != (opts.Target.Window == nil) || (keyWindow != nil && *keyWindow != *opts.Target.Window) {
-			return nil, errorf(q.Pos, "Incompatible windowing between results and sink: the query writes %s keys, %s has %s keys. Insert into a stream with the same WINDOW_TYPE and WINDOW_SIZE.", windowText(keyWindow), opts.Target.Name, windowText(opts.Target.Window))
-		}
-		g.Sink.Window = keyWindow
 	case persistent:
 		droppedKey := len(q.PartitionBy) > 0 && len(rel.keys) == 0
 		if err := planSink(plan, src, opts, droppedKey); err != nil {
@@ -746,4 +742,18 @@ func statementText(q *ast.Query, opts QueryOptions, names []string, source, qual
 	}
 	b.WriteString("\nEMIT CHANGES")
 	return b.String()
+}
+
+// planInsertWindowed plans INSERT INTO target for a query whose output
+// keys carry keyWindow (nil for unwindowed keys): the target must have the
+// same windowing.
+func planInsertWindowed(plan *QueryPlan, target *catalog.Source, keyWindow *topology.KeyWindow, pos ast.Pos) error {
+	if err := planInsert(plan, target, pos); err != nil {
+		return err
+	}
+	if (keyWindow == nil) != (target.Window == nil) || (keyWindow != nil && *keyWindow != *target.Window) {
+		return errorf(pos, "Incompatible windowing between results and sink: the query writes %s keys, %s has %s keys. Insert into a stream with the same WINDOW_TYPE and WINDOW_SIZE.", windowText(keyWindow), target.Name, windowText(target.Window))
+	}
+	plan.Graph.Sink.Window = keyWindow
+	return nil
 }
