@@ -14,13 +14,18 @@ import (
 // (the record time travels as the record's timestamp). Rows without a
 // value, and rows with a null key column, which the steps after the
 // repartition would drop, are dropped here.
+//
+// Over a table (Step.Table) a row that deletes its key goes on as a
+// tombstone of it instead, so that the table read back from the topic
+// loses the key too.
 type repartitionOp struct {
-	keys int
-	out  Batch
+	keys  int
+	table bool
+	out   Batch
 }
 
 func newRepartitionOp(st topology.Step) *repartitionOp {
-	return &repartitionOp{keys: st.Keys}
+	return &repartitionOp{keys: st.Keys, table: st.Table}
 }
 
 func (r *repartitionOp) Open(context.Context, *OpContext) error { return nil }
@@ -29,7 +34,15 @@ func (r *repartitionOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitte
 	r.out.Reset()
 rows:
 	for i := 0; i < b.Len(); i++ {
-		if b.Kind(i).Base() != Insert {
+		kind := Insert
+		switch b.Kind(i).Base() {
+		case Insert, UpdateAfter:
+		case Delete, NullValue:
+			if !r.table {
+				continue
+			}
+			kind = NullValue
+		default:
 			continue
 		}
 		row := b.Row(i)[topology.PseudoColumns:]
@@ -38,7 +51,7 @@ rows:
 				continue rows
 			}
 		}
-		r.out.Append(row, b.Time(i), Insert)
+		r.out.Append(row, b.Time(i), kind)
 	}
 	if r.out.Len() == 0 {
 		return nil

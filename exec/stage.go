@@ -35,6 +35,7 @@ func stages(g *topology.Graph) []*topology.Graph {
 			Sink: &topology.Sink{
 				Name: st.Topic, Topic: st.Topic, Partitions: st.Partitions,
 				KeyFormat: internalFormat, ValueFormat: internalFormat,
+				PlaceBy: st.PlaceBy, PlaceProps: st.PlaceProps,
 			},
 			Output:      st.Schema[topology.PseudoColumns:],
 			KeyColumns:  st.Keys,

@@ -677,6 +677,12 @@ type sink struct {
 	// window makes the keys windowed: each row's bounds are the two
 	// columns after the nOut output columns.
 	window *topology.KeyWindow
+	// place, for a repartition topic placed by a key format, encodes the
+	// key as that format does; the record goes to the partition its bytes
+	// hash to among partitions.
+	place      format.Codec
+	partitions int32
+	placeBuf   []byte
 }
 
 func newSink(g *topology.Graph) (*sink, error) {
@@ -684,6 +690,12 @@ func newSink(g *topology.Graph) (*sink, error) {
 	var err error
 	if g.Sink.KeyFormat == internalFormat {
 		s.keyCodec, s.valueCodec = newInternalCodec(g.Output[:g.KeyColumns]), newInternalCodec(g.Output[g.KeyColumns:])
+		if g.Sink.PlaceBy != "" {
+			if s.place, err = format.NewKeyCodecProps(g.Sink.PlaceBy, g.Output[:g.KeyColumns], g.Sink.PlaceProps); err != nil {
+				return nil, fmt.Errorf("exec: repartition topic %s placement: %w", g.Sink.Topic, err)
+			}
+			s.partitions = g.Sink.Partitions
+		}
 		return s, nil
 	}
 	for i, c := range g.Output {
@@ -731,5 +743,12 @@ func (s *sink) record(row []any, ts int64, nullValue, keyAbsent bool) (*kafka.Re
 			return nil, fmt.Errorf("cannot encode value: %w", err)
 		}
 	}
-	return &kafka.Record{Topic: s.topic, Partition: -1, Key: key, Value: value, Timestamp: time.UnixMilli(ts)}, nil
+	partition := int32(-1)
+	if s.place != nil && !keyAbsent {
+		if s.placeBuf, err = s.place.Encode(s.placeBuf[:0], row[:s.nKey]); err != nil {
+			return nil, fmt.Errorf("cannot place key: %w", err)
+		}
+		partition = kafka.KeyPartition(s.placeBuf, s.partitions)
+	}
+	return &kafka.Record{Topic: s.topic, Partition: partition, Key: key, Value: value, Timestamp: time.UnixMilli(ts)}, nil
 }

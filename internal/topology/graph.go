@@ -169,6 +169,17 @@ type Step struct {
 	// Topic and Partitions describe a Repartition's internal topic.
 	Topic      string `json:"topic,omitempty"`
 	Partitions int32  `json:"partitions,omitempty"`
+	// PlaceBy, when set, places a Repartition's rows where a Kafka
+	// producer would put their key written in this key format (and
+	// PlaceProps): in partition murmur2(key bytes) mod Partitions. A
+	// join's rekeyed side uses the other side's key format, so that each
+	// row meets the partner rows of its key in the same task. Unset, rows
+	// are spread by their internal encoding.
+	PlaceBy    string            `json:"placeBy,omitempty"`
+	PlaceProps map[string]string `json:"placeProps,omitempty"`
+	// Table makes a Repartition carry a table's changes: a row that
+	// deletes its key goes on as a tombstone of the new key.
+	Table bool `json:"table,omitempty"`
 	// Join describes a Join step.
 	Join *JoinSpec `json:"join,omitempty"`
 }
@@ -273,6 +284,10 @@ type Sink struct {
 	// Window, when set, makes the keys windowed: each row carries its
 	// WINDOWSTART and WINDOWEND in the two columns after Graph.Output.
 	Window *KeyWindow `json:"window,omitempty"`
+	// PlaceBy and PlaceProps place the records of a repartition topic: see
+	// Step.PlaceBy.
+	PlaceBy    string            `json:"placeBy,omitempty"`
+	PlaceProps map[string]string `json:"placeProps,omitempty"`
 }
 
 // String draws the graph as EXPLAIN shows it, sink first.
@@ -378,7 +393,14 @@ func (g *Graph) drawInput(line func(string, ...any), depth func() int, setDepth 
 			if topic == "" {
 				topic = "(one per run)"
 			}
-			line("[ REPARTITION ] | Topic: %s | Partitions: %d | Key: %s", topic, st.Partitions, strings.Join(keys, ", "))
+			placed := ""
+			if st.PlaceBy != "" {
+				placed = " | Placed as: " + st.PlaceBy + " keys"
+			}
+			if st.Table {
+				placed += " | Table changes"
+			}
+			line("[ REPARTITION ] | Topic: %s | Partitions: %d | Key: %s%s", topic, st.Partitions, strings.Join(keys, ", "), placed)
 		case Rekey:
 			parts := []string{}
 			for j := PseudoColumns; j < PseudoColumns+st.Keys; j++ {
