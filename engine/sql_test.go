@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -28,7 +29,8 @@ import (
 //	query                run one statement that returns a table (SHOW,
 //	                     DESCRIBE, EXPLAIN); print the table or the error
 //	produce topic=T      one record a line: [@<ms>] [h:<name>=<value> ...]
-//	                     <key|_> <value|_> (_ is null; h: adds a header)
+//	                     <key|_> <value|_> (_ is null; h: adds a header;
+//	                     a key int:<n> is n as a KAFKA-format INT)
 //	flush                wait until every persistent query caught up
 //	subscribe limit=N    run a push query and print its first N rows
 //	  [sorted]           (sorted: in text order, for sources with several
@@ -295,7 +297,13 @@ func parseRecord(t *testing.T, topic, line string) *kafka.Record {
 	if !ok {
 		t.Fatalf("record needs a key and a value: %q", line)
 	}
-	if key != "_" {
+	if n, isInt := strings.CutPrefix(key, "int:"); isInt {
+		v, err := strconv.ParseInt(n, 10, 32)
+		if err != nil {
+			t.Fatalf("record key %q: %v", key, err)
+		}
+		rec.Key = binary.BigEndian.AppendUint32(nil, uint32(v))
+	} else if key != "_" {
 		rec.Key = []byte(key)
 	}
 	if value = strings.TrimSpace(value); value != "_" {

@@ -237,7 +237,7 @@ func sourceSide(in joinInput, pseudo []string) joinSide {
 // are keyed by key (bound over the side's row) and spread like the other
 // side's: the new row is the pseudo-columns, the key, then every column of
 // the side's row after its pseudo-columns.
-func rekeySide(side *joinSide, key *expr.Expr, partitions int32, topic string) {
+func rekeySide(side *joinSide, key *expr.Expr, partitions int32, topic string, place keyPlacement) {
 	rekey := topology.Step{Kind: topology.Rekey, Keys: 1}
 	scope := expr.ColumnScope{}
 	names := []string{}
@@ -256,9 +256,16 @@ func rekeySide(side *joinSide, key *expr.Expr, partitions int32, topic string) {
 		c := side.schema[i]
 		add(expr.Column(i, c.Name, c.Type), c, side.scope[i], side.names[i])
 	}
-	rep := topology.Step{Kind: topology.Repartition, Schema: rekey.Schema, Keys: 1, Partitions: partitions, Topic: topic}
+	rep := topology.Step{Kind: topology.Repartition, Schema: rekey.Schema, Keys: 1, Partitions: partitions, Topic: topic, PlaceBy: place.format, PlaceProps: place.props}
 	side.steps = append(side.steps, rekey, rep)
 	side.schema, side.scope, side.names = rekey.Schema, scope, names
+}
+
+// keyPlacement is how a join side's rows are spread over partitions: as a
+// producer spreads keys written in a key format.
+type keyPlacement struct {
+	format string
+	props  map[string]string
 }
 
 // joinTypeText is how ksqlDB's messages write a join type.
@@ -435,6 +442,7 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 	left := sourceSide(inputs[0], pseudo[inputs[0].alias])
 	leftTable := inputs[0].src.Kind == catalog.Table
 	leftPartitions := inputs[0].src.Partitions
+	leftPlace := keyPlacement{inputs[0].src.KeyFormat, inputs[0].src.KeyProps}
 	// The left row's key: its columns, and the columns holding its value.
 	leftKeys := len(inputs[0].src.Key)
 	var leftEquiv []int
@@ -452,11 +460,18 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		if len(joins) > 1 {
 			state = fmt.Sprintf("join%d", i+1)
 		}
-		internal := func(suffix string) string {
+		// Internal topics are named as ksqlDB names them: after the
+		// join's node (Join, then Join2, ... in an n-way join).
+		node, nth := "Join", ""
+		if i > 0 {
+			nth = fmt.Sprint(i + 1)
+			node += nth
+		}
+		internal := func(name string) string {
 			if opts.QueryID == "" {
 				return ""
 			}
-			return opts.InternalPrefix + opts.QueryID + "-" + state + "-" + suffix
+			return opts.InternalPrefix + opts.QueryID + "-" + name
 		}
 
 		c, err := joinCondition(cat, j, inputs[:i+2], left, right)
@@ -522,14 +537,46 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 				leftName, rin.alias, leftName, leftPartitions, rin.alias, rin.src.Partitions)
 		}
 
-		// Co-partition: a stream side not keyed by its join expression is
-		// rekeyed and repartitioned.
-		if !foreign && !leftKeyed && leftPartitions > 1 {
-			rekeySide(&left, lexpr, leftPartitions, internal("left-repartition"))
+		// Co-partition: a side not keyed by its join expression is rekeyed
+		// and repartitioned, and so is a right side keyed in another
+		// format than the left's, whose equal keys a producer puts in
+		// other partitions. A rekeyed side's rows go where a producer of
+		// the other side's topic puts their key, so that they meet the
+		// other side's rows in one task.
+		rekeyLeft := !foreign && !leftKeyed
+		rekeyRight := !rightKeyed || (!foreign && leftKeyed && !strings.EqualFold(leftPlace.format, rin.src.KeyFormat))
+		rightPlace := keyPlacement{rin.src.KeyFormat, rin.src.KeyProps}
+		switch {
+		case rekeyLeft && rekeyRight:
+			if strings.EqualFold(leftPlace.format, format.None) {
+				leftPlace = keyPlacement{format: opts.Defaults.KeyFormat}
+				if leftPlace.format == "" {
+					leftPlace.format = format.Kafka
+				}
+			}
+			rightPlace = leftPlace
+		case rekeyLeft:
+			leftPlace = rightPlace
+		case rekeyRight:
+			rightPlace = leftPlace
+		}
+		if rekeyLeft {
+			topic := node + "-left-repartition"
+			if rightTable {
+				topic = node + "-repartition"
+			}
+			rekeySide(&left, lexpr, leftPartitions, internal(topic), leftPlace)
 			lexpr = expr.Column(topology.PseudoColumns, "KSQL_JOIN_KEY", lexpr.Type)
 		}
-		if !rightKeyed && rin.src.Partitions > 1 {
-			rekeySide(&right, rexpr, rin.src.Partitions, internal("right-repartition"))
+		if rekeyRight {
+			topic := node + "-right-repartition"
+			if rightTable {
+				topic = "RightSourceKeyed" + nth + "-SelectKey-repartition"
+			}
+			rekeySide(&right, rexpr, rin.src.Partitions, internal(topic), rightPlace)
+			if rightTable {
+				right.steps[len(right.steps)-1].Table = true
+			}
 			rexpr = expr.Column(topology.PseudoColumns, "KSQL_JOIN_KEY", rexpr.Type)
 		}
 		g.Steps = append(g.Steps, left.steps...)
@@ -549,29 +596,37 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		// Each side's rows are kept in a state table: a table side's by a
 		// Materialize step, which the join reads; a stream side's within
 		// the window by the join itself.
+		rightKeys := len(rin.src.Key)
+		if rekeyRight {
+			rightKeys = 1
+		}
 		if leftTable {
-			st := topology.Step{Kind: topology.Materialize, StateTable: state + "-left", Changelog: internal("left-changelog"), Keys: leftKeys, Schema: left.schema}
+			changelog := "KafkaTopic_Left-Reduce-changelog"
+			if i > 0 {
+				changelog = node + "-left-changelog"
+			}
+			st := topology.Step{Kind: topology.Materialize, StateTable: state + "-left", Changelog: internal(changelog), Keys: leftKeys, Schema: left.schema}
 			g.Steps = append(g.Steps, st)
 			spec.LeftState, spec.LeftChangelog = st.StateTable, st.Changelog
 		} else if !rightTable {
-			spec.LeftState, spec.LeftChangelog = state+"-left", internal("left-changelog")
+			spec.LeftState, spec.LeftChangelog = state+"-left", internal(node+"-left-changelog")
 		}
 		if rightTable {
-			st := topology.Step{Kind: topology.Materialize, StateTable: state + "-right", Changelog: internal("right-changelog"), Keys: len(rin.src.Key), Schema: right.schema}
+			changelog := "KafkaTopic_Right" + nth + "-Reduce-changelog"
+			if rekeyRight {
+				changelog = "RightSourceKeyed" + nth + "-Materialize-changelog"
+			}
+			st := topology.Step{Kind: topology.Materialize, StateTable: state + "-right", Changelog: internal(changelog), Keys: rightKeys, Schema: right.schema}
 			right.steps = append(right.steps, st)
 			spec.RightState, spec.RightChangelog = st.StateTable, st.Changelog
 		} else {
-			spec.RightState, spec.RightChangelog = state+"-right", internal("right-changelog")
+			spec.RightState, spec.RightChangelog = state+"-right", internal(node+"-right-changelog")
 		}
 		if foreign {
 			spec.ForeignKey = lexpr
 		} else {
 			spec.LeftKey = []*expr.Expr{lexpr}
 			spec.RightKey = []*expr.Expr{rexpr}
-		}
-		rightKeys := len(rin.src.Key)
-		if !rightKeyed && rin.src.Partitions > 1 {
-			rightKeys = 1
 		}
 		spec.Right = &topology.Graph{Source: SourceNode(rin.src), Steps: right.steps, Output: right.schema, KeyColumns: rightKeys, OffsetReset: opts.OffsetReset}
 
