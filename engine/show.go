@@ -251,7 +251,7 @@ func (e *Engine) explain(_ context.Context, s *Session, st *ast.Explain) (Result
 	id, ok := e.findQuery(st.QueryID)
 	q, _ := e.cat.Query(id)
 	if !ok {
-		return Result{}, userError(st.Pos, "unknown query id %s; SHOW QUERIES lists the running queries", id)
+		return Result{}, userError(st.Pos, "unknown query id %s; SHOW QUERIES lists the running queries", st.QueryID)
 	}
 	t := &Table{
 		Title:   fmt.Sprintf("ID                   : %s\nQuery Type           : PERSISTENT\nSQL                  : %s\nStatus               : %s", q.ID, q.SQL, e.queryStatus(q.ID)),
