@@ -206,6 +206,11 @@ func (e *Engine) internalPrefix() string {
 	return "_sluice-" + e.cfg.ServiceID + "-"
 }
 
+// InternalTopicPrefix starts the names of the internal topics of every
+// persistent query: the prefix, the query's id, a dash, then the topic's
+// role (KafkaTopic_Right-Reduce-changelog, Join-left-repartition, ...).
+func (e *Engine) InternalTopicPrefix() string { return e.internalPrefix() }
+
 // groupOf is the consumer group of a persistent query.
 func (e *Engine) groupOf(queryID string) string {
 	return "_sluice-" + e.cfg.ServiceID + "-query-" + queryID

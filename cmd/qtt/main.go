@@ -33,16 +33,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("qtt", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	var (
-		runRE, family, jsonOut   string
-		verbose, attemptStateful bool
-		workers                  int
+		runRE, family, jsonOut string
+		verbose, attempt       bool
+		workers                int
 	)
 	fl.StringVar(&runRE, "run", "", "run only the cases whose ID matches this regular expression")
 	fl.BoolVar(&verbose, "v", false, "print each failure with the first differing record or the error")
 	fl.StringVar(&family, "family", "", "run only the files of this family (stateless, stateful, joins)")
 	fl.StringVar(&jsonOut, "json", "", "write every run's result to this file")
 	fl.IntVar(&workers, "workers", 0, "runs at once (default: twice the CPUs)")
-	fl.BoolVar(&attemptStateful, "attempt-stateful", false, "also run the runs skipped until joins (to measure that work)")
+	fl.BoolVar(&attempt, "attempt-skipped", false, "also run the runs skipped until schema-registry formats (to measure that work)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: qtt [flags] DIR|FILE...")
 		fl.PrintDefaults()
@@ -55,8 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	opts := qtt.Options{Verbose: verbose, Workers: workers, Out: stdout}
-	if attemptStateful {
-		opts.Attempt = map[string]bool{qtt.SkipJoin: true}
+	if attempt {
+		opts.Attempt = map[string]bool{qtt.SkipSchemaRegistry: true}
 	}
 	if runRE != "" {
 		re, err := regexp.Compile(runRE)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/sluice-sql/sluice/catalog"
@@ -186,7 +187,28 @@ func parseSchema(cat *catalog.Catalog, kind catalog.Kind, schema string) ([]sche
 	return out, nil
 }
 
+// ksqlInternal matches the name of a persistent query's internal topic
+// as ksqlDB gives it: _confluent-ksql-<service id>query_<query id>-<name>,
+// where a query id ends with the query's number, counted from 0.
+var ksqlInternal = regexp.MustCompile(`^_confluent-ksql-.*query_[A-Z]+(?:_.*)?_(\d+)-(.+)$`)
+
+// topicName returns the name Sluice gives the topic ksqlDB calls name: an
+// internal topic of ksqlDB's n-th persistent query is the same internal
+// topic of the engine's n-th query, under the engine's prefix.
+func (h *harness) topicName(name string) string {
+	m := ksqlInternal.FindStringSubmatch(name)
+	if m == nil {
+		return name
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil || n >= len(h.queries) {
+		return name
+	}
+	return h.eng.InternalTopicPrefix() + h.queries[n] + "-" + m[2]
+}
+
 func (h *harness) checkPostTopic(ctx context.Context, cat *catalog.Catalog, want PostTopic) error {
+	want.Name = h.topicName(want.Name)
 	info, err := h.client.DescribeTopic(ctx, want.Name)
 	if errors.Is(err, kafka.ErrUnknownTopic) {
 		return errors.New("does not exist")

@@ -97,7 +97,12 @@ func firstLine(s string) string {
 
 // exec runs sql in the run's session.
 func (h *harness) exec(ctx context.Context, sess *engine.Session, sql string) error {
-	_, err := h.eng.Execute(ctx, sess, sql)
+	results, err := h.eng.Execute(ctx, sess, sql)
+	for _, r := range results {
+		if r.QueryID != "" && strings.HasPrefix(r.Message, "Created query") {
+			h.queries = append(h.queries, r.QueryID)
+		}
+	}
 	return err
 }
 
@@ -112,6 +117,9 @@ type harness struct {
 	unaccepted []string
 	// created lists sources in the order the statements created them.
 	created []string
+	// queries lists the persistent queries in the order the statements
+	// started them.
+	queries []string
 	seen    map[string]bool
 	// bounds holds, per multi-partition output topic, its end offsets
 	// after the statements and after each input.

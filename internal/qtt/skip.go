@@ -9,19 +9,17 @@ import (
 // lists them; each holds until the capability's own issue is resolved.
 const (
 	SkipSchemaRegistry = "uses AVRO, PROTOBUF, PROTOBUF_NOSR or JSON_SR (until schema-registry formats)"
-	SkipJoin           = "needs a JOIN (until joins)"
 )
 
 // SkipReasons lists the skip reasons in the order they are checked and
 // printed.
-var SkipReasons = []string{SkipSchemaRegistry, SkipJoin}
+var SkipReasons = []string{SkipSchemaRegistry}
 
 var (
 	// registryFormatRE finds a schema-registry format named in a WITH
 	// clause: FORMAT, KEY_FORMAT or VALUE_FORMAT.
 	registryFormatRE = regexp.MustCompile(`(?i)\b(?:KEY_|VALUE_)?FORMAT\s*=\s*'\s*(?:AVRO|PROTOBUF|PROTOBUF_NOSR|JSON_SR)\s*'`)
 	registryNameRE   = regexp.MustCompile(`(?i)^\s*(?:AVRO|PROTOBUF|PROTOBUF_NOSR|JSON_SR)\s*$`)
-	joinRE           = regexp.MustCompile(`(?i)\bJOIN\b`)
 )
 
 // defaultFormatProps are the properties that choose a format for
@@ -52,15 +50,6 @@ func SkipReason(r Run) string {
 	}
 	if sr {
 		return SkipSchemaRegistry
-	}
-	code := make([]string, len(r.Statements))
-	for i, s := range r.Statements {
-		code[i] = stripLiterals(s)
-	}
-	for _, s := range code {
-		if joinRE.MatchString(s) {
-			return SkipJoin
-		}
 	}
 	return ""
 }
