@@ -5,7 +5,7 @@ BIN       ?= bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build run test unit corpus lint fuzz fmt proto release clean
+.PHONY: all build run test unit corpus lint fuzz fmt proto proto-check release clean
 
 all: build
 
@@ -49,6 +49,15 @@ fmt:
 # go.mod; needs protoc (Debian: protobuf-compiler).
 proto:
 	./scripts/protogen.sh
+
+# Fails when the generated code in proto/ is not what regenerating gives
+# (an edited .proto without `make proto`, or hand edits).
+proto-check:
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	  PROTO_OUT="$$tmp" ./scripts/protogen.sh && \
+	  for f in sluice.pb.go sluice_grpc.pb.go; do \
+	    diff -u proto/sluicev1/$$f "$$tmp/sluicev1/$$f" || { echo "proto/sluicev1/$$f is stale: run make proto"; exit 1; }; \
+	  done; echo "proto: generated code is current"
 
 release:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/sluice-server ./cmd/server

@@ -2,11 +2,14 @@
 # protogen.sh regenerates the Go code of proto/ with protoc and the
 # protoc-gen-go and protoc-gen-go-grpc versions pinned by go.mod's tool lines.
 # Run from anywhere; the output paths are stable, so regenerating unchanged
-# protos gives no diff.
+# protos gives no diff. With PROTO_OUT set, the code goes under that
+# directory instead of proto/ (make proto-check compares the two).
 set -eu
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
+
+out=${PROTO_OUT:-proto}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -18,6 +21,6 @@ protoc \
 	--proto_path=proto \
 	--plugin=protoc-gen-go="$tmp/protoc-gen-go" \
 	--plugin=protoc-gen-go-grpc="$tmp/protoc-gen-go-grpc" \
-	--go_out=proto --go_opt=module=github.com/sluice-sql/sluice/proto \
-	--go-grpc_out=proto --go-grpc_opt=module=github.com/sluice-sql/sluice/proto \
+	--go_out="$out" --go_opt=module=github.com/sluice-sql/sluice/proto \
+	--go-grpc_out="$out" --go-grpc_opt=module=github.com/sluice-sql/sluice/proto \
 	sluice/v1/sluice.proto

@@ -74,6 +74,226 @@ func (EndReason) EnumDescriptor() ([]byte, []int) {
 	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{0}
 }
 
+// ListKind says what List lists.
+type ListKind int32
+
+const (
+	ListKind_LIST_KIND_UNSPECIFIED ListKind = 0
+	// LIST_KIND_STREAMS: the streams.
+	ListKind_LIST_KIND_STREAMS ListKind = 1
+	// LIST_KIND_TABLES: the tables.
+	ListKind_LIST_KIND_TABLES ListKind = 2
+	// LIST_KIND_QUERIES: the persistent and push queries.
+	ListKind_LIST_KIND_QUERIES ListKind = 3
+	// LIST_KIND_TOPICS: the Kafka topics.
+	ListKind_LIST_KIND_TOPICS ListKind = 4
+)
+
+// Enum value maps for ListKind.
+var (
+	ListKind_name = map[int32]string{
+		0: "LIST_KIND_UNSPECIFIED",
+		1: "LIST_KIND_STREAMS",
+		2: "LIST_KIND_TABLES",
+		3: "LIST_KIND_QUERIES",
+		4: "LIST_KIND_TOPICS",
+	}
+	ListKind_value = map[string]int32{
+		"LIST_KIND_UNSPECIFIED": 0,
+		"LIST_KIND_STREAMS":     1,
+		"LIST_KIND_TABLES":      2,
+		"LIST_KIND_QUERIES":     3,
+		"LIST_KIND_TOPICS":      4,
+	}
+)
+
+func (x ListKind) Enum() *ListKind {
+	p := new(ListKind)
+	*p = x
+	return p
+}
+
+func (x ListKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ListKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_sluice_v1_sluice_proto_enumTypes[1].Descriptor()
+}
+
+func (ListKind) Type() protoreflect.EnumType {
+	return &file_sluice_v1_sluice_proto_enumTypes[1]
+}
+
+func (x ListKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ListKind.Descriptor instead.
+func (ListKind) EnumDescriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{1}
+}
+
+// SourceKind is a source's kind.
+type SourceKind int32
+
+const (
+	SourceKind_SOURCE_KIND_UNSPECIFIED SourceKind = 0
+	// SOURCE_KIND_STREAM: a stream.
+	SourceKind_SOURCE_KIND_STREAM SourceKind = 1
+	// SOURCE_KIND_TABLE: a table.
+	SourceKind_SOURCE_KIND_TABLE SourceKind = 2
+)
+
+// Enum value maps for SourceKind.
+var (
+	SourceKind_name = map[int32]string{
+		0: "SOURCE_KIND_UNSPECIFIED",
+		1: "SOURCE_KIND_STREAM",
+		2: "SOURCE_KIND_TABLE",
+	}
+	SourceKind_value = map[string]int32{
+		"SOURCE_KIND_UNSPECIFIED": 0,
+		"SOURCE_KIND_STREAM":      1,
+		"SOURCE_KIND_TABLE":       2,
+	}
+)
+
+func (x SourceKind) Enum() *SourceKind {
+	p := new(SourceKind)
+	*p = x
+	return p
+}
+
+func (x SourceKind) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (SourceKind) Descriptor() protoreflect.EnumDescriptor {
+	return file_sluice_v1_sluice_proto_enumTypes[2].Descriptor()
+}
+
+func (SourceKind) Type() protoreflect.EnumType {
+	return &file_sluice_v1_sluice_proto_enumTypes[2]
+}
+
+func (x SourceKind) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use SourceKind.Descriptor instead.
+func (SourceKind) EnumDescriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{2}
+}
+
+// ColumnRole says where a source's column comes from.
+type ColumnRole int32
+
+const (
+	ColumnRole_COLUMN_ROLE_UNSPECIFIED ColumnRole = 0
+	// COLUMN_ROLE_KEY: the record key (a table's primary key).
+	ColumnRole_COLUMN_ROLE_KEY ColumnRole = 1
+	// COLUMN_ROLE_VALUE: the record value.
+	ColumnRole_COLUMN_ROLE_VALUE ColumnRole = 2
+	// COLUMN_ROLE_HEADER: record headers.
+	ColumnRole_COLUMN_ROLE_HEADER ColumnRole = 3
+)
+
+// Enum value maps for ColumnRole.
+var (
+	ColumnRole_name = map[int32]string{
+		0: "COLUMN_ROLE_UNSPECIFIED",
+		1: "COLUMN_ROLE_KEY",
+		2: "COLUMN_ROLE_VALUE",
+		3: "COLUMN_ROLE_HEADER",
+	}
+	ColumnRole_value = map[string]int32{
+		"COLUMN_ROLE_UNSPECIFIED": 0,
+		"COLUMN_ROLE_KEY":         1,
+		"COLUMN_ROLE_VALUE":       2,
+		"COLUMN_ROLE_HEADER":      3,
+	}
+)
+
+func (x ColumnRole) Enum() *ColumnRole {
+	p := new(ColumnRole)
+	*p = x
+	return p
+}
+
+func (x ColumnRole) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ColumnRole) Descriptor() protoreflect.EnumDescriptor {
+	return file_sluice_v1_sluice_proto_enumTypes[3].Descriptor()
+}
+
+func (ColumnRole) Type() protoreflect.EnumType {
+	return &file_sluice_v1_sluice_proto_enumTypes[3]
+}
+
+func (x ColumnRole) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ColumnRole.Descriptor instead.
+func (ColumnRole) EnumDescriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{3}
+}
+
+// QueryType says whether a query is persistent or a push query.
+type QueryType int32
+
+const (
+	QueryType_QUERY_TYPE_UNSPECIFIED QueryType = 0
+	// QUERY_TYPE_PERSISTENT: a CREATE ... AS SELECT or INSERT INTO query.
+	QueryType_QUERY_TYPE_PERSISTENT QueryType = 1
+	// QUERY_TYPE_PUSH: a running push query.
+	QueryType_QUERY_TYPE_PUSH QueryType = 2
+)
+
+// Enum value maps for QueryType.
+var (
+	QueryType_name = map[int32]string{
+		0: "QUERY_TYPE_UNSPECIFIED",
+		1: "QUERY_TYPE_PERSISTENT",
+		2: "QUERY_TYPE_PUSH",
+	}
+	QueryType_value = map[string]int32{
+		"QUERY_TYPE_UNSPECIFIED": 0,
+		"QUERY_TYPE_PERSISTENT":  1,
+		"QUERY_TYPE_PUSH":        2,
+	}
+)
+
+func (x QueryType) Enum() *QueryType {
+	p := new(QueryType)
+	*p = x
+	return p
+}
+
+func (x QueryType) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (QueryType) Descriptor() protoreflect.EnumDescriptor {
+	return file_sluice_v1_sluice_proto_enumTypes[4].Descriptor()
+}
+
+func (QueryType) Type() protoreflect.EnumType {
+	return &file_sluice_v1_sluice_proto_enumTypes[4]
+}
+
+func (x QueryType) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use QueryType.Descriptor instead.
+func (QueryType) EnumDescriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{4}
+}
+
 // ExecuteRequest is one or more SQL statements with the client's session.
 type ExecuteRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1486,6 +1706,1534 @@ func (x *InfoResponse) GetPlayground() bool {
 	return false
 }
 
+// PushQueryRequest runs one push query.
+type PushQueryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// sql is one SELECT ... EMIT CHANGES statement.
+	Sql string `protobuf:"bytes,1,opt,name=sql,proto3" json:"sql,omitempty"`
+	// session holds the session properties (auto.offset.reset ...) and
+	// variables the statement runs with.
+	Session *Session `protobuf:"bytes,2,opt,name=session,proto3" json:"session,omitempty"`
+	// limit, when positive, ends the query after that many rows (as a LIMIT
+	// clause does; the smaller of both applies).
+	Limit         int64 `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PushQueryRequest) Reset() {
+	*x = PushQueryRequest{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PushQueryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PushQueryRequest) ProtoMessage() {}
+
+func (x *PushQueryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PushQueryRequest.ProtoReflect.Descriptor instead.
+func (*PushQueryRequest) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *PushQueryRequest) GetSql() string {
+	if x != nil {
+		return x.Sql
+	}
+	return ""
+}
+
+func (x *PushQueryRequest) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+func (x *PushQueryRequest) GetLimit() int64 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// PushQueryResponse is one message of a PushQuery stream: the header
+// first, then rows, then the end.
+type PushQueryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Payload:
+	//
+	//	*PushQueryResponse_Header
+	//	*PushQueryResponse_Row
+	//	*PushQueryResponse_End
+	Payload       isPushQueryResponse_Payload `protobuf_oneof:"payload"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PushQueryResponse) Reset() {
+	*x = PushQueryResponse{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PushQueryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PushQueryResponse) ProtoMessage() {}
+
+func (x *PushQueryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PushQueryResponse.ProtoReflect.Descriptor instead.
+func (*PushQueryResponse) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *PushQueryResponse) GetPayload() isPushQueryResponse_Payload {
+	if x != nil {
+		return x.Payload
+	}
+	return nil
+}
+
+func (x *PushQueryResponse) GetHeader() *StreamHeader {
+	if x != nil {
+		if x, ok := x.Payload.(*PushQueryResponse_Header); ok {
+			return x.Header
+		}
+	}
+	return nil
+}
+
+func (x *PushQueryResponse) GetRow() *Row {
+	if x != nil {
+		if x, ok := x.Payload.(*PushQueryResponse_Row); ok {
+			return x.Row
+		}
+	}
+	return nil
+}
+
+func (x *PushQueryResponse) GetEnd() *StreamEnd {
+	if x != nil {
+		if x, ok := x.Payload.(*PushQueryResponse_End); ok {
+			return x.End
+		}
+	}
+	return nil
+}
+
+type isPushQueryResponse_Payload interface {
+	isPushQueryResponse_Payload()
+}
+
+type PushQueryResponse_Header struct {
+	// header names the query and its columns.
+	Header *StreamHeader `protobuf:"bytes,1,opt,name=header,proto3,oneof"`
+}
+
+type PushQueryResponse_Row struct {
+	// row is one result row, one value per column.
+	Row *Row `protobuf:"bytes,2,opt,name=row,proto3,oneof"`
+}
+
+type PushQueryResponse_End struct {
+	// end says why the query ended.
+	End *StreamEnd `protobuf:"bytes,3,opt,name=end,proto3,oneof"`
+}
+
+func (*PushQueryResponse_Header) isPushQueryResponse_Payload() {}
+
+func (*PushQueryResponse_Row) isPushQueryResponse_Payload() {}
+
+func (*PushQueryResponse_End) isPushQueryResponse_Payload() {}
+
+// PullQueryRequest runs one pull query.
+type PullQueryRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// sql is one SELECT statement without EMIT CHANGES.
+	Sql string `protobuf:"bytes,1,opt,name=sql,proto3" json:"sql,omitempty"`
+	// session holds the session properties and variables.
+	Session       *Session `protobuf:"bytes,2,opt,name=session,proto3" json:"session,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PullQueryRequest) Reset() {
+	*x = PullQueryRequest{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PullQueryRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PullQueryRequest) ProtoMessage() {}
+
+func (x *PullQueryRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PullQueryRequest.ProtoReflect.Descriptor instead.
+func (*PullQueryRequest) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *PullQueryRequest) GetSql() string {
+	if x != nil {
+		return x.Sql
+	}
+	return ""
+}
+
+func (x *PullQueryRequest) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+// PullQueryResponse holds a pull query's result.
+type PullQueryResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// columns are the output columns.
+	Columns []*Column `protobuf:"bytes,1,rep,name=columns,proto3" json:"columns,omitempty"`
+	// rows hold one value per column.
+	Rows          []*Row `protobuf:"bytes,2,rep,name=rows,proto3" json:"rows,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PullQueryResponse) Reset() {
+	*x = PullQueryResponse{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PullQueryResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PullQueryResponse) ProtoMessage() {}
+
+func (x *PullQueryResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PullQueryResponse.ProtoReflect.Descriptor instead.
+func (*PullQueryResponse) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *PullQueryResponse) GetColumns() []*Column {
+	if x != nil {
+		return x.Columns
+	}
+	return nil
+}
+
+func (x *PullQueryResponse) GetRows() []*Row {
+	if x != nil {
+		return x.Rows
+	}
+	return nil
+}
+
+// ExplainRequest names what to explain: a statement or a query id.
+type ExplainRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Target:
+	//
+	//	*ExplainRequest_Sql
+	//	*ExplainRequest_QueryId
+	Target isExplainRequest_Target `protobuf_oneof:"target"`
+	// session holds the session properties and variables used to plan sql.
+	Session       *Session `protobuf:"bytes,3,opt,name=session,proto3" json:"session,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExplainRequest) Reset() {
+	*x = ExplainRequest{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExplainRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExplainRequest) ProtoMessage() {}
+
+func (x *ExplainRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExplainRequest.ProtoReflect.Descriptor instead.
+func (*ExplainRequest) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *ExplainRequest) GetTarget() isExplainRequest_Target {
+	if x != nil {
+		return x.Target
+	}
+	return nil
+}
+
+func (x *ExplainRequest) GetSql() string {
+	if x != nil {
+		if x, ok := x.Target.(*ExplainRequest_Sql); ok {
+			return x.Sql
+		}
+	}
+	return ""
+}
+
+func (x *ExplainRequest) GetQueryId() string {
+	if x != nil {
+		if x, ok := x.Target.(*ExplainRequest_QueryId); ok {
+			return x.QueryId
+		}
+	}
+	return ""
+}
+
+func (x *ExplainRequest) GetSession() *Session {
+	if x != nil {
+		return x.Session
+	}
+	return nil
+}
+
+type isExplainRequest_Target interface {
+	isExplainRequest_Target()
+}
+
+type ExplainRequest_Sql struct {
+	// sql is a SELECT or CREATE ... AS SELECT statement to plan (it does
+	// not run).
+	Sql string `protobuf:"bytes,1,opt,name=sql,proto3,oneof"`
+}
+
+type ExplainRequest_QueryId struct {
+	// query_id names a persistent query.
+	QueryId string `protobuf:"bytes,2,opt,name=query_id,json=queryId,proto3,oneof"`
+}
+
+func (*ExplainRequest_Sql) isExplainRequest_Target() {}
+
+func (*ExplainRequest_QueryId) isExplainRequest_Target() {}
+
+// ExplainResponse describes a plan.
+type ExplainResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// description is what Sluice says about the query (its text, type,
+	// status), one "Name : value" line each.
+	Description string `protobuf:"bytes,1,opt,name=description,proto3" json:"description,omitempty"`
+	// columns are the output columns of a persistent query.
+	Columns []*Column `protobuf:"bytes,2,rep,name=columns,proto3" json:"columns,omitempty"`
+	// plan is the execution plan, one step a line.
+	Plan          string `protobuf:"bytes,3,opt,name=plan,proto3" json:"plan,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExplainResponse) Reset() {
+	*x = ExplainResponse{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExplainResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExplainResponse) ProtoMessage() {}
+
+func (x *ExplainResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExplainResponse.ProtoReflect.Descriptor instead.
+func (*ExplainResponse) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ExplainResponse) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *ExplainResponse) GetColumns() []*Column {
+	if x != nil {
+		return x.Columns
+	}
+	return nil
+}
+
+func (x *ExplainResponse) GetPlan() string {
+	if x != nil {
+		return x.Plan
+	}
+	return ""
+}
+
+// ListRequest asks for a listing.
+type ListRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// kind says what to list; required.
+	Kind ListKind `protobuf:"varint,1,opt,name=kind,proto3,enum=sluice.v1.ListKind" json:"kind,omitempty"`
+	// all includes internal topics (names starting with '_') in a topic
+	// listing.
+	All           bool `protobuf:"varint,2,opt,name=all,proto3" json:"all,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRequest) Reset() {
+	*x = ListRequest{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRequest) ProtoMessage() {}
+
+func (x *ListRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
+func (*ListRequest) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ListRequest) GetKind() ListKind {
+	if x != nil {
+		return x.Kind
+	}
+	return ListKind_LIST_KIND_UNSPECIFIED
+}
+
+func (x *ListRequest) GetAll() bool {
+	if x != nil {
+		return x.All
+	}
+	return false
+}
+
+// ListResponse is a listing: the field of the requested kind is set.
+type ListResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// sources are the streams or tables, by name.
+	Sources []*SourceDescription `protobuf:"bytes,1,rep,name=sources,proto3" json:"sources,omitempty"`
+	// queries are the persistent queries then the push queries, by id.
+	Queries []*QueryDescription `protobuf:"bytes,2,rep,name=queries,proto3" json:"queries,omitempty"`
+	// topics are the Kafka topics, by name.
+	Topics        []*TopicDescription `protobuf:"bytes,3,rep,name=topics,proto3" json:"topics,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListResponse) Reset() {
+	*x = ListResponse{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListResponse) ProtoMessage() {}
+
+func (x *ListResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
+func (*ListResponse) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ListResponse) GetSources() []*SourceDescription {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
+func (x *ListResponse) GetQueries() []*QueryDescription {
+	if x != nil {
+		return x.Queries
+	}
+	return nil
+}
+
+func (x *ListResponse) GetTopics() []*TopicDescription {
+	if x != nil {
+		return x.Topics
+	}
+	return nil
+}
+
+// SourceColumn is a column of a stream or table.
+type SourceColumn struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// name is the column's name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// type is the SQL type as Sluice spells it.
+	Type string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	// role says where the column is read from.
+	Role ColumnRole `protobuf:"varint,3,opt,name=role,proto3,enum=sluice.v1.ColumnRole" json:"role,omitempty"`
+	// header is the header key a HEADER('key') column reads; empty for a
+	// HEADERS column and the other roles.
+	Header        string `protobuf:"bytes,4,opt,name=header,proto3" json:"header,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SourceColumn) Reset() {
+	*x = SourceColumn{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SourceColumn) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SourceColumn) ProtoMessage() {}
+
+func (x *SourceColumn) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SourceColumn.ProtoReflect.Descriptor instead.
+func (*SourceColumn) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *SourceColumn) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SourceColumn) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *SourceColumn) GetRole() ColumnRole {
+	if x != nil {
+		return x.Role
+	}
+	return ColumnRole_COLUMN_ROLE_UNSPECIFIED
+}
+
+func (x *SourceColumn) GetHeader() string {
+	if x != nil {
+		return x.Header
+	}
+	return ""
+}
+
+// SourceDescription describes a stream or table.
+type SourceDescription struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// name is the source's name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// kind says stream or table.
+	Kind SourceKind `protobuf:"varint,2,opt,name=kind,proto3,enum=sluice.v1.SourceKind" json:"kind,omitempty"`
+	// topic is the Kafka topic it reads and writes.
+	Topic string `protobuf:"bytes,3,opt,name=topic,proto3" json:"topic,omitempty"`
+	// partitions is the topic's partition count.
+	Partitions int32 `protobuf:"varint,4,opt,name=partitions,proto3" json:"partitions,omitempty"`
+	// key_format and value_format name the serialization formats.
+	KeyFormat   string `protobuf:"bytes,5,opt,name=key_format,json=keyFormat,proto3" json:"key_format,omitempty"`
+	ValueFormat string `protobuf:"bytes,6,opt,name=value_format,json=valueFormat,proto3" json:"value_format,omitempty"`
+	// windowed is true when the keys are windowed.
+	Windowed bool `protobuf:"varint,7,opt,name=windowed,proto3" json:"windowed,omitempty"`
+	// timestamp names the column holding record time; empty for ROWTIME.
+	Timestamp string `protobuf:"bytes,8,opt,name=timestamp,proto3" json:"timestamp,omitempty"`
+	// columns are the key, value and header columns in that order.
+	Columns []*SourceColumn `protobuf:"bytes,9,rep,name=columns,proto3" json:"columns,omitempty"`
+	// sql is the statement that created the source.
+	Sql string `protobuf:"bytes,10,opt,name=sql,proto3" json:"sql,omitempty"`
+	// writers and readers are the ids of the persistent queries that write
+	// into and read from the source.
+	Writers []string `protobuf:"bytes,11,rep,name=writers,proto3" json:"writers,omitempty"`
+	Readers []string `protobuf:"bytes,12,rep,name=readers,proto3" json:"readers,omitempty"`
+	// read_only is true for a source created with CREATE SOURCE.
+	ReadOnly      bool `protobuf:"varint,13,opt,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SourceDescription) Reset() {
+	*x = SourceDescription{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SourceDescription) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SourceDescription) ProtoMessage() {}
+
+func (x *SourceDescription) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SourceDescription.ProtoReflect.Descriptor instead.
+func (*SourceDescription) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *SourceDescription) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *SourceDescription) GetKind() SourceKind {
+	if x != nil {
+		return x.Kind
+	}
+	return SourceKind_SOURCE_KIND_UNSPECIFIED
+}
+
+func (x *SourceDescription) GetTopic() string {
+	if x != nil {
+		return x.Topic
+	}
+	return ""
+}
+
+func (x *SourceDescription) GetPartitions() int32 {
+	if x != nil {
+		return x.Partitions
+	}
+	return 0
+}
+
+func (x *SourceDescription) GetKeyFormat() string {
+	if x != nil {
+		return x.KeyFormat
+	}
+	return ""
+}
+
+func (x *SourceDescription) GetValueFormat() string {
+	if x != nil {
+		return x.ValueFormat
+	}
+	return ""
+}
+
+func (x *SourceDescription) GetWindowed() bool {
+	if x != nil {
+		return x.Windowed
+	}
+	return false
+}
+
+func (x *SourceDescription) GetTimestamp() string {
+	if x != nil {
+		return x.Timestamp
+	}
+	return ""
+}
+
+func (x *SourceDescription) GetColumns() []*SourceColumn {
+	if x != nil {
+		return x.Columns
+	}
+	return nil
+}
+
+func (x *SourceDescription) GetSql() string {
+	if x != nil {
+		return x.Sql
+	}
+	return ""
+}
+
+func (x *SourceDescription) GetWriters() []string {
+	if x != nil {
+		return x.Writers
+	}
+	return nil
+}
+
+func (x *SourceDescription) GetReaders() []string {
+	if x != nil {
+		return x.Readers
+	}
+	return nil
+}
+
+func (x *SourceDescription) GetReadOnly() bool {
+	if x != nil {
+		return x.ReadOnly
+	}
+	return false
+}
+
+// QueryDescription describes a query.
+type QueryDescription struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// id is the query id.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// type says persistent or push.
+	Type QueryType `protobuf:"varint,2,opt,name=type,proto3,enum=sluice.v1.QueryType" json:"type,omitempty"`
+	// status is RUNNING, PAUSED, NOT_RUNNING, RESTORING n % or ERROR: ...
+	Status string `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
+	// sink and sink_topic name what a persistent query writes; empty for a
+	// push query.
+	Sink      string `protobuf:"bytes,4,opt,name=sink,proto3" json:"sink,omitempty"`
+	SinkTopic string `protobuf:"bytes,5,opt,name=sink_topic,json=sinkTopic,proto3" json:"sink_topic,omitempty"`
+	// sql is the statement that started a persistent query.
+	Sql string `protobuf:"bytes,6,opt,name=sql,proto3" json:"sql,omitempty"`
+	// sources name the streams and tables the query reads.
+	Sources []string `protobuf:"bytes,7,rep,name=sources,proto3" json:"sources,omitempty"`
+	// columns are the query's output columns.
+	Columns []*Column `protobuf:"bytes,8,rep,name=columns,proto3" json:"columns,omitempty"`
+	// records_in, records_out and errors count what the query processed
+	// since it started on this server.
+	RecordsIn     int64 `protobuf:"varint,9,opt,name=records_in,json=recordsIn,proto3" json:"records_in,omitempty"`
+	RecordsOut    int64 `protobuf:"varint,10,opt,name=records_out,json=recordsOut,proto3" json:"records_out,omitempty"`
+	Errors        int64 `protobuf:"varint,11,opt,name=errors,proto3" json:"errors,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QueryDescription) Reset() {
+	*x = QueryDescription{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QueryDescription) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QueryDescription) ProtoMessage() {}
+
+func (x *QueryDescription) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QueryDescription.ProtoReflect.Descriptor instead.
+func (*QueryDescription) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *QueryDescription) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *QueryDescription) GetType() QueryType {
+	if x != nil {
+		return x.Type
+	}
+	return QueryType_QUERY_TYPE_UNSPECIFIED
+}
+
+func (x *QueryDescription) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *QueryDescription) GetSink() string {
+	if x != nil {
+		return x.Sink
+	}
+	return ""
+}
+
+func (x *QueryDescription) GetSinkTopic() string {
+	if x != nil {
+		return x.SinkTopic
+	}
+	return ""
+}
+
+func (x *QueryDescription) GetSql() string {
+	if x != nil {
+		return x.Sql
+	}
+	return ""
+}
+
+func (x *QueryDescription) GetSources() []string {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
+func (x *QueryDescription) GetColumns() []*Column {
+	if x != nil {
+		return x.Columns
+	}
+	return nil
+}
+
+func (x *QueryDescription) GetRecordsIn() int64 {
+	if x != nil {
+		return x.RecordsIn
+	}
+	return 0
+}
+
+func (x *QueryDescription) GetRecordsOut() int64 {
+	if x != nil {
+		return x.RecordsOut
+	}
+	return 0
+}
+
+func (x *QueryDescription) GetErrors() int64 {
+	if x != nil {
+		return x.Errors
+	}
+	return 0
+}
+
+// TopicDescription describes a Kafka topic.
+type TopicDescription struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// name is the topic's name.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// partitions is its partition count.
+	Partitions int32 `protobuf:"varint,2,opt,name=partitions,proto3" json:"partitions,omitempty"`
+	// replication_factor is its replica count.
+	ReplicationFactor int32 `protobuf:"varint,3,opt,name=replication_factor,json=replicationFactor,proto3" json:"replication_factor,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
+}
+
+func (x *TopicDescription) Reset() {
+	*x = TopicDescription{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TopicDescription) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TopicDescription) ProtoMessage() {}
+
+func (x *TopicDescription) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TopicDescription.ProtoReflect.Descriptor instead.
+func (*TopicDescription) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *TopicDescription) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *TopicDescription) GetPartitions() int32 {
+	if x != nil {
+		return x.Partitions
+	}
+	return 0
+}
+
+func (x *TopicDescription) GetReplicationFactor() int32 {
+	if x != nil {
+		return x.ReplicationFactor
+	}
+	return 0
+}
+
+// DescribeRequest names a source or a query.
+type DescribeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Target:
+	//
+	//	*DescribeRequest_Source
+	//	*DescribeRequest_QueryId
+	Target        isDescribeRequest_Target `protobuf_oneof:"target"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DescribeRequest) Reset() {
+	*x = DescribeRequest{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DescribeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DescribeRequest) ProtoMessage() {}
+
+func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DescribeRequest.ProtoReflect.Descriptor instead.
+func (*DescribeRequest) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *DescribeRequest) GetTarget() isDescribeRequest_Target {
+	if x != nil {
+		return x.Target
+	}
+	return nil
+}
+
+func (x *DescribeRequest) GetSource() string {
+	if x != nil {
+		if x, ok := x.Target.(*DescribeRequest_Source); ok {
+			return x.Source
+		}
+	}
+	return ""
+}
+
+func (x *DescribeRequest) GetQueryId() string {
+	if x != nil {
+		if x, ok := x.Target.(*DescribeRequest_QueryId); ok {
+			return x.QueryId
+		}
+	}
+	return ""
+}
+
+type isDescribeRequest_Target interface {
+	isDescribeRequest_Target()
+}
+
+type DescribeRequest_Source struct {
+	// source names a stream or table.
+	Source string `protobuf:"bytes,1,opt,name=source,proto3,oneof"`
+}
+
+type DescribeRequest_QueryId struct {
+	// query_id names a persistent query or a running push query.
+	QueryId string `protobuf:"bytes,2,opt,name=query_id,json=queryId,proto3,oneof"`
+}
+
+func (*DescribeRequest_Source) isDescribeRequest_Target() {}
+
+func (*DescribeRequest_QueryId) isDescribeRequest_Target() {}
+
+// DescribeResponse describes a source or a query.
+type DescribeResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Description:
+	//
+	//	*DescribeResponse_Source
+	//	*DescribeResponse_Query
+	Description   isDescribeResponse_Description `protobuf_oneof:"description"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DescribeResponse) Reset() {
+	*x = DescribeResponse{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DescribeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DescribeResponse) ProtoMessage() {}
+
+func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
+func (*DescribeResponse) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *DescribeResponse) GetDescription() isDescribeResponse_Description {
+	if x != nil {
+		return x.Description
+	}
+	return nil
+}
+
+func (x *DescribeResponse) GetSource() *SourceDescription {
+	if x != nil {
+		if x, ok := x.Description.(*DescribeResponse_Source); ok {
+			return x.Source
+		}
+	}
+	return nil
+}
+
+func (x *DescribeResponse) GetQuery() *QueryDescription {
+	if x != nil {
+		if x, ok := x.Description.(*DescribeResponse_Query); ok {
+			return x.Query
+		}
+	}
+	return nil
+}
+
+type isDescribeResponse_Description interface {
+	isDescribeResponse_Description()
+}
+
+type DescribeResponse_Source struct {
+	// source is set when a source was asked for.
+	Source *SourceDescription `protobuf:"bytes,1,opt,name=source,proto3,oneof"`
+}
+
+type DescribeResponse_Query struct {
+	// query is set when a query was asked for.
+	Query *QueryDescription `protobuf:"bytes,2,opt,name=query,proto3,oneof"`
+}
+
+func (*DescribeResponse_Source) isDescribeResponse_Description() {}
+
+func (*DescribeResponse_Query) isDescribeResponse_Description() {}
+
+// TerminateRequest names the query to end.
+type TerminateRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// query_id names a persistent query or a running push query; empty
+	// when all is set.
+	QueryId string `protobuf:"bytes,1,opt,name=query_id,json=queryId,proto3" json:"query_id,omitempty"`
+	// all terminates every persistent query.
+	All           bool `protobuf:"varint,2,opt,name=all,proto3" json:"all,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TerminateRequest) Reset() {
+	*x = TerminateRequest{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TerminateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TerminateRequest) ProtoMessage() {}
+
+func (x *TerminateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TerminateRequest.ProtoReflect.Descriptor instead.
+func (*TerminateRequest) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *TerminateRequest) GetQueryId() string {
+	if x != nil {
+		return x.QueryId
+	}
+	return ""
+}
+
+func (x *TerminateRequest) GetAll() bool {
+	if x != nil {
+		return x.All
+	}
+	return false
+}
+
+// PauseRequest names the persistent query to pause.
+type PauseRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// query_id names a persistent query; empty when all is set.
+	QueryId string `protobuf:"bytes,1,opt,name=query_id,json=queryId,proto3" json:"query_id,omitempty"`
+	// all pauses every running persistent query.
+	All           bool `protobuf:"varint,2,opt,name=all,proto3" json:"all,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PauseRequest) Reset() {
+	*x = PauseRequest{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PauseRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PauseRequest) ProtoMessage() {}
+
+func (x *PauseRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PauseRequest.ProtoReflect.Descriptor instead.
+func (*PauseRequest) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *PauseRequest) GetQueryId() string {
+	if x != nil {
+		return x.QueryId
+	}
+	return ""
+}
+
+func (x *PauseRequest) GetAll() bool {
+	if x != nil {
+		return x.All
+	}
+	return false
+}
+
+// ResumeRequest names the persistent query to resume.
+type ResumeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// query_id names a persistent query; empty when all is set.
+	QueryId string `protobuf:"bytes,1,opt,name=query_id,json=queryId,proto3" json:"query_id,omitempty"`
+	// all resumes every paused persistent query.
+	All           bool `protobuf:"varint,2,opt,name=all,proto3" json:"all,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResumeRequest) Reset() {
+	*x = ResumeRequest{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResumeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResumeRequest) ProtoMessage() {}
+
+func (x *ResumeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResumeRequest.ProtoReflect.Descriptor instead.
+func (*ResumeRequest) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *ResumeRequest) GetQueryId() string {
+	if x != nil {
+		return x.QueryId
+	}
+	return ""
+}
+
+func (x *ResumeRequest) GetAll() bool {
+	if x != nil {
+		return x.All
+	}
+	return false
+}
+
+// QueryControlResponse is the outcome of Terminate, Pause or Resume.
+type QueryControlResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// message says what happened ("Query terminated.").
+	Message       string `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QueryControlResponse) Reset() {
+	*x = QueryControlResponse{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QueryControlResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QueryControlResponse) ProtoMessage() {}
+
+func (x *QueryControlResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QueryControlResponse.ProtoReflect.Descriptor instead.
+func (*QueryControlResponse) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *QueryControlResponse) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+// InsertRequest writes rows into a stream or table.
+type InsertRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// target names the stream or table.
+	Target string `protobuf:"bytes,1,opt,name=target,proto3" json:"target,omitempty"`
+	// rows are written in order, each as one record. A row that cannot be
+	// written fails the call; the rows before it were written.
+	Rows          []*InsertRow `protobuf:"bytes,2,rep,name=rows,proto3" json:"rows,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InsertRequest) Reset() {
+	*x = InsertRequest{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InsertRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InsertRequest) ProtoMessage() {}
+
+func (x *InsertRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InsertRequest.ProtoReflect.Descriptor instead.
+func (*InsertRequest) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *InsertRequest) GetTarget() string {
+	if x != nil {
+		return x.Target
+	}
+	return ""
+}
+
+func (x *InsertRequest) GetRows() []*InsertRow {
+	if x != nil {
+		return x.Rows
+	}
+	return nil
+}
+
+// InsertRow is one row to insert: named columns, given as typed values or
+// as one JSON object.
+type InsertRow struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// values maps column names to values; columns left out are NULL.
+	// ROWTIME sets the record's timestamp (milliseconds).
+	Values map[string]*Value `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// json is a JSON object of column names to values, used when values is
+	// empty: strings, numbers, booleans, null, arrays and objects, converted
+	// to the columns' types as INSERT VALUES converts constants.
+	Json          string `protobuf:"bytes,2,opt,name=json,proto3" json:"json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InsertRow) Reset() {
+	*x = InsertRow{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InsertRow) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InsertRow) ProtoMessage() {}
+
+func (x *InsertRow) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InsertRow.ProtoReflect.Descriptor instead.
+func (*InsertRow) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *InsertRow) GetValues() map[string]*Value {
+	if x != nil {
+		return x.Values
+	}
+	return nil
+}
+
+func (x *InsertRow) GetJson() string {
+	if x != nil {
+		return x.Json
+	}
+	return ""
+}
+
+// InsertResponse reports an Insert.
+type InsertResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// rows is how many rows were written.
+	Rows          int64 `protobuf:"varint,1,opt,name=rows,proto3" json:"rows,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InsertResponse) Reset() {
+	*x = InsertResponse{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InsertResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InsertResponse) ProtoMessage() {}
+
+func (x *InsertResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InsertResponse.ProtoReflect.Descriptor instead.
+func (*InsertResponse) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *InsertResponse) GetRows() int64 {
+	if x != nil {
+		return x.Rows
+	}
+	return 0
+}
+
 var File_sluice_v1_sluice_proto protoreflect.FileDescriptor
 
 const file_sluice_v1_sluice_proto_rawDesc = "" +
@@ -1598,14 +3346,150 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\x17kafka_bootstrap_servers\x18\x03 \x01(\tR\x15kafkaBootstrapServers\x12\x1e\n" +
 	"\n" +
 	"playground\x18\x04 \x01(\bR\n" +
-	"playground*a\n" +
+	"playground\"h\n" +
+	"\x10PushQueryRequest\x12\x10\n" +
+	"\x03sql\x18\x01 \x01(\tR\x03sql\x12,\n" +
+	"\asession\x18\x02 \x01(\v2\x12.sluice.v1.SessionR\asession\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x03R\x05limit\"\x9f\x01\n" +
+	"\x11PushQueryResponse\x121\n" +
+	"\x06header\x18\x01 \x01(\v2\x17.sluice.v1.StreamHeaderH\x00R\x06header\x12\"\n" +
+	"\x03row\x18\x02 \x01(\v2\x0e.sluice.v1.RowH\x00R\x03row\x12(\n" +
+	"\x03end\x18\x03 \x01(\v2\x14.sluice.v1.StreamEndH\x00R\x03endB\t\n" +
+	"\apayload\"R\n" +
+	"\x10PullQueryRequest\x12\x10\n" +
+	"\x03sql\x18\x01 \x01(\tR\x03sql\x12,\n" +
+	"\asession\x18\x02 \x01(\v2\x12.sluice.v1.SessionR\asession\"d\n" +
+	"\x11PullQueryResponse\x12+\n" +
+	"\acolumns\x18\x01 \x03(\v2\x11.sluice.v1.ColumnR\acolumns\x12\"\n" +
+	"\x04rows\x18\x02 \x03(\v2\x0e.sluice.v1.RowR\x04rows\"y\n" +
+	"\x0eExplainRequest\x12\x12\n" +
+	"\x03sql\x18\x01 \x01(\tH\x00R\x03sql\x12\x1b\n" +
+	"\bquery_id\x18\x02 \x01(\tH\x00R\aqueryId\x12,\n" +
+	"\asession\x18\x03 \x01(\v2\x12.sluice.v1.SessionR\asessionB\b\n" +
+	"\x06target\"t\n" +
+	"\x0fExplainResponse\x12 \n" +
+	"\vdescription\x18\x01 \x01(\tR\vdescription\x12+\n" +
+	"\acolumns\x18\x02 \x03(\v2\x11.sluice.v1.ColumnR\acolumns\x12\x12\n" +
+	"\x04plan\x18\x03 \x01(\tR\x04plan\"H\n" +
+	"\vListRequest\x12'\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x13.sluice.v1.ListKindR\x04kind\x12\x10\n" +
+	"\x03all\x18\x02 \x01(\bR\x03all\"\xb2\x01\n" +
+	"\fListResponse\x126\n" +
+	"\asources\x18\x01 \x03(\v2\x1c.sluice.v1.SourceDescriptionR\asources\x125\n" +
+	"\aqueries\x18\x02 \x03(\v2\x1b.sluice.v1.QueryDescriptionR\aqueries\x123\n" +
+	"\x06topics\x18\x03 \x03(\v2\x1b.sluice.v1.TopicDescriptionR\x06topics\"y\n" +
+	"\fSourceColumn\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12)\n" +
+	"\x04role\x18\x03 \x01(\x0e2\x15.sluice.v1.ColumnRoleR\x04role\x12\x16\n" +
+	"\x06header\x18\x04 \x01(\tR\x06header\"\x9a\x03\n" +
+	"\x11SourceDescription\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12)\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x15.sluice.v1.SourceKindR\x04kind\x12\x14\n" +
+	"\x05topic\x18\x03 \x01(\tR\x05topic\x12\x1e\n" +
+	"\n" +
+	"partitions\x18\x04 \x01(\x05R\n" +
+	"partitions\x12\x1d\n" +
+	"\n" +
+	"key_format\x18\x05 \x01(\tR\tkeyFormat\x12!\n" +
+	"\fvalue_format\x18\x06 \x01(\tR\vvalueFormat\x12\x1a\n" +
+	"\bwindowed\x18\a \x01(\bR\bwindowed\x12\x1c\n" +
+	"\ttimestamp\x18\b \x01(\tR\ttimestamp\x121\n" +
+	"\acolumns\x18\t \x03(\v2\x17.sluice.v1.SourceColumnR\acolumns\x12\x10\n" +
+	"\x03sql\x18\n" +
+	" \x01(\tR\x03sql\x12\x18\n" +
+	"\awriters\x18\v \x03(\tR\awriters\x12\x18\n" +
+	"\areaders\x18\f \x03(\tR\areaders\x12\x1b\n" +
+	"\tread_only\x18\r \x01(\bR\breadOnly\"\xc8\x02\n" +
+	"\x10QueryDescription\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12(\n" +
+	"\x04type\x18\x02 \x01(\x0e2\x14.sluice.v1.QueryTypeR\x04type\x12\x16\n" +
+	"\x06status\x18\x03 \x01(\tR\x06status\x12\x12\n" +
+	"\x04sink\x18\x04 \x01(\tR\x04sink\x12\x1d\n" +
+	"\n" +
+	"sink_topic\x18\x05 \x01(\tR\tsinkTopic\x12\x10\n" +
+	"\x03sql\x18\x06 \x01(\tR\x03sql\x12\x18\n" +
+	"\asources\x18\a \x03(\tR\asources\x12+\n" +
+	"\acolumns\x18\b \x03(\v2\x11.sluice.v1.ColumnR\acolumns\x12\x1d\n" +
+	"\n" +
+	"records_in\x18\t \x01(\x03R\trecordsIn\x12\x1f\n" +
+	"\vrecords_out\x18\n" +
+	" \x01(\x03R\n" +
+	"recordsOut\x12\x16\n" +
+	"\x06errors\x18\v \x01(\x03R\x06errors\"u\n" +
+	"\x10TopicDescription\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1e\n" +
+	"\n" +
+	"partitions\x18\x02 \x01(\x05R\n" +
+	"partitions\x12-\n" +
+	"\x12replication_factor\x18\x03 \x01(\x05R\x11replicationFactor\"R\n" +
+	"\x0fDescribeRequest\x12\x18\n" +
+	"\x06source\x18\x01 \x01(\tH\x00R\x06source\x12\x1b\n" +
+	"\bquery_id\x18\x02 \x01(\tH\x00R\aqueryIdB\b\n" +
+	"\x06target\"\x8e\x01\n" +
+	"\x10DescribeResponse\x126\n" +
+	"\x06source\x18\x01 \x01(\v2\x1c.sluice.v1.SourceDescriptionH\x00R\x06source\x123\n" +
+	"\x05query\x18\x02 \x01(\v2\x1b.sluice.v1.QueryDescriptionH\x00R\x05queryB\r\n" +
+	"\vdescription\"?\n" +
+	"\x10TerminateRequest\x12\x19\n" +
+	"\bquery_id\x18\x01 \x01(\tR\aqueryId\x12\x10\n" +
+	"\x03all\x18\x02 \x01(\bR\x03all\";\n" +
+	"\fPauseRequest\x12\x19\n" +
+	"\bquery_id\x18\x01 \x01(\tR\aqueryId\x12\x10\n" +
+	"\x03all\x18\x02 \x01(\bR\x03all\"<\n" +
+	"\rResumeRequest\x12\x19\n" +
+	"\bquery_id\x18\x01 \x01(\tR\aqueryId\x12\x10\n" +
+	"\x03all\x18\x02 \x01(\bR\x03all\"0\n" +
+	"\x14QueryControlResponse\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\"Q\n" +
+	"\rInsertRequest\x12\x16\n" +
+	"\x06target\x18\x01 \x01(\tR\x06target\x12(\n" +
+	"\x04rows\x18\x02 \x03(\v2\x14.sluice.v1.InsertRowR\x04rows\"\xa6\x01\n" +
+	"\tInsertRow\x128\n" +
+	"\x06values\x18\x01 \x03(\v2 .sluice.v1.InsertRow.ValuesEntryR\x06values\x12\x12\n" +
+	"\x04json\x18\x02 \x01(\tR\x04json\x1aK\n" +
+	"\vValuesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12&\n" +
+	"\x05value\x18\x02 \x01(\v2\x10.sluice.v1.ValueR\x05value:\x028\x01\"$\n" +
+	"\x0eInsertResponse\x12\x12\n" +
+	"\x04rows\x18\x01 \x01(\x03R\x04rows*a\n" +
 	"\tEndReason\x12\x1a\n" +
 	"\x16END_REASON_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14END_REASON_COMPLETED\x10\x01\x12\x1e\n" +
-	"\x1aEND_REASON_SERVER_SHUTDOWN\x10\x022\x85\x01\n" +
+	"\x1aEND_REASON_SERVER_SHUTDOWN\x10\x02*\x7f\n" +
+	"\bListKind\x12\x19\n" +
+	"\x15LIST_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
+	"\x11LIST_KIND_STREAMS\x10\x01\x12\x14\n" +
+	"\x10LIST_KIND_TABLES\x10\x02\x12\x15\n" +
+	"\x11LIST_KIND_QUERIES\x10\x03\x12\x14\n" +
+	"\x10LIST_KIND_TOPICS\x10\x04*X\n" +
+	"\n" +
+	"SourceKind\x12\x1b\n" +
+	"\x17SOURCE_KIND_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12SOURCE_KIND_STREAM\x10\x01\x12\x15\n" +
+	"\x11SOURCE_KIND_TABLE\x10\x02*m\n" +
+	"\n" +
+	"ColumnRole\x12\x1b\n" +
+	"\x17COLUMN_ROLE_UNSPECIFIED\x10\x00\x12\x13\n" +
+	"\x0fCOLUMN_ROLE_KEY\x10\x01\x12\x15\n" +
+	"\x11COLUMN_ROLE_VALUE\x10\x02\x12\x16\n" +
+	"\x12COLUMN_ROLE_HEADER\x10\x03*W\n" +
+	"\tQueryType\x12\x1a\n" +
+	"\x16QUERY_TYPE_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15QUERY_TYPE_PERSISTENT\x10\x01\x12\x13\n" +
+	"\x0fQUERY_TYPE_PUSH\x10\x022\xe9\x05\n" +
 	"\x06Sluice\x12B\n" +
 	"\aExecute\x12\x19.sluice.v1.ExecuteRequest\x1a\x1a.sluice.v1.ExecuteResponse0\x01\x127\n" +
-	"\x04Info\x12\x16.sluice.v1.InfoRequest\x1a\x17.sluice.v1.InfoResponseB6Z4github.com/sluice-sql/sluice/proto/sluicev1;sluicev1b\x06proto3"
+	"\x04Info\x12\x16.sluice.v1.InfoRequest\x1a\x17.sluice.v1.InfoResponse\x12H\n" +
+	"\tPushQuery\x12\x1b.sluice.v1.PushQueryRequest\x1a\x1c.sluice.v1.PushQueryResponse0\x01\x12F\n" +
+	"\tPullQuery\x12\x1b.sluice.v1.PullQueryRequest\x1a\x1c.sluice.v1.PullQueryResponse\x12@\n" +
+	"\aExplain\x12\x19.sluice.v1.ExplainRequest\x1a\x1a.sluice.v1.ExplainResponse\x127\n" +
+	"\x04List\x12\x16.sluice.v1.ListRequest\x1a\x17.sluice.v1.ListResponse\x12C\n" +
+	"\bDescribe\x12\x1a.sluice.v1.DescribeRequest\x1a\x1b.sluice.v1.DescribeResponse\x12I\n" +
+	"\tTerminate\x12\x1b.sluice.v1.TerminateRequest\x1a\x1f.sluice.v1.QueryControlResponse\x12A\n" +
+	"\x05Pause\x12\x17.sluice.v1.PauseRequest\x1a\x1f.sluice.v1.QueryControlResponse\x12C\n" +
+	"\x06Resume\x12\x18.sluice.v1.ResumeRequest\x1a\x1f.sluice.v1.QueryControlResponse\x12=\n" +
+	"\x06Insert\x12\x18.sluice.v1.InsertRequest\x1a\x19.sluice.v1.InsertResponseB6Z4github.com/sluice-sql/sluice/proto/sluicev1;sluicev1b\x06proto3"
 
 var (
 	file_sluice_v1_sluice_proto_rawDescOnce sync.Once
@@ -1619,69 +3503,136 @@ func file_sluice_v1_sluice_proto_rawDescGZIP() []byte {
 	return file_sluice_v1_sluice_proto_rawDescData
 }
 
-var file_sluice_v1_sluice_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_sluice_v1_sluice_proto_msgTypes = make([]protoimpl.MessageInfo, 23)
+var file_sluice_v1_sluice_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_sluice_v1_sluice_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
 var file_sluice_v1_sluice_proto_goTypes = []any{
-	(EndReason)(0),          // 0: sluice.v1.EndReason
-	(*ExecuteRequest)(nil),  // 1: sluice.v1.ExecuteRequest
-	(*ExecuteResponse)(nil), // 2: sluice.v1.ExecuteResponse
-	(*Session)(nil),         // 3: sluice.v1.Session
-	(*MessageResult)(nil),   // 4: sluice.v1.MessageResult
-	(*TableResult)(nil),     // 5: sluice.v1.TableResult
-	(*TableRow)(nil),        // 6: sluice.v1.TableRow
-	(*StreamHeader)(nil),    // 7: sluice.v1.StreamHeader
-	(*Column)(nil),          // 8: sluice.v1.Column
-	(*Row)(nil),             // 9: sluice.v1.Row
-	(*Value)(nil),           // 10: sluice.v1.Value
-	(*ArrayValue)(nil),      // 11: sluice.v1.ArrayValue
-	(*MapValue)(nil),        // 12: sluice.v1.MapValue
-	(*MapEntry)(nil),        // 13: sluice.v1.MapEntry
-	(*StructValue)(nil),     // 14: sluice.v1.StructValue
-	(*StructField)(nil),     // 15: sluice.v1.StructField
-	(*StreamEnd)(nil),       // 16: sluice.v1.StreamEnd
-	(*StatementError)(nil),  // 17: sluice.v1.StatementError
-	(*InfoRequest)(nil),     // 18: sluice.v1.InfoRequest
-	(*InfoResponse)(nil),    // 19: sluice.v1.InfoResponse
-	nil,                     // 20: sluice.v1.ExecuteRequest.PropertiesEntry
-	nil,                     // 21: sluice.v1.ExecuteRequest.VariablesEntry
-	nil,                     // 22: sluice.v1.Session.PropertiesEntry
-	nil,                     // 23: sluice.v1.Session.VariablesEntry
-	(structpb.NullValue)(0), // 24: google.protobuf.NullValue
+	(EndReason)(0),               // 0: sluice.v1.EndReason
+	(ListKind)(0),                // 1: sluice.v1.ListKind
+	(SourceKind)(0),              // 2: sluice.v1.SourceKind
+	(ColumnRole)(0),              // 3: sluice.v1.ColumnRole
+	(QueryType)(0),               // 4: sluice.v1.QueryType
+	(*ExecuteRequest)(nil),       // 5: sluice.v1.ExecuteRequest
+	(*ExecuteResponse)(nil),      // 6: sluice.v1.ExecuteResponse
+	(*Session)(nil),              // 7: sluice.v1.Session
+	(*MessageResult)(nil),        // 8: sluice.v1.MessageResult
+	(*TableResult)(nil),          // 9: sluice.v1.TableResult
+	(*TableRow)(nil),             // 10: sluice.v1.TableRow
+	(*StreamHeader)(nil),         // 11: sluice.v1.StreamHeader
+	(*Column)(nil),               // 12: sluice.v1.Column
+	(*Row)(nil),                  // 13: sluice.v1.Row
+	(*Value)(nil),                // 14: sluice.v1.Value
+	(*ArrayValue)(nil),           // 15: sluice.v1.ArrayValue
+	(*MapValue)(nil),             // 16: sluice.v1.MapValue
+	(*MapEntry)(nil),             // 17: sluice.v1.MapEntry
+	(*StructValue)(nil),          // 18: sluice.v1.StructValue
+	(*StructField)(nil),          // 19: sluice.v1.StructField
+	(*StreamEnd)(nil),            // 20: sluice.v1.StreamEnd
+	(*StatementError)(nil),       // 21: sluice.v1.StatementError
+	(*InfoRequest)(nil),          // 22: sluice.v1.InfoRequest
+	(*InfoResponse)(nil),         // 23: sluice.v1.InfoResponse
+	(*PushQueryRequest)(nil),     // 24: sluice.v1.PushQueryRequest
+	(*PushQueryResponse)(nil),    // 25: sluice.v1.PushQueryResponse
+	(*PullQueryRequest)(nil),     // 26: sluice.v1.PullQueryRequest
+	(*PullQueryResponse)(nil),    // 27: sluice.v1.PullQueryResponse
+	(*ExplainRequest)(nil),       // 28: sluice.v1.ExplainRequest
+	(*ExplainResponse)(nil),      // 29: sluice.v1.ExplainResponse
+	(*ListRequest)(nil),          // 30: sluice.v1.ListRequest
+	(*ListResponse)(nil),         // 31: sluice.v1.ListResponse
+	(*SourceColumn)(nil),         // 32: sluice.v1.SourceColumn
+	(*SourceDescription)(nil),    // 33: sluice.v1.SourceDescription
+	(*QueryDescription)(nil),     // 34: sluice.v1.QueryDescription
+	(*TopicDescription)(nil),     // 35: sluice.v1.TopicDescription
+	(*DescribeRequest)(nil),      // 36: sluice.v1.DescribeRequest
+	(*DescribeResponse)(nil),     // 37: sluice.v1.DescribeResponse
+	(*TerminateRequest)(nil),     // 38: sluice.v1.TerminateRequest
+	(*PauseRequest)(nil),         // 39: sluice.v1.PauseRequest
+	(*ResumeRequest)(nil),        // 40: sluice.v1.ResumeRequest
+	(*QueryControlResponse)(nil), // 41: sluice.v1.QueryControlResponse
+	(*InsertRequest)(nil),        // 42: sluice.v1.InsertRequest
+	(*InsertRow)(nil),            // 43: sluice.v1.InsertRow
+	(*InsertResponse)(nil),       // 44: sluice.v1.InsertResponse
+	nil,                          // 45: sluice.v1.ExecuteRequest.PropertiesEntry
+	nil,                          // 46: sluice.v1.ExecuteRequest.VariablesEntry
+	nil,                          // 47: sluice.v1.Session.PropertiesEntry
+	nil,                          // 48: sluice.v1.Session.VariablesEntry
+	nil,                          // 49: sluice.v1.InsertRow.ValuesEntry
+	(structpb.NullValue)(0),      // 50: google.protobuf.NullValue
 }
 var file_sluice_v1_sluice_proto_depIdxs = []int32{
-	20, // 0: sluice.v1.ExecuteRequest.properties:type_name -> sluice.v1.ExecuteRequest.PropertiesEntry
-	21, // 1: sluice.v1.ExecuteRequest.variables:type_name -> sluice.v1.ExecuteRequest.VariablesEntry
-	3,  // 2: sluice.v1.ExecuteResponse.session:type_name -> sluice.v1.Session
-	4,  // 3: sluice.v1.ExecuteResponse.message:type_name -> sluice.v1.MessageResult
-	5,  // 4: sluice.v1.ExecuteResponse.table:type_name -> sluice.v1.TableResult
-	7,  // 5: sluice.v1.ExecuteResponse.stream_header:type_name -> sluice.v1.StreamHeader
-	9,  // 6: sluice.v1.ExecuteResponse.row:type_name -> sluice.v1.Row
-	16, // 7: sluice.v1.ExecuteResponse.stream_end:type_name -> sluice.v1.StreamEnd
-	22, // 8: sluice.v1.Session.properties:type_name -> sluice.v1.Session.PropertiesEntry
-	23, // 9: sluice.v1.Session.variables:type_name -> sluice.v1.Session.VariablesEntry
-	6,  // 10: sluice.v1.TableResult.rows:type_name -> sluice.v1.TableRow
-	8,  // 11: sluice.v1.StreamHeader.columns:type_name -> sluice.v1.Column
-	10, // 12: sluice.v1.Row.values:type_name -> sluice.v1.Value
-	24, // 13: sluice.v1.Value.null_value:type_name -> google.protobuf.NullValue
-	11, // 14: sluice.v1.Value.array_value:type_name -> sluice.v1.ArrayValue
-	12, // 15: sluice.v1.Value.map_value:type_name -> sluice.v1.MapValue
-	14, // 16: sluice.v1.Value.struct_value:type_name -> sluice.v1.StructValue
-	10, // 17: sluice.v1.ArrayValue.elements:type_name -> sluice.v1.Value
-	13, // 18: sluice.v1.MapValue.entries:type_name -> sluice.v1.MapEntry
-	10, // 19: sluice.v1.MapEntry.key:type_name -> sluice.v1.Value
-	10, // 20: sluice.v1.MapEntry.value:type_name -> sluice.v1.Value
-	15, // 21: sluice.v1.StructValue.fields:type_name -> sluice.v1.StructField
-	10, // 22: sluice.v1.StructField.value:type_name -> sluice.v1.Value
+	45, // 0: sluice.v1.ExecuteRequest.properties:type_name -> sluice.v1.ExecuteRequest.PropertiesEntry
+	46, // 1: sluice.v1.ExecuteRequest.variables:type_name -> sluice.v1.ExecuteRequest.VariablesEntry
+	7,  // 2: sluice.v1.ExecuteResponse.session:type_name -> sluice.v1.Session
+	8,  // 3: sluice.v1.ExecuteResponse.message:type_name -> sluice.v1.MessageResult
+	9,  // 4: sluice.v1.ExecuteResponse.table:type_name -> sluice.v1.TableResult
+	11, // 5: sluice.v1.ExecuteResponse.stream_header:type_name -> sluice.v1.StreamHeader
+	13, // 6: sluice.v1.ExecuteResponse.row:type_name -> sluice.v1.Row
+	20, // 7: sluice.v1.ExecuteResponse.stream_end:type_name -> sluice.v1.StreamEnd
+	47, // 8: sluice.v1.Session.properties:type_name -> sluice.v1.Session.PropertiesEntry
+	48, // 9: sluice.v1.Session.variables:type_name -> sluice.v1.Session.VariablesEntry
+	10, // 10: sluice.v1.TableResult.rows:type_name -> sluice.v1.TableRow
+	12, // 11: sluice.v1.StreamHeader.columns:type_name -> sluice.v1.Column
+	14, // 12: sluice.v1.Row.values:type_name -> sluice.v1.Value
+	50, // 13: sluice.v1.Value.null_value:type_name -> google.protobuf.NullValue
+	15, // 14: sluice.v1.Value.array_value:type_name -> sluice.v1.ArrayValue
+	16, // 15: sluice.v1.Value.map_value:type_name -> sluice.v1.MapValue
+	18, // 16: sluice.v1.Value.struct_value:type_name -> sluice.v1.StructValue
+	14, // 17: sluice.v1.ArrayValue.elements:type_name -> sluice.v1.Value
+	17, // 18: sluice.v1.MapValue.entries:type_name -> sluice.v1.MapEntry
+	14, // 19: sluice.v1.MapEntry.key:type_name -> sluice.v1.Value
+	14, // 20: sluice.v1.MapEntry.value:type_name -> sluice.v1.Value
+	19, // 21: sluice.v1.StructValue.fields:type_name -> sluice.v1.StructField
+	14, // 22: sluice.v1.StructField.value:type_name -> sluice.v1.Value
 	0,  // 23: sluice.v1.StreamEnd.reason:type_name -> sluice.v1.EndReason
-	1,  // 24: sluice.v1.Sluice.Execute:input_type -> sluice.v1.ExecuteRequest
-	18, // 25: sluice.v1.Sluice.Info:input_type -> sluice.v1.InfoRequest
-	2,  // 26: sluice.v1.Sluice.Execute:output_type -> sluice.v1.ExecuteResponse
-	19, // 27: sluice.v1.Sluice.Info:output_type -> sluice.v1.InfoResponse
-	26, // [26:28] is the sub-list for method output_type
-	24, // [24:26] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	7,  // 24: sluice.v1.PushQueryRequest.session:type_name -> sluice.v1.Session
+	11, // 25: sluice.v1.PushQueryResponse.header:type_name -> sluice.v1.StreamHeader
+	13, // 26: sluice.v1.PushQueryResponse.row:type_name -> sluice.v1.Row
+	20, // 27: sluice.v1.PushQueryResponse.end:type_name -> sluice.v1.StreamEnd
+	7,  // 28: sluice.v1.PullQueryRequest.session:type_name -> sluice.v1.Session
+	12, // 29: sluice.v1.PullQueryResponse.columns:type_name -> sluice.v1.Column
+	13, // 30: sluice.v1.PullQueryResponse.rows:type_name -> sluice.v1.Row
+	7,  // 31: sluice.v1.ExplainRequest.session:type_name -> sluice.v1.Session
+	12, // 32: sluice.v1.ExplainResponse.columns:type_name -> sluice.v1.Column
+	1,  // 33: sluice.v1.ListRequest.kind:type_name -> sluice.v1.ListKind
+	33, // 34: sluice.v1.ListResponse.sources:type_name -> sluice.v1.SourceDescription
+	34, // 35: sluice.v1.ListResponse.queries:type_name -> sluice.v1.QueryDescription
+	35, // 36: sluice.v1.ListResponse.topics:type_name -> sluice.v1.TopicDescription
+	3,  // 37: sluice.v1.SourceColumn.role:type_name -> sluice.v1.ColumnRole
+	2,  // 38: sluice.v1.SourceDescription.kind:type_name -> sluice.v1.SourceKind
+	32, // 39: sluice.v1.SourceDescription.columns:type_name -> sluice.v1.SourceColumn
+	4,  // 40: sluice.v1.QueryDescription.type:type_name -> sluice.v1.QueryType
+	12, // 41: sluice.v1.QueryDescription.columns:type_name -> sluice.v1.Column
+	33, // 42: sluice.v1.DescribeResponse.source:type_name -> sluice.v1.SourceDescription
+	34, // 43: sluice.v1.DescribeResponse.query:type_name -> sluice.v1.QueryDescription
+	43, // 44: sluice.v1.InsertRequest.rows:type_name -> sluice.v1.InsertRow
+	49, // 45: sluice.v1.InsertRow.values:type_name -> sluice.v1.InsertRow.ValuesEntry
+	14, // 46: sluice.v1.InsertRow.ValuesEntry.value:type_name -> sluice.v1.Value
+	5,  // 47: sluice.v1.Sluice.Execute:input_type -> sluice.v1.ExecuteRequest
+	22, // 48: sluice.v1.Sluice.Info:input_type -> sluice.v1.InfoRequest
+	24, // 49: sluice.v1.Sluice.PushQuery:input_type -> sluice.v1.PushQueryRequest
+	26, // 50: sluice.v1.Sluice.PullQuery:input_type -> sluice.v1.PullQueryRequest
+	28, // 51: sluice.v1.Sluice.Explain:input_type -> sluice.v1.ExplainRequest
+	30, // 52: sluice.v1.Sluice.List:input_type -> sluice.v1.ListRequest
+	36, // 53: sluice.v1.Sluice.Describe:input_type -> sluice.v1.DescribeRequest
+	38, // 54: sluice.v1.Sluice.Terminate:input_type -> sluice.v1.TerminateRequest
+	39, // 55: sluice.v1.Sluice.Pause:input_type -> sluice.v1.PauseRequest
+	40, // 56: sluice.v1.Sluice.Resume:input_type -> sluice.v1.ResumeRequest
+	42, // 57: sluice.v1.Sluice.Insert:input_type -> sluice.v1.InsertRequest
+	6,  // 58: sluice.v1.Sluice.Execute:output_type -> sluice.v1.ExecuteResponse
+	23, // 59: sluice.v1.Sluice.Info:output_type -> sluice.v1.InfoResponse
+	25, // 60: sluice.v1.Sluice.PushQuery:output_type -> sluice.v1.PushQueryResponse
+	27, // 61: sluice.v1.Sluice.PullQuery:output_type -> sluice.v1.PullQueryResponse
+	29, // 62: sluice.v1.Sluice.Explain:output_type -> sluice.v1.ExplainResponse
+	31, // 63: sluice.v1.Sluice.List:output_type -> sluice.v1.ListResponse
+	37, // 64: sluice.v1.Sluice.Describe:output_type -> sluice.v1.DescribeResponse
+	41, // 65: sluice.v1.Sluice.Terminate:output_type -> sluice.v1.QueryControlResponse
+	41, // 66: sluice.v1.Sluice.Pause:output_type -> sluice.v1.QueryControlResponse
+	41, // 67: sluice.v1.Sluice.Resume:output_type -> sluice.v1.QueryControlResponse
+	44, // 68: sluice.v1.Sluice.Insert:output_type -> sluice.v1.InsertResponse
+	58, // [58:69] is the sub-list for method output_type
+	47, // [47:58] is the sub-list for method input_type
+	47, // [47:47] is the sub-list for extension type_name
+	47, // [47:47] is the sub-list for extension extendee
+	0,  // [0:47] is the sub-list for field type_name
 }
 
 func init() { file_sluice_v1_sluice_proto_init() }
@@ -1712,13 +3663,30 @@ func file_sluice_v1_sluice_proto_init() {
 		(*Value_MapValue)(nil),
 		(*Value_StructValue)(nil),
 	}
+	file_sluice_v1_sluice_proto_msgTypes[20].OneofWrappers = []any{
+		(*PushQueryResponse_Header)(nil),
+		(*PushQueryResponse_Row)(nil),
+		(*PushQueryResponse_End)(nil),
+	}
+	file_sluice_v1_sluice_proto_msgTypes[23].OneofWrappers = []any{
+		(*ExplainRequest_Sql)(nil),
+		(*ExplainRequest_QueryId)(nil),
+	}
+	file_sluice_v1_sluice_proto_msgTypes[31].OneofWrappers = []any{
+		(*DescribeRequest_Source)(nil),
+		(*DescribeRequest_QueryId)(nil),
+	}
+	file_sluice_v1_sluice_proto_msgTypes[32].OneofWrappers = []any{
+		(*DescribeResponse_Source)(nil),
+		(*DescribeResponse_Query)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sluice_v1_sluice_proto_rawDesc), len(file_sluice_v1_sluice_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   23,
+			NumEnums:      5,
+			NumMessages:   45,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

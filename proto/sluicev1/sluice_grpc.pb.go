@@ -19,8 +19,17 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Sluice_Execute_FullMethodName = "/sluice.v1.Sluice/Execute"
-	Sluice_Info_FullMethodName    = "/sluice.v1.Sluice/Info"
+	Sluice_Execute_FullMethodName   = "/sluice.v1.Sluice/Execute"
+	Sluice_Info_FullMethodName      = "/sluice.v1.Sluice/Info"
+	Sluice_PushQuery_FullMethodName = "/sluice.v1.Sluice/PushQuery"
+	Sluice_PullQuery_FullMethodName = "/sluice.v1.Sluice/PullQuery"
+	Sluice_Explain_FullMethodName   = "/sluice.v1.Sluice/Explain"
+	Sluice_List_FullMethodName      = "/sluice.v1.Sluice/List"
+	Sluice_Describe_FullMethodName  = "/sluice.v1.Sluice/Describe"
+	Sluice_Terminate_FullMethodName = "/sluice.v1.Sluice/Terminate"
+	Sluice_Pause_FullMethodName     = "/sluice.v1.Sluice/Pause"
+	Sluice_Resume_FullMethodName    = "/sluice.v1.Sluice/Resume"
+	Sluice_Insert_FullMethodName    = "/sluice.v1.Sluice/Insert"
 )
 
 // SluiceClient is the client API for Sluice service.
@@ -49,6 +58,34 @@ type SluiceClient interface {
 	Execute(ctx context.Context, in *ExecuteRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecuteResponse], error)
 	// Info describes the server.
 	Info(ctx context.Context, in *InfoRequest, opts ...grpc.CallOption) (*InfoResponse, error)
+	// PushQuery runs one push query (SELECT ... EMIT CHANGES) and streams a
+	// PushQueryHeader, its rows as they arrive and a StreamEnd. The client
+	// ends the query by cancelling the call. A client that does not keep up
+	// is dropped: once more rows or bytes wait for it than the server's
+	// limits allow, the query stops and the call ends with
+	// RESOURCE_EXHAUSTED (after the rows already queued for it).
+	PushQuery(ctx context.Context, in *PushQueryRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[PushQueryResponse], error)
+	// PullQuery runs one pull query (SELECT without EMIT CHANGES) and returns
+	// its rows as typed values.
+	PullQuery(ctx context.Context, in *PullQueryRequest, opts ...grpc.CallOption) (*PullQueryResponse, error)
+	// Explain shows the execution plan of a statement or of a running
+	// persistent query.
+	Explain(ctx context.Context, in *ExplainRequest, opts ...grpc.CallOption) (*ExplainResponse, error)
+	// List lists the streams, tables, queries or topics.
+	List(ctx context.Context, in *ListRequest, opts ...grpc.CallOption) (*ListResponse, error)
+	// Describe describes a stream, a table or a persistent query, with its
+	// columns.
+	Describe(ctx context.Context, in *DescribeRequest, opts ...grpc.CallOption) (*DescribeResponse, error)
+	// Terminate ends a persistent query (and deletes its state) or a running
+	// push query.
+	Terminate(ctx context.Context, in *TerminateRequest, opts ...grpc.CallOption) (*QueryControlResponse, error)
+	// Pause stops a persistent query where it is; Resume starts it again
+	// from there.
+	Pause(ctx context.Context, in *PauseRequest, opts ...grpc.CallOption) (*QueryControlResponse, error)
+	Resume(ctx context.Context, in *ResumeRequest, opts ...grpc.CallOption) (*QueryControlResponse, error)
+	// Insert writes rows into a stream or table, as INSERT INTO ... VALUES
+	// does, each row one record.
+	Insert(ctx context.Context, in *InsertRequest, opts ...grpc.CallOption) (*InsertResponse, error)
 }
 
 type sluiceClient struct {
@@ -88,6 +125,105 @@ func (c *sluiceClient) Info(ctx context.Context, in *InfoRequest, opts ...grpc.C
 	return out, nil
 }
 
+func (c *sluiceClient) PushQuery(ctx context.Context, in *PushQueryRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[PushQueryResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Sluice_ServiceDesc.Streams[1], Sluice_PushQuery_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[PushQueryRequest, PushQueryResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Sluice_PushQueryClient = grpc.ServerStreamingClient[PushQueryResponse]
+
+func (c *sluiceClient) PullQuery(ctx context.Context, in *PullQueryRequest, opts ...grpc.CallOption) (*PullQueryResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PullQueryResponse)
+	err := c.cc.Invoke(ctx, Sluice_PullQuery_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *sluiceClient) Explain(ctx context.Context, in *ExplainRequest, opts ...grpc.CallOption) (*ExplainResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExplainResponse)
+	err := c.cc.Invoke(ctx, Sluice_Explain_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *sluiceClient) List(ctx context.Context, in *ListRequest, opts ...grpc.CallOption) (*ListResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListResponse)
+	err := c.cc.Invoke(ctx, Sluice_List_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *sluiceClient) Describe(ctx context.Context, in *DescribeRequest, opts ...grpc.CallOption) (*DescribeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DescribeResponse)
+	err := c.cc.Invoke(ctx, Sluice_Describe_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *sluiceClient) Terminate(ctx context.Context, in *TerminateRequest, opts ...grpc.CallOption) (*QueryControlResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(QueryControlResponse)
+	err := c.cc.Invoke(ctx, Sluice_Terminate_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *sluiceClient) Pause(ctx context.Context, in *PauseRequest, opts ...grpc.CallOption) (*QueryControlResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(QueryControlResponse)
+	err := c.cc.Invoke(ctx, Sluice_Pause_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *sluiceClient) Resume(ctx context.Context, in *ResumeRequest, opts ...grpc.CallOption) (*QueryControlResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(QueryControlResponse)
+	err := c.cc.Invoke(ctx, Sluice_Resume_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *sluiceClient) Insert(ctx context.Context, in *InsertRequest, opts ...grpc.CallOption) (*InsertResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(InsertResponse)
+	err := c.cc.Invoke(ctx, Sluice_Insert_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // SluiceServer is the server API for Sluice service.
 // All implementations must embed UnimplementedSluiceServer
 // for forward compatibility.
@@ -114,6 +250,34 @@ type SluiceServer interface {
 	Execute(*ExecuteRequest, grpc.ServerStreamingServer[ExecuteResponse]) error
 	// Info describes the server.
 	Info(context.Context, *InfoRequest) (*InfoResponse, error)
+	// PushQuery runs one push query (SELECT ... EMIT CHANGES) and streams a
+	// PushQueryHeader, its rows as they arrive and a StreamEnd. The client
+	// ends the query by cancelling the call. A client that does not keep up
+	// is dropped: once more rows or bytes wait for it than the server's
+	// limits allow, the query stops and the call ends with
+	// RESOURCE_EXHAUSTED (after the rows already queued for it).
+	PushQuery(*PushQueryRequest, grpc.ServerStreamingServer[PushQueryResponse]) error
+	// PullQuery runs one pull query (SELECT without EMIT CHANGES) and returns
+	// its rows as typed values.
+	PullQuery(context.Context, *PullQueryRequest) (*PullQueryResponse, error)
+	// Explain shows the execution plan of a statement or of a running
+	// persistent query.
+	Explain(context.Context, *ExplainRequest) (*ExplainResponse, error)
+	// List lists the streams, tables, queries or topics.
+	List(context.Context, *ListRequest) (*ListResponse, error)
+	// Describe describes a stream, a table or a persistent query, with its
+	// columns.
+	Describe(context.Context, *DescribeRequest) (*DescribeResponse, error)
+	// Terminate ends a persistent query (and deletes its state) or a running
+	// push query.
+	Terminate(context.Context, *TerminateRequest) (*QueryControlResponse, error)
+	// Pause stops a persistent query where it is; Resume starts it again
+	// from there.
+	Pause(context.Context, *PauseRequest) (*QueryControlResponse, error)
+	Resume(context.Context, *ResumeRequest) (*QueryControlResponse, error)
+	// Insert writes rows into a stream or table, as INSERT INTO ... VALUES
+	// does, each row one record.
+	Insert(context.Context, *InsertRequest) (*InsertResponse, error)
 	mustEmbedUnimplementedSluiceServer()
 }
 
@@ -129,6 +293,33 @@ func (UnimplementedSluiceServer) Execute(*ExecuteRequest, grpc.ServerStreamingSe
 }
 func (UnimplementedSluiceServer) Info(context.Context, *InfoRequest) (*InfoResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Info not implemented")
+}
+func (UnimplementedSluiceServer) PushQuery(*PushQueryRequest, grpc.ServerStreamingServer[PushQueryResponse]) error {
+	return status.Error(codes.Unimplemented, "method PushQuery not implemented")
+}
+func (UnimplementedSluiceServer) PullQuery(context.Context, *PullQueryRequest) (*PullQueryResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PullQuery not implemented")
+}
+func (UnimplementedSluiceServer) Explain(context.Context, *ExplainRequest) (*ExplainResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Explain not implemented")
+}
+func (UnimplementedSluiceServer) List(context.Context, *ListRequest) (*ListResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method List not implemented")
+}
+func (UnimplementedSluiceServer) Describe(context.Context, *DescribeRequest) (*DescribeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Describe not implemented")
+}
+func (UnimplementedSluiceServer) Terminate(context.Context, *TerminateRequest) (*QueryControlResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Terminate not implemented")
+}
+func (UnimplementedSluiceServer) Pause(context.Context, *PauseRequest) (*QueryControlResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Pause not implemented")
+}
+func (UnimplementedSluiceServer) Resume(context.Context, *ResumeRequest) (*QueryControlResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Resume not implemented")
+}
+func (UnimplementedSluiceServer) Insert(context.Context, *InsertRequest) (*InsertResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Insert not implemented")
 }
 func (UnimplementedSluiceServer) mustEmbedUnimplementedSluiceServer() {}
 func (UnimplementedSluiceServer) testEmbeddedByValue()                {}
@@ -180,6 +371,161 @@ func _Sluice_Info_Handler(srv interface{}, ctx context.Context, dec func(interfa
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Sluice_PushQuery_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(PushQueryRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(SluiceServer).PushQuery(m, &grpc.GenericServerStream[PushQueryRequest, PushQueryResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Sluice_PushQueryServer = grpc.ServerStreamingServer[PushQueryResponse]
+
+func _Sluice_PullQuery_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PullQueryRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SluiceServer).PullQuery(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Sluice_PullQuery_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SluiceServer).PullQuery(ctx, req.(*PullQueryRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Sluice_Explain_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExplainRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SluiceServer).Explain(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Sluice_Explain_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SluiceServer).Explain(ctx, req.(*ExplainRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Sluice_List_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SluiceServer).List(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Sluice_List_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SluiceServer).List(ctx, req.(*ListRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Sluice_Describe_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DescribeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SluiceServer).Describe(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Sluice_Describe_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SluiceServer).Describe(ctx, req.(*DescribeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Sluice_Terminate_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TerminateRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SluiceServer).Terminate(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Sluice_Terminate_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SluiceServer).Terminate(ctx, req.(*TerminateRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Sluice_Pause_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PauseRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SluiceServer).Pause(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Sluice_Pause_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SluiceServer).Pause(ctx, req.(*PauseRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Sluice_Resume_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResumeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SluiceServer).Resume(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Sluice_Resume_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SluiceServer).Resume(ctx, req.(*ResumeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _Sluice_Insert_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(InsertRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SluiceServer).Insert(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: Sluice_Insert_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SluiceServer).Insert(ctx, req.(*InsertRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // Sluice_ServiceDesc is the grpc.ServiceDesc for Sluice service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -191,11 +537,48 @@ var Sluice_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "Info",
 			Handler:    _Sluice_Info_Handler,
 		},
+		{
+			MethodName: "PullQuery",
+			Handler:    _Sluice_PullQuery_Handler,
+		},
+		{
+			MethodName: "Explain",
+			Handler:    _Sluice_Explain_Handler,
+		},
+		{
+			MethodName: "List",
+			Handler:    _Sluice_List_Handler,
+		},
+		{
+			MethodName: "Describe",
+			Handler:    _Sluice_Describe_Handler,
+		},
+		{
+			MethodName: "Terminate",
+			Handler:    _Sluice_Terminate_Handler,
+		},
+		{
+			MethodName: "Pause",
+			Handler:    _Sluice_Pause_Handler,
+		},
+		{
+			MethodName: "Resume",
+			Handler:    _Sluice_Resume_Handler,
+		},
+		{
+			MethodName: "Insert",
+			Handler:    _Sluice_Insert_Handler,
+		},
 	},
 	Streams: []grpc.StreamDesc{
 		{
 			StreamName:    "Execute",
 			Handler:       _Sluice_Execute_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "PushQuery",
+			Handler:       _Sluice_PushQuery_Handler,
 			ServerStreams: true,
 		},
 	},
