@@ -62,6 +62,9 @@ type Engine struct {
 	pushSeq    int
 	closed     bool
 	progress   chan struct{} // closed and replaced whenever a task moves
+
+	// shared holds the readers that live-tail push queries share.
+	shared *sharedReads
 }
 
 // Open starts an engine: it replays the command log to rebuild the catalog
@@ -97,6 +100,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		pushTopics: map[string][]string{},
 		progress:   make(chan struct{}),
 	}
+	e.shared = newSharedReads(cfg.Kafka, cfg.Logger)
 	if err := e.ensureTopic(ctx, e.commands, map[string]string{"cleanup.policy": "delete", "retention.ms": "-1"}); err != nil {
 		return nil, err
 	}

@@ -58,6 +58,10 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 		return g.Limit == 0 || sent < g.Limit, nil
 	}
 	deps := exec.Deps{Kafka: e.cfg.Kafka, ProcessingLog: e.processing, Logger: e.log.With("query", id), Now: e.cfg.Now}
+	if shareable(g) {
+		// Live-tail queries on one source share one read of its topic.
+		deps.Kafka = e.shared.clientFor(g.Source.Topic)
+	}
 	if exec.HasState(g) || exec.HasJoinState(g) {
 		// A push query's state lives only as long as its stream, under a
 		// name no other run uses, and has no changelog.
