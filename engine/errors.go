@@ -27,5 +27,8 @@ func (e *StatementError) Error() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("line %d:%d: %s\nStatement: %s", e.Line, e.Col, e.Msg, e.Statement)
 	}
+	if e.Statement == "" {
+		return e.Msg
+	}
 	return fmt.Sprintf("%s\nStatement: %s", e.Msg, e.Statement)
 }

@@ -24,13 +24,12 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 		return Result{}, userError(st.TargetPos, "Cannot insert values into an unknown stream/table: `%s`%s", st.Target, e.didYouMean(st.Target))
 	}
 	if src.IsSource {
-		return Result{}, userError(st.TargetPos, "cannot insert into read-only source %s (created with CREATE SOURCE)", st.Target)
+		return e.insertRow(ctx, st.Target, st.TargetPos, st.Pos, nil, nil)
 	}
-	cols := src.Columns()
 	names := st.Columns
 	if len(names) == 0 {
 		// Header columns are read from records, never written.
-		writable := cols[:len(src.Key)+len(src.Value)]
+		writable := src.Columns()[:len(src.Key)+len(src.Value)]
 		if len(st.Values) != len(writable) {
 			return Result{}, userError(st.Pos, "%s has %d columns but %d values were given; list the columns: INSERT INTO %s (col, ...) VALUES (...)", st.Target, len(writable), len(st.Values), st.Target)
 		}
@@ -40,25 +39,56 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 	} else if len(names) != len(st.Values) {
 		return Result{}, userError(st.Pos, "%d columns but %d values were given; give one value per column", len(names), len(st.Values))
 	}
+	vals := make([]constValue, len(names))
+	for i := range names {
+		vals[i] = constValue{x: st.Values[i], pos: st.Values[i].Position()}
+	}
+	return e.insertRow(ctx, st.Target, st.TargetPos, st.Pos, names, vals)
+}
+
+// constValue is a value to insert: a constant expression x to evaluate, or
+// a value v of type t given as is; pos locates it for errors.
+type constValue struct {
+	x   ast.Expr
+	v   any
+	t   *types.Type
+	pos ast.Pos
+}
+
+// insertRow writes one record into the stream or table target: the named
+// columns take vals, the others are NULL. targetPos and pos locate the
+// target and the statement for errors.
+func (e *Engine) insertRow(ctx context.Context, target string, targetPos, pos ast.Pos, names []string, vals []constValue) (Result, error) {
+	src, ok := e.cat.Source(target)
+	if !ok {
+		return Result{}, userError(targetPos, "Cannot insert values into an unknown stream/table: `%s`%s", target, e.didYouMean(target))
+	}
+	if src.IsSource {
+		return Result{}, userError(targetPos, "cannot insert into read-only source %s (created with CREATE SOURCE)", target)
+	}
+	cols := src.Columns()
 	row := make([]any, len(cols))
 	ts := e.cfg.Now().UnixMilli()
 	seen := map[string]bool{}
 	for i, name := range names {
 		if seen[name] {
-			return Result{}, userError(st.Values[i].Position(), "column %s is given twice", name)
+			return Result{}, userError(vals[i].pos, "column %s is given twice", name)
 		}
 		seen[name] = true
-		v, t, err := e.constant(st.Values[i])
-		if err != nil {
-			return Result{}, err
+		v, t := vals[i].v, vals[i].t
+		if vals[i].x != nil {
+			var err error
+			if v, t, err = e.constant(vals[i].x); err != nil {
+				return Result{}, err
+			}
 		}
 		if name == topology.RowPartition || name == topology.RowOffset {
-			return Result{}, userError(st.Values[i].Position(), "Inserting into column `%s` is not allowed.", name)
+			return Result{}, userError(vals[i].pos, "Inserting into column `%s` is not allowed.", name)
 		}
 		if name == topology.RowTime {
 			c, err := expr.Coerce(v, t, types.BigintType)
 			if err != nil || c == nil {
-				return Result{}, userError(st.Values[i].Position(), "ROWTIME must be a BIGINT number of milliseconds")
+				return Result{}, userError(vals[i].pos, "ROWTIME must be a BIGINT number of milliseconds")
 			}
 			ts = c.(int64)
 			continue
@@ -70,14 +100,14 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 			}
 		}
 		if idx < 0 {
-			return Result{}, userError(st.Values[i].Position(), "%s has no column %s; its columns are %s", st.Target, name, columnNames(cols))
+			return Result{}, userError(vals[i].pos, "%s has no column %s; its columns are %s", target, name, columnNames(cols))
 		}
 		if idx >= len(src.Key)+len(src.Value) {
-			return Result{}, userError(st.Values[i].Position(), "Cannot insert into HEADER columns: %s reads record headers", name)
+			return Result{}, userError(vals[i].pos, "Cannot insert into HEADER columns: %s reads record headers", name)
 		}
 		c, err := expr.Coerce(v, t, cols[idx].Type)
 		if err != nil {
-			return Result{}, userError(st.Values[i].Position(), "value for column %s: %v", name, err)
+			return Result{}, userError(vals[i].pos, "value for column %s: %v", name, err)
 		}
 		row[idx] = c
 	}
@@ -86,7 +116,7 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 			if c.Name == src.Timestamp && row[j] != nil {
 				t, err := exec.RecordTime(row[j], src.Timestamp, src.TimestampFormat)
 				if err != nil {
-					return Result{}, userError(st.Pos, "%v", err)
+					return Result{}, userError(pos, "%v", err)
 				}
 				ts = t
 			}
@@ -102,11 +132,11 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 	}
 	key, err := keyCodec.Encode(nil, row[:len(src.Key)])
 	if err != nil {
-		return Result{}, userError(st.Pos, "cannot encode the key: %v", err)
+		return Result{}, userError(pos, "cannot encode the key: %v", err)
 	}
 	value, err := valueCodec.Encode(nil, row[len(src.Key):len(src.Key)+len(src.Value)])
 	if err != nil {
-		return Result{}, userError(st.Pos, "cannot encode the value: %v", err)
+		return Result{}, userError(pos, "cannot encode the value: %v", err)
 	}
 	rec := &kafka.Record{Topic: src.Topic, Partition: -1, Key: key, Value: value, Timestamp: time.UnixMilli(ts)}
 	if err := e.produce(ctx, []*kafka.Record{rec}); err != nil {

@@ -17,28 +17,45 @@ import (
 // topic from its start to the end offsets it has when the query starts.
 // Either way the rows come back as one table.
 func (e *Engine) pullQuery(ctx context.Context, st *ast.Select) (Result, error) {
-	plan, err := planner.PlanPull(e.cat, st.Query, planner.PullOptions{Materialized: exec.Materialized, RowTime: exec.RowTime})
+	t := &Table{}
+	var out []types.Column
+	cols, err := e.pull(ctx, st, func(row []any) bool {
+		t.Rows = append(t.Rows, formatCells(row, out))
+		return true
+	}, func(cols []types.Column) { out = cols })
 	if err != nil {
 		return Result{}, err
 	}
-	g := plan.Graph
-	t := &Table{Columns: make([]string, len(g.Output))}
-	for i, c := range g.Output {
+	t.Columns = make([]string, len(cols))
+	for i, c := range cols {
 		t.Columns[i] = c.Name
 	}
-	add := func(row []any) bool {
-		t.Rows = append(t.Rows, formatCells(row, g.Output))
-		return g.Limit == 0 || int64(len(t.Rows)) < g.Limit
+	return Result{Kind: ResultTable, Table: t}, nil
+}
+
+// pull runs a pull query: add receives its rows (valid during the call)
+// up to its LIMIT, after planned received its output columns. It returns
+// the output columns.
+func (e *Engine) pull(ctx context.Context, st *ast.Select, add func(row []any) bool, planned func([]types.Column)) ([]types.Column, error) {
+	plan, err := planner.PlanPull(e.cat, st.Query, planner.PullOptions{Materialized: exec.Materialized, RowTime: exec.RowTime})
+	if err != nil {
+		return nil, err
+	}
+	g := plan.Graph
+	if planned != nil {
+		planned(g.Output)
+	}
+	n := int64(0)
+	limited := func(row []any) bool {
+		n++
+		return add(row) && (g.Limit == 0 || n < g.Limit)
 	}
 	if plan.Query == nil {
-		err = e.pullStream(ctx, g, add)
+		err = e.pullStream(ctx, g, limited)
 	} else {
-		err = e.pullTable(ctx, plan, add)
+		err = e.pullTable(ctx, plan, limited)
 	}
-	if err != nil {
-		return Result{}, err
-	}
-	return Result{Kind: ResultTable, Table: t}, nil
+	return g.Output, err
 }
 
 // explainPull shows what a pull query reads and the steps it runs.
