@@ -284,7 +284,7 @@ func (e *Engine) Pause(ctx context.Context, id string, all, resume bool) (string
 }
 
 func needQuery(verb, id string, all bool) error {
-	if (id == "") == all {
+	if (id != "") == all {
 		return apiError(CodeBadStatement, "%s needs either a query id or all, not both nor neither", verb)
 	}
 	return nil
@@ -324,13 +324,49 @@ func (e *Engine) Insert(ctx context.Context, target string, rows []InsertRow) (i
 		}
 		vals := make([]constValue, len(r.Names))
 		for j := range r.Names {
-			vals[j] = constValue{v: r.Values[j], t: r.Types[j]}
+			v, t := literal(r.Values[j], r.Types[j])
+			vals[j] = constValue{v: v, t: t}
 		}
 		if _, err := e.insertRow(ctx, target, ast.Pos{}, ast.Pos{}, r.Names, vals); err != nil {
 			return i, apiStatementError(stmt, err)
 		}
 	}
 	return len(rows), nil
+}
+
+// literal types a BIGINT value that fits an INTEGER as INTEGER, at the top
+// and in arrays, as SQL types an integer literal: so that an API client's
+// integer goes into an INTEGER column as it does in INSERT VALUES.
+func literal(v any, t *types.Type) (any, *types.Type) {
+	switch {
+	case t == nil:
+	case t.Kind == types.Bigint:
+		if i, ok := v.(int64); ok && i == int64(int32(i)) {
+			return int32(i), types.IntType
+		}
+	case t.Kind == types.Array:
+		arr, ok := v.([]any)
+		if !ok || len(arr) == 0 {
+			break
+		}
+		out := make([]any, len(arr))
+		var elem *types.Type
+		for i, x := range arr {
+			var et *types.Type
+			out[i], et = literal(x, t.Elem)
+			if x != nil && elem == nil {
+				elem = et
+			}
+			if x != nil && et != elem {
+				return v, t // mixed: leave it as it is
+			}
+		}
+		if elem == nil {
+			elem = t.Elem
+		}
+		return out, types.ArrayOf(elem)
+	}
+	return v, t
 }
 
 // parseOne parses sql as exactly one statement, its variables substituted

@@ -3,12 +3,12 @@ package server
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"maps"
 	"net"
 	"slices"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -47,6 +47,17 @@ type Options struct {
 	Logger *slog.Logger
 	// GRPCOptions are passed to grpc.NewServer.
 	GRPCOptions []grpc.ServerOption
+	// PushMaxRows and PushMaxBytes bound what a push query buffers for a
+	// client that reads slower than rows arrive (defaults
+	// DefaultPushMaxRows and DefaultPushMaxBytes). A full buffer holds the
+	// query back until the client reads; a client that reads nothing for
+	// PushStallTimeout is dropped with RESOURCE_EXHAUSTED.
+	PushMaxRows  int
+	PushMaxBytes int64
+	// PushStallTimeout is how long a push query whose buffer is full waits
+	// for its client to read before the client is dropped; default
+	// DefaultPushStallTimeout.
+	PushStallTimeout time.Duration
 }
 
 // Server serves the Sluice gRPC API, gRPC health and reflection.
@@ -61,6 +72,10 @@ type Server struct {
 	shutdown context.Context
 	cancel   context.CancelFunc
 	stopOnce sync.Once
+
+	// onDrop, when set (by tests), is called after a push query's client
+	// was dropped.
+	onDrop func(queryID string)
 }
 
 // New returns a server over eng. Call Serve to start it.
@@ -255,58 +270,21 @@ func validUTF8(ss []string) []string {
 
 // forward streams a push query's header, rows and end.
 func (s *Server) forward(ctx context.Context, out grpc.ServerStreamingServer[sluicev1.ExecuteResponse], index int32, r engine.Result) error {
-	st := r.Stream
-	defer st.Close()
-
-	cols := make([]*sluicev1.Column, len(st.Columns))
-	for i, c := range st.Columns {
-		cols[i] = &sluicev1.Column{Name: wire.ValidUTF8(c.Name), Type: wire.ValidUTF8(c.Type.String())}
+	send := func(resp *sluicev1.ExecuteResponse) error {
+		resp.StatementIndex = index
+		return out.Send(resp)
 	}
-	if err := out.Send(&sluicev1.ExecuteResponse{
-		StatementIndex: index,
-		Payload: &sluicev1.ExecuteResponse_StreamHeader{StreamHeader: &sluicev1.StreamHeader{
-			Statement: wire.ValidUTF8(r.Statement),
-			QueryId:   wire.ValidUTF8(st.ID),
-			Columns:   cols,
-		}},
-	}); err != nil {
-		return err
-	}
-
-	qctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	defer context.AfterFunc(s.shutdown, cancel)()
-
-	end := func(reason sluicev1.EndReason) error {
-		return out.Send(&sluicev1.ExecuteResponse{
-			StatementIndex: index,
-			Payload:        &sluicev1.ExecuteResponse_StreamEnd{StreamEnd: &sluicev1.StreamEnd{Reason: reason}},
-		})
-	}
-	for {
-		row, err := st.Next(qctx)
-		switch {
-		case err == nil:
-		case errors.Is(err, io.EOF):
-			return end(sluicev1.EndReason_END_REASON_COMPLETED)
-		case ctx.Err() != nil:
-			return status.FromContextError(ctx.Err()).Err()
-		case s.shutdown.Err() != nil:
-			if err := end(sluicev1.EndReason_END_REASON_SERVER_SHUTDOWN); err != nil {
-				return err
-			}
-			return status.Error(codes.Unavailable, "the server is shutting down; push query "+st.ID+" was stopped")
-		default:
-			s.log.Error("push query failed", "query", st.ID, "err", err)
-			return s.statusOf(err, int(index))
-		}
-		if err := out.Send(&sluicev1.ExecuteResponse{
-			StatementIndex: index,
-			Payload:        &sluicev1.ExecuteResponse_Row{Row: wire.EncodeRow(row, st.Columns)},
-		}); err != nil {
-			return err
-		}
-	}
+	return s.pushQuery(ctx, r, int(index), 0, pushSink{
+		header: func(h *sluicev1.StreamHeader) error {
+			return send(&sluicev1.ExecuteResponse{Payload: &sluicev1.ExecuteResponse_StreamHeader{StreamHeader: h}})
+		},
+		row: func(row *sluicev1.Row) error {
+			return send(&sluicev1.ExecuteResponse{Payload: &sluicev1.ExecuteResponse_Row{Row: row}})
+		},
+		end: func(reason sluicev1.EndReason) error {
+			return send(&sluicev1.ExecuteResponse{Payload: &sluicev1.ExecuteResponse_StreamEnd{StreamEnd: &sluicev1.StreamEnd{Reason: reason}}})
+		},
+	})
 }
 
 // statusOf turns an engine error into a gRPC status error with a
