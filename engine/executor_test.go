@@ -54,6 +54,12 @@ type rowStream interface {
 	Close()
 }
 
+// pushQuerier is an executor with a call of its own for push queries.
+type pushQuerier interface {
+	// PushQuery runs sql, one push query, in session s.
+	PushQuery(ctx context.Context, s *engine.Session, sql string) ([]result, error)
+}
+
 // newExecutor returns an executor over eng.
 type newExecutor func(t *testing.T, eng *engine.Engine) executor
 
@@ -196,13 +202,55 @@ func (x *grpcExecutor) Execute(ctx context.Context, s *engine.Session, sql strin
 			for i, c := range h.GetColumns() {
 				names[i] = c.GetName()
 			}
-			st := &grpcStream{x: x, call: call, cancel: cancel, id: h.GetQueryId(), names: names, index: len(res)}
+			st := &grpcStream{x: x, recv: call.Recv, cancel: cancel, id: h.GetQueryId(), names: names, index: len(res)}
 			return append(res, result{kind: engine.ResultStream, stream: st}), nil
 		default:
 			cancel()
 			return res, fmt.Errorf("bug: unexpected %T outside a push query", p)
 		}
 	}
+}
+
+// PushQuery runs sql with the PushQuery call.
+func (x *grpcExecutor) PushQuery(ctx context.Context, s *engine.Session, sql string) ([]result, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	call, err := x.client.PushQuery(ctx, &sluicev1.PushQueryRequest{Sql: sql, Session: &sluicev1.Session{Properties: s.Properties, Variables: s.Variables}})
+	if err != nil {
+		cancel()
+		return nil, statusError(err, 0)
+	}
+	m, err := call.Recv()
+	if err != nil {
+		cancel()
+		return nil, statusError(err, 0)
+	}
+	h := m.GetHeader()
+	if h == nil {
+		cancel()
+		return nil, fmt.Errorf("bug: PushQuery sent %T before its header", m.GetPayload())
+	}
+	names := make([]string, len(h.GetColumns()))
+	for i, c := range h.GetColumns() {
+		names[i] = c.GetName()
+	}
+	st := &grpcStream{x: x, cancel: cancel, id: h.GetQueryId(), names: names, recv: func() (*sluicev1.ExecuteResponse, error) {
+		m, err := call.Recv()
+		if err != nil {
+			return nil, err
+		}
+		// The same payloads as Execute's, without a statement index.
+		out := &sluicev1.ExecuteResponse{}
+		switch p := m.GetPayload().(type) {
+		case *sluicev1.PushQueryResponse_Row:
+			out.Payload = &sluicev1.ExecuteResponse_Row{Row: p.Row}
+		case *sluicev1.PushQueryResponse_End:
+			out.Payload = &sluicev1.ExecuteResponse_StreamEnd{StreamEnd: p.End}
+		case *sluicev1.PushQueryResponse_Header:
+			out.Payload = &sluicev1.ExecuteResponse_StreamHeader{StreamHeader: p.Header}
+		}
+		return out, nil
+	}}
+	return []result{{kind: engine.ResultStream, stream: st}}, nil
 }
 
 // Close stops the server; the engine stays open.
@@ -252,10 +300,11 @@ func statusError(err error, index int) error {
 	return fmt.Errorf("%s: %s", st.Code(), st.Message())
 }
 
-// grpcStream reads a push query's rows from an Execute response stream.
+// grpcStream reads a push query's rows from an Execute or PushQuery
+// response stream.
 type grpcStream struct {
 	x      *grpcExecutor
-	call   grpc.ServerStreamingClient[sluicev1.ExecuteResponse]
+	recv   func() (*sluicev1.ExecuteResponse, error)
 	cancel context.CancelFunc
 	id     string
 	names  []string
@@ -271,7 +320,7 @@ func (s *grpcStream) Next(ctx context.Context) ([]any, []*types.Type, error) {
 		return nil, nil, io.EOF
 	}
 	defer context.AfterFunc(ctx, s.cancel)()
-	m, err := s.call.Recv()
+	m, err := s.recv()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()

@@ -50,7 +50,12 @@ import (
 // The corpus runs once per Kafka client adapter (franz, sarama): both must
 // give the same results. It runs a third time (grpc) with statement, query
 // and subscribe going through the gRPC server and a client instead of
-// straight to the engine: the server must not change a byte of the output.
+// straight to the engine (statement and query through Execute, subscribe
+// through PushQuery): the server must not change a byte of the output.
+// produce, consume, flush and restart act on the broker and the engine
+// directly in every variant: they stand for the world around Sluice
+// (other producers and consumers, time passing, a process restart), which
+// the API does not offer; restart also restarts the server.
 func TestSQL(t *testing.T) {
 	for _, variant := range []struct {
 		name      string
@@ -182,7 +187,13 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	case "subscribe":
 		var limit int
 		d.ScanArgs(t, "limit", &limit)
-		res, err := h.exec.Execute(ctx, h.sess, d.Input)
+		var res []result
+		var err error
+		if pq, ok := h.exec.(pushQuerier); ok {
+			res, err = pq.PushQuery(ctx, h.sess, d.Input)
+		} else {
+			res, err = h.exec.Execute(ctx, h.sess, d.Input)
+		}
 		if err != nil {
 			return "error: " + firstLine(err) + "\n"
 		}
