@@ -9,4 +9,12 @@
 //
 // At Open the command log is replayed from its start to rebuild the catalog,
 // and every persistent query restarts from its committed offsets.
+//
+// Live-tail push queries (auto.offset.reset=latest, no join nor
+// repartition) on one source share one read of its topic: see
+// shared_read.go. Push queries from the earliest offset read on their own.
+//
+// Besides Execute, api.go offers typed results for API servers: sources,
+// queries and topics as values, pull query rows, plans, TERMINATE, PAUSE,
+// RESUME and inserts of typed rows.
 package engine
