@@ -15,8 +15,7 @@ import (
 func TestEnumsStartUnspecified(t *testing.T) {
 	fd := sluicev1.File_sluice_v1_sluice_proto
 	n := 0
-	var check func(enums protoreflect.EnumDescriptors)
-	check = func(enums protoreflect.EnumDescriptors) {
+	check := func(enums protoreflect.EnumDescriptors) {
 		for i := range enums.Len() {
 			e := enums.Get(i)
 			n++
