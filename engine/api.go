@@ -211,17 +211,18 @@ func (e *Engine) Explain(ctx context.Context, s *Session, sql string) (Explanati
 }
 
 // ExplainQuery shows the plan of a persistent query.
-func (e *Engine) ExplainQuery(id string) (Explanation, error) {
-	pid, ok := e.findQuery(id)
-	if !ok {
-		return Explanation{}, apiError(CodeBadStatement, "unknown query id %s; SHOW QUERIES lists the running queries", id)
+func (e *Engine) ExplainQuery(ctx context.Context, id string) (Explanation, error) {
+	r, err := e.explain(ctx, nil, &ast.Explain{QueryID: id})
+	if err != nil {
+		return Explanation{}, apiStatementError("EXPLAIN "+id, err)
 	}
-	q, _ := e.cat.Query(pid)
-	return Explanation{
-		Description: fmt.Sprintf("ID                   : %s\nQuery Type           : PERSISTENT\nSQL                  : %s\nStatus               : %s", q.ID, q.SQL, e.queryStatus(q.ID)),
-		Columns:     q.Plan.Output,
-		Plan:        q.Plan.String(),
-	}, nil
+	ex := Explanation{Description: r.Table.Title, Plan: strings.TrimPrefix(r.Table.Footer, "Execution plan\n")}
+	if pid, ok := e.findQuery(id); ok {
+		if q, ok := e.cat.Query(pid); ok {
+			ex.Columns = q.Plan.Output
+		}
+	}
+	return ex, nil
 }
 
 // PullResult is a pull query's rows.

@@ -30,7 +30,7 @@ type API interface {
 	DescribeQuery(id string) (engine.QueryInfo, error)
 	Topics(ctx context.Context, all bool) ([]kafka.TopicInfo, error)
 	Explain(ctx context.Context, s *engine.Session, sql string) (engine.Explanation, error)
-	ExplainQuery(id string) (engine.Explanation, error)
+	ExplainQuery(ctx context.Context, id string) (engine.Explanation, error)
 	PullQuery(ctx context.Context, s *engine.Session, sql string) (engine.PullResult, error)
 	Terminate(ctx context.Context, id string, all bool) (string, error)
 	Pause(ctx context.Context, id string, all, resume bool) (string, error)
@@ -116,7 +116,7 @@ func (svc *service) Explain(ctx context.Context, req *sluicev1.ExplainRequest) (
 	case *sluicev1.ExplainRequest_Sql:
 		ex, err = a.Explain(ctx, session(req.GetSession()), t.Sql)
 	case *sluicev1.ExplainRequest_QueryId:
-		ex, err = a.ExplainQuery(t.QueryId)
+		ex, err = a.ExplainQuery(ctx, t.QueryId)
 	default:
 		return nil, status.Error(codes.InvalidArgument, "Explain needs sql (a statement) or query_id")
 	}

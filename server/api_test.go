@@ -363,3 +363,19 @@ CREATE TABLE t AS SELECT id, COUNT(*) AS c FROM s GROUP BY id EMIT CHANGES;`)
 		t.Errorf("PushQuery SHOW STREAMS: %v", err)
 	}
 }
+
+// TestTypedRPCsNeedTheAPI: an engine with Execute only answers the typed
+// calls UNIMPLEMENTED, PushQuery excepted (it runs on Execute).
+func TestTypedRPCsNeedTheAPI(t *testing.T) {
+	_, conn, _ := start(t, &fakeEngine{exec: func(context.Context, *engine.Session, string) ([]engine.Result, error) {
+		return nil, errors.New("no")
+	}})
+	c := sluicev1.NewSluiceClient(conn)
+	ctx := context.Background()
+	if _, err := c.List(ctx, &sluicev1.ListRequest{Kind: sluicev1.ListKind_LIST_KIND_STREAMS}); status.Code(err) != codes.Unimplemented {
+		t.Errorf("List: %v", err)
+	}
+	if _, err := c.PullQuery(ctx, &sluicev1.PullQueryRequest{Sql: "SELECT * FROM s;"}); status.Code(err) != codes.Unimplemented {
+		t.Errorf("PullQuery: %v", err)
+	}
+}
