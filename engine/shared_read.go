@@ -39,7 +39,8 @@ import (
 // long before that).
 
 // sharedBacklog is how many recent records per partition a shared reader
-// keeps for subscribers that start behind it.
+// keeps at least (and at most twice that) for subscribers that start
+// behind it.
 const sharedBacklog = 1024
 
 // sharedMaxPending is how many records may wait for a subscriber's tasks.
@@ -313,8 +314,12 @@ func (r *sharedReader) run(ctx context.Context) {
 		for p, prs := range byPart {
 			r.pos[p] = prs[len(prs)-1].Offset + 1
 			bl := append(r.backlog[p], prs...)
-			if len(bl) > sharedBacklog {
-				bl = append(bl[:0:0], bl[len(bl)-sharedBacklog:]...)
+			if len(bl) > 2*sharedBacklog {
+				// Keep the last sharedBacklog records, moving them once per
+				// sharedBacklog records read.
+				n := copy(bl, bl[len(bl)-sharedBacklog:])
+				clear(bl[n:])
+				bl = bl[:n]
 			}
 			r.backlog[p] = bl
 			for _, s := range r.subs[p] {
