@@ -30,9 +30,18 @@ func (c countingClient) NewConsumer(opts kafka.ConsumerOptions) (kafka.Consumer,
 // from the earliest offset reads on its own consumers. Once every query
 // has ended, the next one opens a new shared reader.
 func TestPushQueriesShareOneRead(t *testing.T) {
+	for _, adapter := range []struct {
+		name string
+		new  func(kafka.Config) (kafka.Client, error)
+	}{{"franz", kafka.NewFranz}, {"sarama", kafka.NewSarama}} {
+		t.Run(adapter.name, func(t *testing.T) { testShareOneRead(t, adapter.new) })
+	}
+}
+
+func testShareOneRead(t *testing.T, newAdapter func(kafka.Config) (kafka.Client, error)) {
 	var consumers atomic.Int64
 	newClient := func(cfg kafka.Config) (kafka.Client, error) {
-		c, err := kafka.NewFranz(cfg)
+		c, err := newAdapter(cfg)
 		return countingClient{c, &consumers}, err
 	}
 	h := newHarness(t, newClient, inProcess)
