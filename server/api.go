@@ -242,8 +242,8 @@ func (svc *service) Insert(ctx context.Context, req *sluicev1.InsertRequest) (*s
 	}
 	n, err := a.Insert(ctx, req.GetTarget(), rows)
 	if err != nil {
-		st := svc.s.statusOf(err, 0)
-		return &sluicev1.InsertResponse{Rows: int64(n)}, st
+		// The message names the failing row; those before it were written.
+		return nil, svc.s.statusOf(err, 0)
 	}
 	return &sluicev1.InsertResponse{Rows: int64(n)}, nil
 }
