@@ -18,6 +18,8 @@ type Config struct {
 	Logger *slog.Logger
 	// TLS, when set, encrypts every connection with this configuration.
 	TLS *tls.Config
+	// SASL, when set, authenticates every connection.
+	SASL *SASL
 	// AllowAutoTopicCreation lets producers and consumers ask the broker
 	// to create a topic on first use (the broker must allow it too). Off by
 	// default: Sluice creates the topics it writes.
@@ -33,6 +35,11 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.ClientID == "" {
 		c.ClientID = "sluice"
+	}
+	if c.SASL != nil {
+		if err := c.SASL.Validate(); err != nil {
+			return c, err
+		}
 	}
 	if c.RequestTimeout <= 0 {
 		c.RequestTimeout = 30 * time.Second

@@ -58,6 +58,9 @@ func (c *franzClient) baseOpts(clientID string) []kgo.Opt {
 	if c.cfg.TLS != nil {
 		opts = append(opts, kgo.DialTLSConfig(c.cfg.TLS.Clone()))
 	}
+	if c.cfg.SASL != nil {
+		opts = append(opts, c.cfg.SASL.franzOpts()...)
+	}
 	if c.cfg.AllowAutoTopicCreation {
 		opts = append(opts, kgo.AllowAutoTopicCreation())
 	}

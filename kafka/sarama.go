@@ -60,6 +60,9 @@ func (c *saramaClient) baseConfig(clientID string) *sarama.Config {
 		sc.Net.TLS.Enable = true
 		sc.Net.TLS.Config = c.cfg.TLS.Clone()
 	}
+	if c.cfg.SASL != nil {
+		c.cfg.SASL.configureSarama(sc)
+	}
 	return sc
 }
 
