@@ -2,9 +2,11 @@ package kafka_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -29,9 +31,22 @@ func TestSASLHidesPassword(t *testing.T) {
 
 // TestSASLBroker authenticates with each mechanism and adapter to a broker
 // that requires SASL: SLUICE_TEST_KAFKA_SASL names it (scripts/kafka.sh up
-// --sasl, user sluice, password sluice-secret). A wrong password fails.
+// --sasl, user sluice, password sluice-secret), and when
+// SLUICE_TEST_KAFKA_CA names a CA's PEM file the connections use TLS
+// verified by it (scripts/kafka.sh up --sasl --tls), with the client
+// certificate beside it. A wrong password fails; without TLS a TLS broker
+// cannot be reached.
 func TestSASLBroker(t *testing.T) {
 	addr := os.Getenv("SLUICE_TEST_KAFKA_SASL")
+	var tlsCfg *tls.Config
+	if ca := os.Getenv("SLUICE_TEST_KAFKA_CA"); ca != "" {
+		dir := filepath.Dir(ca)
+		var err error
+		tlsCfg, err = kafka.TLSFiles{CA: ca, Cert: filepath.Join(dir, "client.pem"), Key: filepath.Join(dir, "client-key.pem")}.Config()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
 	if addr == "" {
 		if os.Getenv("CI") == "true" && os.Getenv("SLUICE_TEST_KAFKA") != "" {
 			t.Fatal("SLUICE_TEST_KAFKA_SASL is not set: make test-kafka starts a SASL broker")
@@ -43,7 +58,7 @@ func TestSASLBroker(t *testing.T) {
 			t.Run(a.name+"/"+mech, func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
-				c, err := a.new(kafka.Config{Brokers: strings.Split(addr, ","), SASL: &kafka.SASL{Mechanism: mech, Username: "sluice", Password: "sluice-secret"}})
+				c, err := a.new(kafka.Config{Brokers: strings.Split(addr, ","), TLS: tlsCfg, SASL: &kafka.SASL{Mechanism: mech, Username: "sluice", Password: "sluice-secret"}})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -72,7 +87,7 @@ func TestSASLBroker(t *testing.T) {
 		t.Run(a.name+"/wrong-password", func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
-			c, err := a.new(kafka.Config{Brokers: strings.Split(addr, ","), SASL: &kafka.SASL{Mechanism: kafka.SASLScramSHA512, Username: "sluice", Password: "wrong"}, RequestTimeout: 5 * time.Second})
+			c, err := a.new(kafka.Config{Brokers: strings.Split(addr, ","), TLS: tlsCfg, SASL: &kafka.SASL{Mechanism: kafka.SASLScramSHA512, Username: "sluice", Password: "wrong"}, RequestTimeout: 5 * time.Second})
 			if err != nil {
 				return // refused at once
 			}
@@ -81,5 +96,19 @@ func TestSASLBroker(t *testing.T) {
 				t.Fatalf("a wrong password listed topics (err %v)", err)
 			}
 		})
+		if tlsCfg != nil {
+			t.Run(a.name+"/no-tls", func(t *testing.T) {
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				c, err := a.new(kafka.Config{Brokers: strings.Split(addr, ","), SASL: &kafka.SASL{Mechanism: kafka.SASLPlain, Username: "sluice", Password: "sluice-secret"}, RequestTimeout: 5 * time.Second})
+				if err != nil {
+					return
+				}
+				defer c.Close()
+				if _, err := c.ListTopics(ctx); err == nil {
+					t.Fatal("a plaintext connection to a TLS broker listed topics")
+				}
+			})
+		}
 	}
 }

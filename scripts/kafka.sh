@@ -3,7 +3,8 @@
 # integration tests: fetched from Maven Central (org.apache.kafka:kafka_2.13
 # and its dependencies, cached between runs), run with the machine's Java.
 #
-#   scripts/kafka.sh up [--brokers 1|3] [--sasl]   start; prints the bootstrap address
+#   scripts/kafka.sh up [--brokers 1|3] [--sasl] [--tls]
+#                                                  start; prints the bootstrap address
 #   scripts/kafka.sh down                          stop every node, delete the data
 #   scripts/kafka.sh kill N                        SIGKILL node N (1-based)
 #   scripts/kafka.sh stop N                        stop node N gracefully
@@ -19,7 +20,11 @@
 # min.insync.replicas=2. With --sasl clients must authenticate with
 # SASL_PLAINTEXT, PLAIN or SCRAM-SHA-512, as user "sluice" with password
 # "sluice-secret" (brokers talk to each other on a separate plaintext
-# listener, client port + 1000).
+# listener, client port + 1000). With --tls the client listener speaks TLS
+# (SSL, or SASL_SSL with --sasl) with a certificate for 127.0.0.1 signed by a
+# CA made for the run: its PEM file is $SLUICE_KAFKA_DIR/tls/ca.pem, and
+# client certificates signed by it (tls/client.pem, tls/client-key.pem) are
+# accepted and asked for but not required.
 #
 # Environment: KAFKA_VERSION (4.4.0), SLUICE_KAFKA_CACHE (jar cache,
 # ~/.cache/sluice/kafka-$KAFKA_VERSION), SLUICE_KAFKA_DIR (node data and
@@ -85,8 +90,27 @@ bootstrap() {
 	echo "$out"
 }
 
-write_config() { # node count sasl
-	local i=$1 n=$2 sasl=$3 voters="" rf=1 isr=1
+# make_tls writes a CA, a broker certificate for 127.0.0.1 and a client
+# certificate, in PEM, under $dir/tls.
+make_tls() {
+	command -v openssl >/dev/null || die "--tls needs openssl"
+	local t=$dir/tls
+	mkdir -p "$t"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=sluice test CA" \
+		-keyout "$t/ca-key.pem" -out "$t/ca.pem" 2>/dev/null
+	for who in broker client; do
+		openssl req -newkey rsa:2048 -nodes -subj "/CN=$who" \
+			-keyout "$t/$who-key.rsa" -out "$t/$who.csr" 2>/dev/null
+		printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\n' >"$t/$who.ext"
+		openssl x509 -req -in "$t/$who.csr" -CA "$t/ca.pem" -CAkey "$t/ca-key.pem" -CAcreateserial \
+			-days 2 -extfile "$t/$who.ext" -out "$t/$who.pem" 2>/dev/null
+		openssl pkcs8 -topk8 -nocrypt -in "$t/$who-key.rsa" -out "$t/$who-key.pem"
+	done
+	cat "$t/broker-key.pem" "$t/broker.pem" >"$t/broker-keystore.pem"
+}
+
+write_config() { # node count sasl tls
+	local i=$1 n=$2 sasl=$3 tls=$4 voters="" rf=1 isr=1 proto=PLAINTEXT
 	for j in $(seq 1 "$n"); do
 		voters="$voters${voters:+,}$j@127.0.0.1:$(controller_port "$j")"
 	done
@@ -99,20 +123,29 @@ write_config() { # node count sasl
 		echo "node.id=$i"
 		echo "controller.quorum.voters=$voters"
 		echo "controller.listener.names=CONTROLLER"
+		if [ "$sasl" = 1 ] && [ "$tls" = 1 ]; then
+			proto=SASL_SSL
+		elif [ "$sasl" = 1 ]; then
+			proto=SASL_PLAINTEXT
+		elif [ "$tls" = 1 ]; then
+			proto=SSL
+		fi
+		echo "listeners=EXTERNAL://127.0.0.1:$(client_port "$i"),INTERNAL://127.0.0.1:$(internal_port "$i"),CONTROLLER://127.0.0.1:$(controller_port "$i")"
+		echo "advertised.listeners=EXTERNAL://127.0.0.1:$(client_port "$i"),INTERNAL://127.0.0.1:$(internal_port "$i")"
+		echo "listener.security.protocol.map=EXTERNAL:$proto,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT"
+		echo "inter.broker.listener.name=INTERNAL"
 		if [ "$sasl" = 1 ]; then
-			echo "listeners=EXTERNAL://127.0.0.1:$(client_port "$i"),INTERNAL://127.0.0.1:$(internal_port "$i"),CONTROLLER://127.0.0.1:$(controller_port "$i")"
-			echo "advertised.listeners=EXTERNAL://127.0.0.1:$(client_port "$i"),INTERNAL://127.0.0.1:$(internal_port "$i")"
-			echo "listener.security.protocol.map=EXTERNAL:SASL_PLAINTEXT,INTERNAL:PLAINTEXT,CONTROLLER:PLAINTEXT"
-			echo "inter.broker.listener.name=INTERNAL"
 			echo "sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512"
 			echo "listener.name.external.sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-512"
 			echo 'listener.name.external.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required user_sluice="sluice-secret";'
 			echo 'listener.name.external.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;'
-		else
-			echo "listeners=PLAINTEXT://127.0.0.1:$(client_port "$i"),CONTROLLER://127.0.0.1:$(controller_port "$i")"
-			echo "advertised.listeners=PLAINTEXT://127.0.0.1:$(client_port "$i")"
-			echo "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT"
-			echo "inter.broker.listener.name=PLAINTEXT"
+		fi
+		if [ "$tls" = 1 ]; then
+			echo "listener.name.external.ssl.keystore.type=PEM"
+			echo "listener.name.external.ssl.keystore.location=$dir/tls/broker-keystore.pem"
+			echo "listener.name.external.ssl.truststore.type=PEM"
+			echo "listener.name.external.ssl.truststore.location=$dir/tls/ca.pem"
+			echo "listener.name.external.ssl.client.auth=requested"
 		fi
 		echo "log.dirs=$dir/node$i/data"
 		echo "num.partitions=1"
@@ -173,9 +206,10 @@ stop_node() { # node signal
 }
 
 up() {
-	local n=1 sasl=0
+	local n=1 sasl=0 tls=0
 	while [ $# -gt 0 ]; do
 		case $1 in
+		--tls) tls=1; shift ;;
 		--brokers) n=${2:?--brokers needs a count}; shift 2 ;;
 		--brokers=*) n=${1#*=}; shift ;;
 		--sasl) sasl=1; shift ;;
@@ -204,10 +238,13 @@ logger.apache.level=WARN
 logger.request.name=kafka.request.logger
 logger.request.level=WARN
 EOF
+	if [ "$tls" = 1 ]; then
+		make_tls
+	fi
 	local cluster
 	cluster=$(kafka_java kafka.tools.StorageTool random-uuid 2>/dev/null | tail -1)
 	for i in $(seq 1 "$n"); do
-		write_config "$i" "$n" "$sasl"
+		write_config "$i" "$n" "$sasl" "$tls"
 		local extra=()
 		if [ "$sasl" = 1 ]; then
 			extra=(--add-scram 'SCRAM-SHA-512=[name=sluice,password=sluice-secret]')
