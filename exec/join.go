@@ -75,7 +75,18 @@ type joinOp struct {
 
 	ss streamJoin   // stream-stream state, see join_stream.go
 	fk foreignKeyFn // foreign-key join, see join_fk.go
+
+	// decoded keeps the table rows of a stream-table join decoded, by key
+	// bytes, so that the stream rows of a busy key neither read the state
+	// store nor allocate; nil (no caching) for other joins. Every change of
+	// the table goes through tableChange, which drops its key's entry
+	// (keepRow when the join writes the row itself). It
+	// holds at most maxDecodedRows rows and starts over when full.
+	decoded map[string][]any
 }
+
+// maxDecodedRows bounds a stream-table join's decoded table rows.
+const maxDecodedRows = 100_000
 
 // newJoinOp compiles a Join step; in is the left rows' layout (the
 // previous step's schema), st.Join.Right.Output the right rows'.
@@ -190,6 +201,9 @@ func (j *joinOp) Open(_ context.Context, oc *OpContext) error {
 	}
 	j.cache = oc.State
 	j.errs = oc.Errors
+	if j.kind == streamTableJoin {
+		j.decoded = map[string][]any{}
+	}
 	return nil
 }
 
@@ -293,6 +307,12 @@ func (j *joinOp) tombstone(t int64) {
 // getRow reads side's table row under the key bytes k, nil when there is
 // none.
 func (j *joinOp) getRow(side int, k []byte) ([]any, error) {
+	cached := side == rightPort && j.decoded != nil
+	if cached {
+		if row, ok := j.decoded[string(k)]; ok {
+			return row, nil
+		}
+	}
 	v, found, err := j.cache.Get(j.tables[side], k)
 	if err != nil {
 		return nil, fmt.Errorf("exec: read join state: %w", err)
@@ -300,9 +320,20 @@ func (j *joinOp) getRow(side int, k []byte) ([]any, error) {
 	if !found {
 		return nil, nil
 	}
-	row := j.slab.alloc(len(j.schemas[side]))
+	var row []any
+	if cached {
+		row = make([]any, len(j.schemas[side]))
+	} else {
+		row = j.slab.alloc(len(j.schemas[side]))
+	}
 	if err := j.codecs[side].decode(k, v, row); err != nil {
 		return nil, fmt.Errorf("exec: corrupt join state in %s: %w", j.tables[side], err)
+	}
+	if cached {
+		if len(j.decoded) >= maxDecodedRows {
+			clear(j.decoded)
+		}
+		j.decoded[string(k)] = row
 	}
 	return row, nil
 }
@@ -310,6 +341,9 @@ func (j *joinOp) getRow(side int, k []byte) ([]any, error) {
 // keepRow writes a table side's new row under the key bytes k, or deletes
 // the key when row is nil.
 func (j *joinOp) keepRow(side int, k []byte, row []any) error {
+	if side == rightPort && j.decoded != nil {
+		delete(j.decoded, string(k))
+	}
 	if row == nil {
 		if err := j.cache.Delete(j.tables[side], k); err != nil {
 			return fmt.Errorf("exec: write join state: %w", err)
@@ -355,7 +389,11 @@ func (j *joinOp) tableChange(side int, b *Batch, i int) (newRow, old []any, ok b
 		if newRow == nil && old != nil {
 			keyRow = old
 		}
-		return newRow, old, j.joinKey(side, keyRow), nil
+		ok = j.joinKey(side, keyRow)
+		if ok && j.decoded != nil {
+			delete(j.decoded, string(j.kbuf))
+		}
+		return newRow, old, ok, nil
 	}
 	if !j.joinKey(side, row) {
 		return nil, nil, false, nil
