@@ -1,0 +1,99 @@
+package nexmark
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/sluice-sql/sluice/kafka"
+)
+
+// CreateTopics creates the three event topics with partitions partitions
+// each; topics that exist are kept.
+func CreateTopics(ctx context.Context, c kafka.Client, partitions int32) error {
+	for _, t := range []string{PersonTopic, AuctionTopic, BidTopic} {
+		err := c.CreateTopic(ctx, kafka.TopicSpec{Name: t, Partitions: partitions})
+		if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
+			return fmt.Errorf("nexmark: create %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// Load writes events [from, to) of cfg to their topics, in event order,
+// batch events a request, and returns how many of each kind it wrote.
+func Load(ctx context.Context, p kafka.Producer, cfg Config, from, to int64, batch int) ([3]int64, error) {
+	var counts [3]int64
+	if batch <= 0 {
+		batch = 10_000
+	}
+	recs := make([]*kafka.Record, 0, batch)
+	flush := func() error {
+		if len(recs) == 0 {
+			return nil
+		}
+		err := p.Produce(ctx, recs)
+		recs = recs[:0]
+		return err
+	}
+	for n := from; n < to; n++ {
+		e := cfg.Generate(n)
+		counts[e.Kind]++
+		recs = append(recs, &kafka.Record{
+			Topic: Topic(e.Kind), Partition: -1,
+			Key: AppendKey(nil, e), Value: AppendJSON(nil, e),
+			Timestamp: time.UnixMilli(cfg.Time(n)),
+		})
+		if len(recs) == batch {
+			if err := flush(); err != nil {
+				return counts, fmt.Errorf("nexmark: produce: %w", err)
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return counts, fmt.Errorf("nexmark: produce: %w", err)
+	}
+	return counts, nil
+}
+
+// ReadAll returns every record now in topic, by partition and offset.
+func ReadAll(ctx context.Context, c kafka.Client, topic string) ([]*kafka.Record, error) {
+	bounds, err := c.ListOffsets(ctx, topic)
+	if err != nil {
+		return nil, err
+	}
+	assign := map[int32]int64{}
+	want := 0
+	for p, b := range bounds {
+		if b.End > b.Start {
+			assign[int32(p)] = b.Start
+			want += int(b.End - b.Start)
+		}
+	}
+	if want == 0 {
+		return nil, nil
+	}
+	cons, err := c.NewConsumer(kafka.ConsumerOptions{ReadCommitted: true})
+	if err != nil {
+		return nil, err
+	}
+	defer cons.Close()
+	cons.Assign(map[string]map[int32]int64{topic: assign})
+	out := make([]*kafka.Record, 0, want)
+	for len(out) < want {
+		got, err := cons.Poll(ctx)
+		if err != nil {
+			return out, fmt.Errorf("nexmark: read %s: %w", topic, err)
+		}
+		out = append(out, got...)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Partition != out[j].Partition {
+			return out[i].Partition < out[j].Partition
+		}
+		return out[i].Offset < out[j].Offset
+	})
+	return out, nil
+}
