@@ -28,12 +28,21 @@ type Query struct {
 	// Updating says the output is a table's changelog: it is compared by
 	// the last value of each key (and window), not as a multiset of rows.
 	Updating bool
+	// Windowed says how the output keys carry windows: TimeWindows,
+	// SessionWindows or "" for none.
+	Windowed string
 	// Inputs are the topics it reads.
 	Inputs []string
 	// What says what it computes, and where it departs from Nexmark's.
 	What string
 	SQL  string
 }
+
+// The kinds of windowed output keys.
+const (
+	TimeWindows    = "time"
+	SessionWindows = "session"
+)
 
 // Queries are the Nexmark queries Sluice's SQL expresses, in order.
 var Queries = []Query{
@@ -47,19 +56,19 @@ var Queries = []Query{
 		SQL: `CREATE STREAM q3 AS SELECT a.seller, p.name, p.city, p.state, a.id AS auction_id
   FROM auction a JOIN person_t p ON a.seller = p.id
   WHERE a.category = 10 AND (p.state = 'OR' OR p.state = 'ID' OR p.state = 'CA');`},
-	{Name: "q5", Updating: true, Inputs: []string{BidTopic}, What: "bids per auction in 10-second windows sliding by 2 seconds (the hopping counts of q5, without the top-1 per window)",
+	{Name: "q5", Updating: true, Windowed: TimeWindows, Inputs: []string{BidTopic}, What: "bids per auction in 10-second windows sliding by 2 seconds (the hopping counts of q5, without the top-1 per window)",
 		SQL: `CREATE TABLE q5 AS SELECT auction, COUNT(*) AS num FROM bid
   WINDOW HOPPING (SIZE 10 SECONDS, ADVANCE BY 2 SECONDS) GROUP BY auction;`},
-	{Name: "q7", Updating: true, Inputs: []string{BidTopic}, What: "the highest price per auction in 10-second tumbling windows",
+	{Name: "q7", Updating: true, Windowed: TimeWindows, Inputs: []string{BidTopic}, What: "the highest price per auction in 10-second tumbling windows",
 		SQL: `CREATE TABLE q7 AS SELECT auction, MAX(price) AS maxprice FROM bid
   WINDOW TUMBLING (SIZE 10 SECONDS) GROUP BY auction;`},
 	{Name: "q8", Inputs: []string{PersonTopic, AuctionTopic}, What: "people who created an auction within 10 seconds of registering (stream-stream join)",
 		SQL: `CREATE STREAM q8 AS SELECT p.id, p.name, a.reserve
   FROM person p JOIN auction a WITHIN 10 SECONDS ON p.id = a.seller;`},
-	{Name: "q11", Updating: true, Inputs: []string{BidTopic}, What: "bids per bidder in sessions closed by 10 seconds without a bid",
+	{Name: "q11", Updating: true, Windowed: SessionWindows, Inputs: []string{BidTopic}, What: "bids per bidder in sessions closed by 10 seconds without a bid",
 		SQL: `CREATE TABLE q11 AS SELECT bidder, COUNT(*) AS bid_count FROM bid
   WINDOW SESSION (10 SECONDS) GROUP BY bidder;`},
-	{Name: "q12", Updating: true, Inputs: []string{BidTopic}, What: "bids per bidder in 10-second tumbling windows (of event time; Nexmark's uses processing time)",
+	{Name: "q12", Updating: true, Windowed: TimeWindows, Inputs: []string{BidTopic}, What: "bids per bidder in 10-second tumbling windows (of event time; Nexmark's uses processing time)",
 		SQL: `CREATE TABLE q12 AS SELECT bidder, COUNT(*) AS bid_count FROM bid
   WINDOW TUMBLING (SIZE 10 SECONDS) GROUP BY bidder;`},
 	{Name: "q14", Inputs: []string{BidTopic}, What: "bids in a price range, labelled by time of day, with the count of 'c' in extra",

@@ -85,6 +85,14 @@ func TestQueries(t *testing.T) {
 		if n, ok := want[topic]; ok && len(recs) != n {
 			t.Errorf("%s wrote %d rows, want %d", q.Name, len(recs), n)
 		}
-		t.Logf("%s: %d rows", q.Name, len(recs))
+		res, err := nexmark.Summarize(q, recs)
+		if err != nil {
+			t.Errorf("%s: %v", q.Name, err)
+			continue
+		}
+		if !q.Updating && res.Final != len(recs) {
+			t.Errorf("%s: an append-only result covers %d of %d rows", q.Name, res.Final, len(recs))
+		}
+		t.Logf("%s: %d rows, %d in the result, checksum %.12s", q.Name, res.Rows, res.Final, res.Checksum)
 	}
 }
