@@ -253,7 +253,7 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 		seen[cand] = true
 		out = append(out, []rune(cand[len(prefix):]))
 	}
-	slices.SortFunc(out, func(a, b []rune) int { return strings.Compare(string(a), string(b)) })
+	slices.SortFunc(out, func(a, b []rune) int { return strings.Compare(strings.ToUpper(string(a)), strings.ToUpper(string(b))) })
 	return out, len([]rune(prefix))
 }
 

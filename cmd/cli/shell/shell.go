@@ -188,10 +188,8 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 		path := strings.ReplaceAll(m[1], "''", "'")
 		b, err := s.readFile(path)
 		if err != nil {
-			e := &Error{Source: source, Line: st.Line, Col: st.Col, Statement: st.Text,
-				StmtLine: 1, StmtCol: strings.IndexByte(st.Text, '\'') + 1,
-				Message: fmt.Sprintf("cannot read the script: %v", err)}
-			return s.report(e)
+			return s.report(st.errorAt(source, 1, strings.IndexByte(st.Text, '\'')+1,
+				fmt.Sprintf("cannot read the script: %v", err)))
 		}
 		return s.Run(ctx, path, string(b))
 	}
@@ -202,9 +200,8 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 		}
 		f, ok := ParseFormat(m[1])
 		if !ok {
-			return s.report(&Error{Source: source, Line: st.Line, Col: st.Col, Statement: st.Text,
-				StmtLine: 1, StmtCol: strings.Index(st.Text, m[1]) + 1,
-				Message: fmt.Sprintf("unknown output format %s: write OUTPUT TABULAR, OUTPUT JSON or OUTPUT CSV", m[1])})
+			return s.report(st.errorAt(source, 1, strings.Index(st.Text, m[1])+1,
+				fmt.Sprintf("unknown output format %s: write OUTPUT TABULAR, OUTPUT JSON or OUTPUT CSV", m[1])))
 		}
 		s.Format = f
 		return nil
@@ -217,11 +214,8 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 		// Requests carry UTF-8 text only: say where the first other byte is.
 		valid := st.Text[:firstInvalidUTF8(st.Text)]
 		l, c := endOf(valid)
-		e := &Error{Source: source, Line: st.Line + l - 1, Col: c, Statement: wire.ValidUTF8(st.Text), StmtLine: l, StmtCol: c,
-			Message: "the statement is not valid UTF-8 text; save the script as UTF-8"}
-		if l == 1 {
-			e.Col = st.Col + c - 1
-		}
+		e := st.errorAt(source, l, c, "the statement is not valid UTF-8 text; save the script as UTF-8")
+		e.Statement = wire.ValidUTF8(st.Text)
 		return s.report(e)
 	}
 	stream, err := s.client.Execute(ctx, &sluicev1.ExecuteRequest{
@@ -316,6 +310,17 @@ func (s *Shell) info() io.Writer {
 	return s.errOut
 }
 
+// errorAt returns the error msg at line and col of st's text (1-based),
+// positioned in the source too.
+func (st statement) errorAt(source string, line, col int, msg string) *Error {
+	e := &Error{Source: source, Line: st.Line + line - 1, Col: col, Statement: st.Text,
+		StmtLine: line, StmtCol: col, Message: msg}
+	if line == 1 {
+		e.Col = st.Col + col - 1
+	}
+	return e
+}
+
 // fail reports a failed call. Positions the server gives are relative to
 // the statement's text; fail moves them into the source.
 func (s *Shell) fail(ctx context.Context, source string, st statement, err error) error {
@@ -335,13 +340,8 @@ func (s *Shell) fail(ctx context.Context, source string, st statement, err error
 		e.Message = detail.GetMessage()
 		e.Code = int(detail.GetCode())
 		if l, c := int(detail.GetLine()), int(detail.GetColumn()); l > 0 {
-			e.StmtLine, e.StmtCol = l, c
-			e.Line = st.Line + l - 1
-			if l == 1 {
-				e.Col = st.Col + c - 1
-			} else {
-				e.Col = c
-			}
+			at := st.errorAt(source, l, c, "")
+			e.Line, e.Col, e.StmtLine, e.StmtCol = at.Line, at.Col, l, c
 		}
 	case stat.Code() == codes.Unavailable:
 		e.Line, e.Col, e.Statement = 0, 0, ""
