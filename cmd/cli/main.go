@@ -161,6 +161,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		source, text = "<stdin>", string(b)
 	}
+	if isTerminal(stdout) {
+		sh.TermWidth, sh.TermHeight = shell.TerminalSize()
+	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	switch err := sh.Run(ctx, source, text); {

@@ -222,7 +222,7 @@ func (s *Shell) RunInteractive(ctx context.Context, historyFile string) error {
 		buf.WriteString(rest)
 		_ = rl.SaveHistory(strings.Join(strings.Fields(text[:len(text)-len(rest)]), " "))
 
-		s.TermWidth, s.TermHeight = terminalSize()
+		s.TermWidth, s.TermHeight = TerminalSize()
 		sctx, cancel := context.WithCancel(ctx)
 		mu.Lock()
 		cancelStmt = cancel
@@ -240,9 +240,9 @@ func (s *Shell) RunInteractive(ctx context.Context, historyFile string) error {
 	return nil
 }
 
-// terminalSize returns the size of the terminal on the standard output, or
+// TerminalSize returns the size of the terminal on the standard output, or
 // zeros.
-func terminalSize() (width, height int) {
+func TerminalSize() (width, height int) {
 	w, h, err := readline.GetSize(int(os.Stdout.Fd()))
 	if err != nil || w <= 0 {
 		return 0, 0

@@ -114,7 +114,7 @@ func (s *Shell) newRowSink(names []string) rowSink {
 		c.write(names)
 		return c
 	}
-	p := &pushTable{w: s.out, names: names, mode: s.Vertical, termWidth: s.TermWidth, termHeight: s.TermHeight, redraw: s.Interactive && s.TermHeight > 0}
+	p := &pushTable{w: s.out, names: names, mode: s.Vertical, termWidth: s.TermWidth, termHeight: s.TermHeight, redraw: s.TermHeight > 0}
 	p.start()
 	return p
 }

@@ -239,7 +239,7 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 		if err != nil {
 			if push != nil {
 				if ctx.Err() != nil {
-					if s.Interactive {
+					if s.Interactive || s.TermHeight > 0 {
 						fmt.Fprintln(s.out) // after the terminal's ^C
 					}
 					push.end("Query terminated")
