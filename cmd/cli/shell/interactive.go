@@ -28,6 +28,7 @@ each one to the server when its ';' is typed.
   exit, quit, Ctrl-D          leave the shell
   Ctrl-C                      stop a running push query, or clear the line
   help                        this text
+  clear                       clear the screen
   TAB                         complete keywords, streams, tables, columns
                               and functions (names come from the server)
   RUN SCRIPT '<file>';        run the statements of a file
@@ -202,6 +203,9 @@ func (s *Shell) RunInteractive(ctx context.Context, historyFile string) error {
 				return nil
 			case "help":
 				fmt.Fprintln(s.out, helpText)
+				continue
+			case "clear":
+				fmt.Fprint(s.out, "\x1b[H\x1b[2J")
 				continue
 			}
 			if s.Command(line) {
