@@ -15,8 +15,9 @@
 // request each, in order, and a script stops at the first failing one.
 //
 // The shell's own statements are RUN SCRIPT '<file>'; and OUTPUT
-// [TABULAR|JSON|CSV];, and at the terminal exit, quit, help, \x (vertical
-// output, see Vertical) and \o (output format, see Format).
+// [TABULAR|JSON|CSV];, the backslash commands \x (vertical output, see
+// Vertical) and \o (output format, see Format), which take a line of their
+// own and no ';', and at the terminal exit, quit, help and clear.
 //
 // Output: Format and Vertical say how rows print; pushTable documents how a
 // push query's table grows as wider values arrive.

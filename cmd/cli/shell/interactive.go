@@ -79,11 +79,21 @@ func (s *Shell) PrintBanner(ctx context.Context, version string) {
 }
 
 // Command runs one of the shell's backslash commands (\x, \o) and reports
-// whether line was one.
+// whether line was one. A bad command is reported on stderr.
 func (s *Shell) Command(line string) bool {
+	ok, err := s.command(line)
+	if err != nil {
+		fmt.Fprintln(s.errOut, "Error: "+err.Error())
+	}
+	return ok
+}
+
+// command runs line if it is a backslash command; err says what is wrong
+// with a bad one.
+func (s *Shell) command(line string) (ok bool, err error) {
 	f := strings.Fields(strings.TrimSuffix(strings.TrimSpace(line), ";"))
 	if len(f) == 0 || !strings.HasPrefix(f[0], "\\") {
-		return false
+		return false, nil
 	}
 	arg := ""
 	if len(f) > 1 {
@@ -105,26 +115,24 @@ func (s *Shell) Command(line string) bool {
 		case "auto":
 			s.Vertical = VerticalAuto
 		default:
-			fmt.Fprintf(s.errOut, "Error: \\x takes on, off or auto, not %q\n", f[1])
-			return true
+			return true, fmt.Errorf("\\x takes on, off or auto, not %q", f[1])
 		}
-		fmt.Fprintf(s.out, "Vertical output is %s.\n", s.Vertical)
+		fmt.Fprintf(s.info(), "Vertical output is %s.\n", s.Vertical)
 	case "\\o":
 		if arg == "" {
-			fmt.Fprintf(s.out, "Output format: %s\n", s.Format)
-			return true
+			fmt.Fprintf(s.info(), "Output format: %s\n", s.Format)
+			return true, nil
 		}
 		fm, ok := ParseFormat(arg)
 		if !ok {
-			fmt.Fprintf(s.errOut, "Error: \\o takes table, json or csv, not %q\n", f[1])
-			return true
+			return true, fmt.Errorf("\\o takes table, json or csv, not %q", f[1])
 		}
 		s.Format = fm
-		fmt.Fprintf(s.out, "Output format: %s\n", s.Format)
+		fmt.Fprintf(s.info(), "Output format: %s\n", s.Format)
 	default:
-		fmt.Fprintf(s.errOut, "Error: unknown command %s; type help for the shell's commands\n", f[0])
+		return true, fmt.Errorf("unknown command %s; type help for the shell's commands", f[0])
 	}
-	return true
+	return true, nil
 }
 
 // RunInteractive reads statements from the terminal with line editing and

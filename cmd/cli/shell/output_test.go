@@ -130,9 +130,26 @@ func TestBackslashCommands(t *testing.T) {
 	if sh.Command("SELECT 1;") {
 		t.Error("Command took a statement")
 	}
-	const wantOut = "Vertical output is on.\nVertical output is off.\nVertical output is auto.\nOutput format: CSV\nOutput format: CSV\n"
-	const wantErr = "Error: \\x takes on, off or auto, not \"sideways\"\nError: unknown command \\q; type help for the shell's commands\n"
+	// Once the output is CSV, such notes go to stderr.
+	const wantOut = "Vertical output is on.\nVertical output is off.\nVertical output is auto.\n"
+	const wantErr = "Output format: CSV\nOutput format: CSV\nError: \\x takes on, off or auto, not \"sideways\"\nError: unknown command \\q; type help for the shell's commands\n"
 	if out.String() != wantOut || errOut.String() != wantErr {
 		t.Errorf("stdout %q, want %q\nstderr %q, want %q", out, wantOut, errOut, wantErr)
+	}
+}
+
+func TestBackslashCommandsInScripts(t *testing.T) {
+	sh, out, errOut := newTestShell(t, formatsEngine(t))
+	if err := sh.Run(context.Background(), "s.sql", "\\o json\nSHOW STREAMS;\n"); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"Stream Name":"S","Kafka Topic":"s, with a comma"}` + "\n"; out.String() != want {
+		t.Errorf("stdout %q, want %q", out, want)
+	}
+	errOut.Reset()
+	err := sh.Run(context.Background(), "s.sql", "SHOW STREAMS;\n  \\x sideways\nSHOW STREAMS;\n")
+	const want = "For detailed information on a Stream run: DESCRIBE <Stream Name> EXTENDED;\nError: s.sql:2:3: \\x takes on, off or auto, not \"sideways\"\n\\x sideways\n^\n"
+	if err == nil || errOut.String() != want {
+		t.Errorf("Run = %v, stderr %q, want %q", err, errOut, want)
 	}
 }

@@ -193,6 +193,12 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 		}
 		return s.Run(ctx, path, string(b))
 	}
+	if strings.HasPrefix(st.Text, "\\") {
+		if _, err := s.command(st.Text); err != nil {
+			return s.report(st.errorAt(source, 1, 1, err.Error()))
+		}
+		return nil
+	}
 	if m := outputCmd.FindStringSubmatch(st.Text); m != nil {
 		if m[1] == "" {
 			fmt.Fprintf(s.out, "Output format: %s\n", s.Format)

@@ -209,7 +209,8 @@ func (p *pushTable) row(values []string, _ []*sluicev1.Value) {
 	n := b.Len()
 	cells(&b, p.widths, values)
 	p.regionLines += strings.Count(b.String()[n:], "\n")
-	if p.redraw {
+	if p.redraw && p.regionLines < p.termHeight {
+		// Rows are kept only while a redraw can still reach them.
 		p.region = append(p.region, values)
 	}
 	io.WriteString(p.w, b.String())
