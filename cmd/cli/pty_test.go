@@ -288,6 +288,15 @@ func TestInteractive(t *testing.T) {
 	if err := term.cmd.Wait(); err != nil {
 		t.Errorf("the shell exited with %v, want status 0", err)
 	}
+
+	// The history file holds each statement on one line.
+	hist, err := os.ReadFile(filepath.Join(dir, "history"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "CREATE STREAM clicks (user_id VARCHAR KEY, page VARCHAR) WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=1);\n"; !strings.Contains(string(hist), want) {
+		t.Errorf("history file:\n%s\nlacks %q", hist, want)
+	}
 }
 
 // TestPipeline runs scripts as a pipeline would and checks the exit
