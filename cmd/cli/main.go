@@ -48,17 +48,27 @@ func (kv keyValues) Set(s string) error {
 	return nil
 }
 
+const exitStatusHelp = `
+Exit status (for scripts):
+  0    every statement succeeded (or the interactive shell was left)
+  1    a statement failed: the run stops there and the error, with its
+       position, is printed on standard error
+  2    usage error: bad flags or arguments
+  130  interrupted by Ctrl-C (SIGINT) while a statement ran
+`
+
 // run is the sluice command; it returns the exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sluice", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
 		server, file, execute, history string
+		output                         string
 		showVersion                    bool
 		defines, props                 = keyValues{}, keyValues{}
 	)
 	fs.StringVar(&server, "server", "127.0.0.1:8089", "address of the sluice-server gRPC API")
-	fs.StringVar(&file, "file", "", "run the statements of a script `file` and exit")
+	fs.StringVar(&file, "file", "", "run the statements of a script `file` (- for standard input) and exit")
 	fs.StringVar(&file, "f", "", "shorthand for --file")
 	fs.StringVar(&execute, "execute", "", "run the given `statements` and exit")
 	fs.StringVar(&execute, "e", "", "shorthand for --execute")
@@ -66,10 +76,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fs.Var(defines, "d", "shorthand for --define")
 	fs.Var(props, "property", "set a session property `name=value` (repeatable)")
 	fs.StringVar(&history, "history", defaultHistory(), "history `file` of the interactive shell; empty for none")
+	fs.StringVar(&output, "output", "tabular", "how rows print: `tabular`, json or csv (as OUTPUT does)")
 	fs.BoolVar(&showVersion, "version", false, "print the version and exit")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: sluice [flags]\n\nSluice's SQL shell. Without -e or -f it reads statements interactively.\n\nFlags:")
+		fmt.Fprintln(stderr, "Usage: sluice [flags]\n\nSluice's SQL shell. Without -e or -f it reads statements interactively\n"+
+			"at a terminal, else from standard input (sluice < setup.sql).\n\nFlags:")
 		fs.PrintDefaults()
+		fmt.Fprint(stderr, exitStatusHelp)
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -91,6 +104,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	server = strings.TrimPrefix(strings.TrimPrefix(server, "http://"), "grpc://")
 
+	var ok bool
 	conn, err := grpc.NewClient(server, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		fmt.Fprintf(stderr, "sluice: bad server address %q: %v\n", server, err)
@@ -99,6 +113,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	defer conn.Close()
 	sh := shell.New(sluicev1.NewSluiceClient(conn), stdout, stderr)
 	sh.Server = server
+	if sh.Format, ok = shell.ParseFormat(output); !ok {
+		fmt.Fprintf(stderr, "sluice: --output takes tabular, json or csv, not %q\n", output)
+		return exitUsage
+	}
 	for k, v := range defines {
 		sh.Variables[k] = v
 	}
@@ -121,6 +139,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		text = t + ";" // -e "SHOW STREAMS" is common enough to accept
 	}
 	switch {
+	case file == "-":
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			fmt.Fprintln(stderr, "sluice: reading standard input:", err)
+			return exitFailed
+		}
+		source, text = "<stdin>", string(b)
 	case file != "":
 		b, err := os.ReadFile(file)
 		if err != nil {
@@ -135,6 +160,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return exitFailed
 		}
 		source, text = "<stdin>", string(b)
+	}
+	if isTerminal(stdout) {
+		sh.TermWidth, sh.TermHeight = shell.TerminalSize()
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()

@@ -34,16 +34,21 @@ type Error struct {
 	Line, Col int
 	// Statement is the failing statement's text.
 	Statement string
+	// StmtLine and StmtCol locate the error in Statement (1-based); zero
+	// when the error has no position of its own.
+	StmtLine, StmtCol int
 	// Message says what went wrong and what to do.
 	Message string
 	// Code is the server's ksqlDB-style error code; zero when unknown.
 	Code int
 }
 
-// Error returns the report printed to the user:
+// Error returns the report printed to the user: the position and message,
+// then the statement with a caret under the place of the error:
 //
-//	Error: script.sql:3:15: no such stream B; create it first
-//	Statement: SELECT * FROM B EMIT CHANGES;
+//	Error: script.sql:3:15: B does not exist; SHOW STREAMS lists the streams
+//	SELECT * FROM B EMIT CHANGES;
+//	              ^
 func (e *Error) Error() string {
 	if e.Line == 0 {
 		return "Error: " + e.Message
@@ -52,7 +57,42 @@ func (e *Error) Error() string {
 	if e.Source != "" {
 		where = fmt.Sprintf("%s:%d:%d", e.Source, e.Line, e.Col)
 	}
-	return fmt.Sprintf("Error: %s: %s\nStatement: %s", where, e.Message, e.Statement)
+	var b strings.Builder
+	fmt.Fprintf(&b, "Error: %s: %s", where, e.Message)
+	lines := strings.Split(strings.TrimRight(e.Statement, "\n"), "\n")
+	for i, l := range lines {
+		l = strings.TrimRight(l, "\r")
+		b.WriteByte('\n')
+		b.WriteString(l)
+		if i+1 == e.StmtLine && e.StmtCol > 0 {
+			b.WriteByte('\n')
+			b.WriteString(caretLine(l, e.StmtCol))
+		}
+	}
+	return b.String()
+}
+
+// caretLine returns the line that puts a caret under column col (1-based,
+// in runes) of line, keeping the line's tabs so the caret lines up.
+func caretLine(line string, col int) string {
+	var b strings.Builder
+	n := 1
+	for _, r := range line {
+		if n >= col {
+			break
+		}
+		if r == '\t' {
+			b.WriteByte('\t')
+		} else {
+			b.WriteByte(' ')
+		}
+		n++
+	}
+	for ; n < col; n++ {
+		b.WriteByte(' ')
+	}
+	b.WriteByte('^')
+	return b.String()
 }
 
 // Shell runs statements and prints their results. A Shell is used by one
@@ -69,9 +109,17 @@ type Shell struct {
 	Properties map[string]string
 	// Variables are the session variables sent with every statement.
 	Variables map[string]string
-	// TermWidth, when > 0, is the terminal's width: push query tables
-	// share it between their columns. When 0 columns get a width by type.
-	TermWidth int
+	// TermWidth and TermHeight, when > 0, are the terminal's size: tables
+	// fit its width (or go vertical, see Vertical) and push query tables
+	// are redrawn in place while they fit its height. Zero when unknown.
+	TermWidth, TermHeight int
+	// Format is how result rows are printed (OUTPUT, \o).
+	Format Format
+	// Vertical says when tabular results print one block per row (\x).
+	Vertical Vertical
+	// OnDDL, when set, is called after a statement that may have changed
+	// the catalog (CREATE, DROP, ALTER) ran.
+	OnDDL func()
 	// Interactive adds the hints meant for a person at a terminal.
 	Interactive bool
 }
@@ -102,8 +150,12 @@ func (s *Shell) Run(ctx context.Context, source, text string) error {
 		}
 	}
 	if rest != "" {
-		line, col := endOf(text[:len(text)-len(rest)])
-		e := &Error{Source: source, Line: line, Col: col, Statement: rest,
+		// Point just past the statement's last character, where ';' is
+		// missing.
+		body := strings.TrimRight(rest, " \t\r\n")
+		line, col := endOf(text[:len(text)-len(rest)+len(body)])
+		sl, sc := endOf(body)
+		e := &Error{Source: source, Line: line, Col: col, Statement: body, StmtLine: sl, StmtCol: sc,
 			Message: "the statement has no terminating ';': end it with ';'"}
 		return s.report(e)
 	}
@@ -123,7 +175,11 @@ func endOf(text string) (line, col int) {
 	return line, col
 }
 
-var runScript = regexp.MustCompile(`(?is)^RUN\s+SCRIPT\s+'((?:[^']|'')*)'\s*;$`)
+var (
+	runScript = regexp.MustCompile(`(?is)^RUN\s+SCRIPT\s+'((?:[^']|'')*)'\s*;$`)
+	outputCmd = regexp.MustCompile(`(?is)^OUTPUT(?:\s+(\w+))?\s*;$`)
+	ddl       = regexp.MustCompile(`(?is)^(CREATE|DROP|ALTER)\s`)
+)
 
 // runStatement runs one statement: the shell's RUN SCRIPT, or one Execute
 // call.
@@ -132,22 +188,40 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 		path := strings.ReplaceAll(m[1], "''", "'")
 		b, err := s.readFile(path)
 		if err != nil {
-			e := &Error{Source: source, Line: st.Line, Col: st.Col, Statement: st.Text,
-				Message: fmt.Sprintf("cannot read the script: %v", err)}
-			return s.report(e)
+			return s.report(st.errorAt(source, 1, strings.IndexByte(st.Text, '\'')+1,
+				fmt.Sprintf("cannot read the script: %v", err)))
 		}
 		return s.Run(ctx, path, string(b))
+	}
+	if strings.HasPrefix(st.Text, "\\") {
+		if _, err := s.command(st.Text); err != nil {
+			return s.report(st.errorAt(source, 1, 1, err.Error()))
+		}
+		return nil
+	}
+	if m := outputCmd.FindStringSubmatch(st.Text); m != nil {
+		if m[1] == "" {
+			fmt.Fprintf(s.out, "Output format: %s\n", s.Format)
+			return nil
+		}
+		f, ok := ParseFormat(m[1])
+		if !ok {
+			return s.report(st.errorAt(source, 1, strings.Index(st.Text, m[1])+1,
+				fmt.Sprintf("unknown output format %s: write OUTPUT TABULAR, OUTPUT JSON or OUTPUT CSV", m[1])))
+		}
+		s.Format = f
+		return nil
+	}
+	if s.OnDDL != nil && ddl.MatchString(st.Text) {
+		defer s.OnDDL()
 	}
 
 	if !utf8.ValidString(st.Text) {
 		// Requests carry UTF-8 text only: say where the first other byte is.
 		valid := st.Text[:firstInvalidUTF8(st.Text)]
 		l, c := endOf(valid)
-		e := &Error{Source: source, Line: st.Line + l - 1, Col: c, Statement: wire.ValidUTF8(st.Text),
-			Message: "the statement is not valid UTF-8 text; save the script as UTF-8"}
-		if l == 1 {
-			e.Col = st.Col + c - 1
-		}
+		e := st.errorAt(source, l, c, "the statement is not valid UTF-8 text; save the script as UTF-8")
+		e.Statement = wire.ValidUTF8(st.Text)
 		return s.report(e)
 	}
 	stream, err := s.client.Execute(ctx, &sluicev1.ExecuteRequest{
@@ -158,7 +232,7 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 	if err != nil {
 		return s.fail(ctx, source, st, err)
 	}
-	var push *pushTable
+	var push rowSink
 	shutdown := false // the server said it is shutting down
 	for {
 		m, err := stream.Recv()
@@ -171,7 +245,7 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 		if err != nil {
 			if push != nil {
 				if ctx.Err() != nil {
-					if s.Interactive {
+					if s.Interactive || s.TermHeight > 0 {
 						fmt.Fprintln(s.out) // after the terminal's ^C
 					}
 					push.end("Query terminated")
@@ -192,22 +266,20 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 		case *sluicev1.ExecuteResponse_Message:
 			// Statements with nothing to say (INSERT VALUES) print nothing.
 			if text := p.Message.GetText(); text != "" {
-				fmt.Fprintln(s.out, text)
+				fmt.Fprintln(s.info(), text)
 			}
 		case *sluicev1.ExecuteResponse_Table:
 			s.printTable(p.Table)
 		case *sluicev1.ExecuteResponse_StreamHeader:
 			cols := p.StreamHeader.GetColumns()
 			names := make([]string, len(cols))
-			typeNames := make([]string, len(cols))
 			for i, c := range cols {
-				names[i], typeNames[i] = c.GetName(), c.GetType()
+				names[i] = c.GetName()
 			}
 			if s.Interactive {
-				fmt.Fprintln(s.out, "Press CTRL-C to interrupt")
+				fmt.Fprintln(s.info(), "Press CTRL-C to interrupt")
 			}
-			push = newPushTable(s.out, names, typeNames, s.TermWidth)
-			push.header(names)
+			push = s.newRowSink(names)
 		case *sluicev1.ExecuteResponse_Row:
 			if push == nil {
 				continue
@@ -217,7 +289,7 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 			for i, v := range vals {
 				cells[i] = types.FormatValue(wire.DecodeValue(v))
 			}
-			push.row(cells)
+			push.row(cells, vals)
 		case *sluicev1.ExecuteResponse_StreamEnd:
 			if push == nil {
 				continue
@@ -234,23 +306,25 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 	}
 }
 
-func (s *Shell) printTable(t *sluicev1.TableResult) {
-	if t.GetTitle() != "" {
-		fmt.Fprintln(s.out, t.GetTitle())
+// info is where messages and hints go: the standard output in tabular
+// format, else the standard error so that the standard output holds rows
+// only.
+func (s *Shell) info() io.Writer {
+	if s.Format == FormatTabular {
+		return s.out
 	}
-	if len(t.GetColumns()) > 0 {
-		rows := make([][]string, len(t.GetRows()))
-		for i, r := range t.GetRows() {
-			rows[i] = r.GetCells()
-		}
-		renderTable(s.out, t.GetColumns(), rows)
+	return s.errOut
+}
+
+// errorAt returns the error msg at line and col of st's text (1-based),
+// positioned in the source too.
+func (st statement) errorAt(source string, line, col int, msg string) *Error {
+	e := &Error{Source: source, Line: st.Line + line - 1, Col: col, Statement: st.Text,
+		StmtLine: line, StmtCol: col, Message: msg}
+	if line == 1 {
+		e.Col = st.Col + col - 1
 	}
-	if t.GetFooter() != "" {
-		fmt.Fprintln(s.out, t.GetFooter())
-	}
-	if t.GetNote() != "" {
-		fmt.Fprintln(s.out, t.GetNote())
-	}
+	return e
 }
 
 // fail reports a failed call. Positions the server gives are relative to
@@ -272,12 +346,8 @@ func (s *Shell) fail(ctx context.Context, source string, st statement, err error
 		e.Message = detail.GetMessage()
 		e.Code = int(detail.GetCode())
 		if l, c := int(detail.GetLine()), int(detail.GetColumn()); l > 0 {
-			e.Line = st.Line + l - 1
-			if l == 1 {
-				e.Col = st.Col + c - 1
-			} else {
-				e.Col = c
-			}
+			at := st.errorAt(source, l, c, "")
+			e.Line, e.Col, e.StmtLine, e.StmtCol = at.Line, at.Col, l, c
 		}
 	case stat.Code() == codes.Unavailable:
 		e.Line, e.Col, e.Statement = 0, 0, ""

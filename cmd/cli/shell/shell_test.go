@@ -123,19 +123,20 @@ SHOW STREAMS;
 | USERS       | users       | JSON   |
 +-------------+-------------+--------+
 For detailed information on a Stream run: DESCRIBE <Stream Name> EXTENDED;
-+--------------------------+----------------------+
-| NAME                     | N                    |
-+--------------------------+----------------------+
-| alice                    | 3                    |
-| bob                      | null                 |
-+--------------------------+----------------------+
++-------+------+
+| NAME  | N    |
++-------+------+
+| alice | 3    |
+| bob   | null |
++-------+------+
 Limit Reached
 `
 	if out.String() != wantOut {
 		t.Errorf("stdout:\n%s\nwant:\n%s", out, wantOut)
 	}
 	const wantErr = `Error: demo.sql:6:15: stream NOPE does not exist: check SHOW STREAMS
-Statement: DROP STREAM nope;
+DROP STREAM nope;
+            ^
 `
 	if errOut.String() != wantErr {
 		t.Errorf("stderr:\n%s\nwant:\n%s", errOut, wantErr)
@@ -156,7 +157,7 @@ func TestRunUnfinishedStatement(t *testing.T) {
 	if err := sh.Run(context.Background(), "", "SHOW STREAMS;\nSHOW\n  TABLES"); err == nil {
 		t.Fatal("Run succeeded")
 	}
-	const want = "Error: line 2:1: the statement has no terminating ';': end it with ';'\nStatement: SHOW\n  TABLES\n"
+	const want = "Error: line 3:9: the statement has no terminating ';': end it with ';'\nSHOW\n  TABLES\n        ^\n"
 	if errOut.String() != want {
 		t.Errorf("stderr = %q, want %q", errOut, want)
 	}
@@ -208,6 +209,8 @@ func TestRunInterrupted(t *testing.T) {
 	eng := &blockingEngine{waiting: make(chan struct{}, 1), closed: make(chan struct{})}
 	sh, out, _ := newTestShell(t, eng)
 	ctx, cancel := context.WithCancel(context.Background())
+	// At a terminal the header shows as the query starts.
+	sh.Interactive, sh.TermWidth, sh.TermHeight = true, 80, 24
 	printed := make(chan struct{})
 	sh.out = &notifyWriter{w: out, written: printed}
 	go func() {
@@ -219,10 +222,12 @@ func TestRunInterrupted(t *testing.T) {
 		t.Fatalf("Run = %v, want ErrInterrupted", err)
 	}
 	<-eng.closed
-	const want = `+-------------+
-| X           |
-+-------------+
-+-------------+
+	const want = `Press CTRL-C to interrupt
++------+
+| X    |
++------+
+
++------+
 Query terminated
 `
 	if out.String() != want {
@@ -256,7 +261,7 @@ func TestRunInvalidUTF8(t *testing.T) {
 	if !errors.As(err, &e) {
 		t.Fatalf("Run = %v, want an *Error", err)
 	}
-	const want = "Error: latin1.sql:3:15: the statement is not valid UTF-8 text; save the script as UTF-8\nStatement: INSERT INTO s (v)\n  VALUES ('caf\uFFFD');\n"
+	const want = "Error: latin1.sql:3:15: the statement is not valid UTF-8 text; save the script as UTF-8\nINSERT INTO s (v)\n  VALUES ('caf\uFFFD');\n              ^\n"
 	if errOut.String() != want {
 		t.Errorf("stderr = %q, want %q", errOut, want)
 	}

@@ -10,7 +10,8 @@ type statement struct {
 	Line, Col int
 }
 
-// splitStatements cuts text into statements ended by ';', skipping the
+// splitStatements cuts text into statements ended by ';' (and shell
+// commands starting with a backslash, ended by the end of their line), skipping the
 // blanks and comments between them and ';' inside quotes ('...', "...",
 // `...`) and comments (-- and /* */). rest is the unfinished text after the
 // last ';', empty when it holds only blanks and comments.
@@ -58,6 +59,17 @@ func splitStatements(text string) (stmts []statement, rest string) {
 			if c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' {
 				advance(text[i : i+1])
 				i++
+				continue
+			}
+			if c == '\\' {
+				// A shell command (\x, \o) runs to the end of its line.
+				end := strings.IndexByte(text[i:], '\n')
+				if end < 0 {
+					end = len(text) - i
+				}
+				stmts = append(stmts, statement{Text: strings.TrimSpace(text[i : i+end]), Line: line, Col: col})
+				advance(text[i : i+end])
+				i += end
 				continue
 			}
 			start, sLine, sCol = i, line, col

@@ -20,6 +20,8 @@ func TestSplitStatements(t *testing.T) {
 		{"SELECT 'it''s;' AS x, \"a;b\", `c;d` -- ; in a comment\n FROM t /* ; */;",
 			[]statement{{"SELECT 'it''s;' AS x, \"a;b\", `c;d` -- ; in a comment\n FROM t /* ; */;", 1, 1}}, ""},
 		{"SELECT 'open;", nil, "SELECT 'open;"},
+		{"SHOW STREAMS;\n  \\x on\nSHOW\n\\o csv", []statement{{"SHOW STREAMS;", 1, 1}, {"\\x on", 2, 3}}, "SHOW\n\\o csv"},
+		{"\\o json", []statement{{"\\o json", 1, 1}}, ""},
 		{"\tDEFINE x = 'é';  SHOW VARIABLES;", []statement{{"DEFINE x = 'é';", 1, 2}, {"SHOW VARIABLES;", 1, 19}}, ""},
 	} {
 		stmts, rest := splitStatements(tc.in)

@@ -36,21 +36,23 @@ func TestRenderEmptyTable(t *testing.T) {
 	}
 }
 
-func TestPushTableByType(t *testing.T) {
+func TestPushTableGrows(t *testing.T) {
 	var b strings.Builder
-	names := []string{"ID", "NAME", "A_LONG_COLUMN_NAME_HERE_X"}
-	p := newPushTable(&b, names, []string{"INTEGER", "STRING", "BOOLEAN"}, 0)
-	p.header(names)
-	p.row([]string{"1", "alice", "true"})
-	p.row([]string{"2", "a name longer than its twenty-four column", "null"})
+	p := &pushTable{w: &b, names: []string{"ID", "NAME"}, mode: VerticalOff}
+	p.start()
+	p.row([]string{"1", "al"}, nil)
+	p.row([]string{"2", "alice"}, nil)
+	p.row([]string{"3", "bo"}, nil)
 	p.end("Limit Reached")
-	const want = `+-------------+--------------------------+---------------------------+
-| ID          | NAME                     | A_LONG_COLUMN_NAME_HERE_X |
-+-------------+--------------------------+---------------------------+
-| 1           | alice                    | true                      |
-| 2           | a name longer than its t | null                      |
-|             | wenty-four column        |                           |
-+-------------+--------------------------+---------------------------+
+	// Without a terminal a wider value draws a border at the new widths.
+	const want = `+------+------+
+| ID   | NAME |
++------+------+
+| 1    | al   |
++------+-------+
+| 2    | alice |
+| 3    | bo    |
++------+-------+
 Limit Reached
 `
 	if got := b.String(); got != want {
@@ -58,19 +60,60 @@ Limit Reached
 	}
 }
 
-func TestPushTableTerminalWidth(t *testing.T) {
+func TestPushTableRedraw(t *testing.T) {
 	var b strings.Builder
-	names := []string{"K", "V"}
-	p := newPushTable(&b, names, []string{"STRING", "BIGINT"}, 31)
-	p.header(names)
-	p.row([]string{"k1", "10"})
+	p := &pushTable{w: &b, names: []string{"ID", "NAME"}, mode: VerticalAuto, termWidth: 40, termHeight: 20, redraw: true}
+	p.start()
+	p.row([]string{"1", "al"}, nil)
+	p.row([]string{"2", "alice"}, nil)
+	p.end("")
+	// At a terminal the table fitting on screen is repainted in place:
+	// up 4 lines (header and first row), clear, draw again.
+	const want = "+------+------+\n| ID   | NAME |\n+------+------+\n| 1    | al   |\n" +
+		"\r\x1b[4A\x1b[J+------+-------+\n| ID   | NAME  |\n+------+-------+\n| 1    | al    |\n| 2    | alice |\n+------+-------+\n"
+	if got := b.String(); got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
+
+func TestPushTableFitsTerminal(t *testing.T) {
+	var b strings.Builder
+	p := &pushTable{w: &b, names: []string{"K", "V"}, mode: VerticalOff, termWidth: 20}
+	p.start()
+	p.row([]string{"k1", "a value too long for the terminal"}, nil)
 	p.end("Query terminated")
-	const want = `+--------------+--------------+
-| K            | V            |
-+--------------+--------------+
-| k1           | 10           |
-+--------------+--------------+
+	const want = `+------+----------+
+| K    | V        |
++------+----------+
+| k1   | a value  |
+|      | too long |
+|      |  for the |
+|      |  termina |
+|      | l        |
++------+----------+
 Query terminated
+`
+	if got := b.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestPushTableVerticalAuto(t *testing.T) {
+	var b strings.Builder
+	p := &pushTable{w: &b, names: []string{"ID", "DESCRIPTION"}, mode: VerticalAuto, termWidth: 24}
+	p.start()
+	p.row([]string{"1", "longer than the terminal"}, nil)
+	p.row([]string{"2", "short"}, nil)
+	p.end("Limit Reached")
+	const want = `-[ RECORD 1 ]+-----------
+ID          | 1
+DESCRIPTION | longer tha
+            | n the term
+            | inal
+-[ RECORD 2 ]+------
+ID          | 2
+DESCRIPTION | short
+Limit Reached
 `
 	if got := b.String(); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
