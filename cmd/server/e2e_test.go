@@ -31,7 +31,7 @@ func startServer(t *testing.T, dataDir string) *runningServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan addrs, 1)
 	done := make(chan error, 1)
-	args := []string{"--grpc", "127.0.0.1:0", "--playground-addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn"}
+	args := []string{"--grpc", "127.0.0.1:0", "--http", "127.0.0.1:0", "--playground-addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn"}
 	go func() { done <- run(ctx, args, io.Discard, io.Discard, func(a addrs) { ready <- a }) }()
 	var a addrs
 	select {

@@ -41,6 +41,8 @@ func main() {
 type addrs struct {
 	// GRPC is the gRPC API's address.
 	GRPC string
+	// HTTP is the REST API's address.
+	HTTP string
 	// Kafka is the playground broker's address; empty when the server uses
 	// an outside Kafka cluster.
 	Kafka string
@@ -49,6 +51,7 @@ type addrs struct {
 // config is the server's command line.
 type config struct {
 	grpcAddr        string
+	httpAddr        string
 	dataDir         string
 	bootstrap       []string
 	kafkaClient     string
@@ -64,6 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	var bootstrap, level string
 	fs.StringVar(&c.grpcAddr, "grpc", "127.0.0.1:8089", "`address` of the gRPC API")
+	fs.StringVar(&c.httpAddr, "http", "127.0.0.1:8088", "`address` of the ksqlDB-compatible REST API (HTTP/1.1 and h2c)")
 	fs.StringVar(&c.dataDir, "data-dir", "./sluice-data", "`directory` for local state (and the playground's topics)")
 	fs.StringVar(&bootstrap, "bootstrap-servers", "", "comma-separated Kafka `brokers`; empty runs a playground broker")
 	fs.StringVar(&c.kafkaClient, "kafka-client", "franz", "Kafka client library: franz or sarama")
@@ -168,9 +172,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
 
-	ready0.GRPC = lis.Addr().String()
+	rest, err := startREST(cfg.httpAddr, eng, client, brokers, cfg.serviceID, log.With("component", "rest"))
+	if err != nil {
+		srv.Stop()
+		return err
+	}
+	ready0.GRPC, ready0.HTTP = lis.Addr().String(), rest.addr
 	fmt.Fprintf(stdout, "Sluice server listening on %s\n", ready0.GRPC)
-	log.Info("serving", "grpc", ready0.GRPC, "kafka", strings.Join(brokers, ","), "kafka_client", cfg.kafkaClient,
+	log.Info("serving", "grpc", ready0.GRPC, "http", ready0.HTTP, "kafka", strings.Join(brokers, ","), "kafka_client", cfg.kafkaClient,
 		"service_id", cfg.serviceID, "data_dir", cfg.dataDir, "version", version)
 	if ready != nil {
 		ready(ready0)
@@ -188,6 +197,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
 	defer cancel()
+	if err := rest.shutdown(sctx); err != nil {
+		log.Warn("REST requests still in progress at the shutdown timeout were cut off", "err", err)
+	}
 	if err := srv.Shutdown(sctx); err != nil {
 		log.Warn("calls still in progress at the shutdown timeout were cut off", "timeout", cfg.shutdownTimeout)
 	}

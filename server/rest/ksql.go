@@ -1,0 +1,422 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/parser"
+	"github.com/sluice-sql/sluice/parser/ast"
+)
+
+// ksqlRequest is the body of POST /ksql.
+type ksqlRequest struct {
+	KSQL                  string         `json:"ksql"`
+	StreamsProperties     map[string]any `json:"streamsProperties"`
+	Properties            map[string]any `json:"properties"`
+	SessionVariables      map[string]any `json:"sessionVariables"`
+	CommandSequenceNumber *int64         `json:"commandSequenceNumber"`
+}
+
+// queryEndpointMessage is ksqlDB's answer to a query sent to /ksql.
+const queryEndpointMessage = "The following statement types should be issued to the websocket endpoint '/query':\n\t* PRINT\n\t* SELECT"
+
+// serveKSQL runs statements and answers with one entity per statement
+// that has something to say, as ksqlDB's /ksql does. INSERT VALUES, SET,
+// UNSET, DEFINE and UNDEFINE add no entity.
+func (h *Handler) serveKSQL(w http.ResponseWriter, r *http.Request) {
+	var req ksqlRequest
+	if !h.readBody(w, r, &req) {
+		return
+	}
+	props := req.StreamsProperties
+	if props == nil {
+		props = req.Properties
+	}
+	sess := session(props, req.SessionVariables)
+	ctx, cancel := h.requestContext(r.Context())
+	defer cancel()
+
+	entities := []any{}
+	fail := func(err error, stmt string) {
+		body := statementErrorBody(err, stmt, entities)
+		writeError(w, statusOf(body.Code), body)
+	}
+	script, err := parser.NewScript(req.KSQL)
+	if err != nil {
+		fail(parseError(req.KSQL, err), req.KSQL)
+		return
+	}
+	lookup := func(name string) (string, bool) {
+		v, ok := sess.Variables[strings.ToUpper(name)]
+		return v, ok
+	}
+	for {
+		st, err := script.Next(lookup)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fail(parseError(req.KSQL, err), req.KSQL)
+			return
+		}
+		text := st.SQL()
+		switch st.(type) {
+		case *ast.Select, *ast.Print:
+			ents := entities
+			writeError(w, http.StatusBadRequest, errorBody{Type: "statement_error", Code: codeQueryEndpoint,
+				Message: queryEndpointMessage, Statement: text + ";", Entities: &ents})
+			return
+		}
+		results, err := h.eng.Execute(ctx, sess, text+";")
+		for _, res := range results {
+			if res.Stream != nil {
+				res.Stream.Close()
+			}
+		}
+		if err != nil {
+			fail(shiftError(err, st.Position()), text+";")
+			return
+		}
+		for _, res := range results {
+			if e := h.entity(st, text+";", res); e != nil {
+				entities = append(entities, e)
+			}
+		}
+	}
+	w.Header().Set("Content-Type", ksqlContentType(r))
+	writeJSON(w, http.StatusOK, entities)
+}
+
+// ksqlContentType answers application/json to clients that ask for it, and
+// ksqlDB's versioned type otherwise.
+func ksqlContentType(r *http.Request) string {
+	if accepts(r, "application/json") && !accepts(r, "application/vnd.ksql.v1+json") {
+		return "application/json"
+	}
+	return "application/vnd.ksql.v1+json"
+}
+
+// requestContext is the request's context, also ended by Close.
+func (h *Handler) requestContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(h.shutdown, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
+// parseError turns a parser error into an engine StatementError.
+func parseError(sql string, err error) error {
+	var pe *parser.Error
+	if errors.As(err, &pe) {
+		return &engine.StatementError{Statement: pe.Statement, Line: pe.Line, Col: pe.Col, Msg: pe.Msg, Code: codeBadStatement}
+	}
+	return &engine.StatementError{Statement: sql, Msg: err.Error(), Code: codeBadStatement}
+}
+
+// shiftError moves the position of an error in one statement, run on its
+// own, to the request's text, where the statement starts at p.
+func shiftError(err error, p ast.Pos) error {
+	var se *engine.StatementError
+	if !errors.As(err, &se) || se.Line == 0 {
+		return err
+	}
+	cp := *se
+	if cp.Line == 1 {
+		cp.Col += p.Col - 1
+	}
+	cp.Line += p.Line - 1
+	return &cp
+}
+
+// currentStatus is ksqlDB's CommandStatusEntity: the outcome of a statement
+// that changed the catalog or the running queries.
+type currentStatus struct {
+	Type                  string        `json:"@type"`
+	StatementText         string        `json:"statementText"`
+	CommandID             string        `json:"commandId"`
+	CommandStatus         commandStatus `json:"commandStatus"`
+	CommandSequenceNumber int64         `json:"commandSequenceNumber"`
+	Warnings              []any         `json:"warnings"`
+}
+
+// commandStatus is ksqlDB's CommandStatus.
+type commandStatus struct {
+	Status  string  `json:"status"`
+	Message string  `json:"message"`
+	QueryID *string `json:"queryId"`
+}
+
+// commandID names a statement's command as ksqlDB does:
+// stream/`NAME`/create, terminate/ID/execute; empty for statements that
+// are not commands.
+func commandID(st ast.Statement) string {
+	kind := func(k ast.SourceKind) string { return strings.ToLower(k.String()) }
+	switch st := st.(type) {
+	case *ast.CreateSource:
+		return kind(st.Kind) + "/`" + st.Name + "`/create"
+	case *ast.CreateAsSelect:
+		return kind(st.Kind) + "/`" + st.Name + "`/create"
+	case *ast.InsertInto:
+		return "stream/`" + st.Target + "`/create"
+	case *ast.Drop:
+		return kind(st.Kind) + "/`" + st.Name + "`/drop"
+	case *ast.AlterSource:
+		return kind(st.Kind) + "/`" + st.Name + "`/alter"
+	case *ast.CreateType:
+		return "type/`" + st.Name + "`/create"
+	case *ast.DropType:
+		return "type/`" + st.Name + "`/drop"
+	case *ast.Terminate:
+		if st.All {
+			return "terminate/ALL/execute"
+		}
+		return "terminate/" + st.QueryID + "/execute"
+	case *ast.PauseResume:
+		verb := "pause"
+		if st.Resume {
+			verb = "resume"
+		}
+		if st.All {
+			return verb + "/ALL/execute"
+		}
+		return verb + "/" + st.QueryID + "/execute"
+	}
+	return ""
+}
+
+// entity is the /ksql entity of one statement's result, or nil for a
+// statement ksqlDB answers with none.
+func (h *Handler) entity(st ast.Statement, text string, r engine.Result) any {
+	switch st := st.(type) {
+	case *ast.InsertValues, *ast.SetProperty, *ast.UnsetProperty, *ast.Define, *ast.Undefine:
+		return nil
+	case *ast.Show:
+		return h.showEntity(st, text, r)
+	case *ast.Describe:
+		if src, ok := h.eng.Catalog().Source(st.Name); ok {
+			return map[string]any{"@type": "sourceDescription", "statementText": text,
+				"sourceDescription": h.sourceDescription(src, st.Extended), "warnings": []any{}}
+		}
+	case *ast.Explain:
+		return h.queryDescription(st, text, r)
+	}
+	if id := commandID(st); id != "" {
+		msg := r.Message
+		if msg == "" {
+			msg = "Done"
+		}
+		var qid *string
+		if r.QueryID != "" {
+			q := r.QueryID
+			qid = &q
+		}
+		cs := commandStatus{Status: "SUCCESS", Message: msg, QueryID: qid}
+		return currentStatus{Type: "currentStatus", StatementText: text, CommandID: id, CommandStatus: cs,
+			CommandSequenceNumber: h.recordCommand(id, cs), Warnings: []any{}}
+	}
+	return tableEntity(text, r)
+}
+
+// tableEntity is a listing with no ksqlDB counterpart, sent as its
+// columns and rows.
+func tableEntity(text string, r engine.Result) any {
+	e := map[string]any{"@type": "sluice_table", "statementText": text, "warnings": []any{}}
+	if r.Message != "" {
+		e["message"] = r.Message
+	}
+	if t := r.Table; t != nil {
+		rows := t.Rows
+		if rows == nil {
+			rows = [][]string{}
+		}
+		e["title"], e["columns"], e["rows"], e["footer"] = t.Title, t.Columns, rows, t.Footer
+	}
+	return e
+}
+
+// rows returns a listing's rows as maps from column name to cell.
+func rows(r engine.Result) []map[string]string {
+	out := []map[string]string{}
+	if r.Table == nil {
+		return out
+	}
+	for _, row := range r.Table.Rows {
+		m := make(map[string]string, len(row))
+		for i, c := range r.Table.Columns {
+			if i < len(row) {
+				m[c] = row[i]
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func (h *Handler) showEntity(st *ast.Show, text string, r engine.Result) any {
+	base := func(typ string) map[string]any {
+		return map[string]any{"@type": typ, "statementText": text, "warnings": []any{}}
+	}
+	switch st.What {
+	case ast.ShowStreams, ast.ShowTables:
+		kind, title, key := "STREAM", "Stream Name", "streams"
+		if st.What == ast.ShowTables {
+			kind, title, key = "TABLE", "Table Name", "tables"
+		}
+		list := []any{}
+		for _, row := range rows(r) {
+			if st.Extended {
+				if src, ok := h.eng.Catalog().Source(row[title]); ok {
+					list = append(list, h.sourceDescription(src, true))
+				}
+				continue
+			}
+			list = append(list, map[string]any{"type": kind, "name": row[title], "topic": row["Kafka Topic"],
+				"keyFormat": row["Key Format"], "valueFormat": row["Value Format"], "isWindowed": row["Windowed"] == "true"})
+		}
+		if st.Extended {
+			e := base("source_descriptions")
+			e["sourceDescriptions"] = list
+			return e
+		}
+		e := base(key)
+		e[key] = list
+		return e
+	case ast.ShowQueries:
+		list := []any{}
+		for _, row := range rows(r) {
+			q := map[string]any{"queryString": row["Query String"], "id": row["Query ID"], "queryType": row["Query Type"],
+				"sinks": []string{}, "sinkKafkaTopics": []string{}, "state": row["Status"],
+				"statusCount": map[string]int{strings.Fields(row["Status"] + " ")[0]: 1}}
+			if s := row["Sink Name"]; s != "" {
+				q["sinks"] = []string{s}
+			}
+			if s := row["Sink Kafka Topic"]; s != "" {
+				q["sinkKafkaTopics"] = []string{s}
+			}
+			list = append(list, q)
+		}
+		e := base("queries")
+		e["queries"] = list
+		return e
+	case ast.ShowTopics:
+		list := []any{}
+		for _, row := range rows(r) {
+			n, _ := strconv.Atoi(row["Partitions"])
+			rf, _ := strconv.Atoi(row["Partition Replicas"])
+			replicas := make([]int, n)
+			for i := range replicas {
+				replicas[i] = rf
+			}
+			list = append(list, map[string]any{"name": row["Kafka Topic"], "replicaInfo": replicas})
+		}
+		e := base("kafka_topics")
+		e["topics"] = list
+		return e
+	case ast.ShowProperties:
+		list := []any{}
+		for _, row := range rows(r) {
+			list = append(list, map[string]any{"name": row["Property"], "scope": row["Scope"], "value": row["Value"]})
+		}
+		e := base("properties")
+		e["properties"], e["overwrittenProperties"], e["defaultProperties"] = list, []string{}, []string{}
+		return e
+	case ast.ShowVariables:
+		list := []any{}
+		for _, row := range rows(r) {
+			list = append(list, map[string]any{"name": row["Variable Name"], "value": row["Value"]})
+		}
+		e := base("variables")
+		e["variables"] = list
+		return e
+	case ast.ShowTypes:
+		m := map[string]any{}
+		for _, n := range h.eng.Catalog().TypeNames() {
+			t, _ := h.eng.Catalog().Type(n)
+			m[n] = schemaOf(t)
+		}
+		e := base("type_list")
+		e["types"] = m
+		return e
+	case ast.ShowFunctions:
+		list := []any{}
+		for _, row := range rows(r) {
+			list = append(list, map[string]any{"name": row["Function Name"], "type": row["Type"], "category": ""})
+		}
+		e := base("function_names")
+		e["functions"] = list
+		return e
+	}
+	return tableEntity(text, r)
+}
+
+// sourceDescription is ksqlDB's SourceDescription of a stream or table.
+func (h *Handler) sourceDescription(src *catalog.Source, extended bool) map[string]any {
+	cat := h.eng.Catalog()
+	fields := []fieldJSON{}
+	for _, c := range src.Key {
+		fields = append(fields, fieldJSON{Name: c.Name, Schema: schemaOf(c.Type), Type: "KEY"})
+	}
+	for _, c := range src.Value {
+		fields = append(fields, fieldJSON{Name: c.Name, Schema: schemaOf(c.Type)})
+	}
+	for _, c := range src.Headers {
+		fields = append(fields, fieldJSON{Name: c.Name, Schema: schemaOf(c.Type), Type: "HEADER"})
+	}
+	queries := func(ids []string) []any {
+		out := []any{}
+		for _, id := range ids {
+			q, ok := cat.Query(id)
+			if !ok {
+				continue
+			}
+			out = append(out, map[string]any{"queryString": q.SQL, "sinks": []string{q.Sink}, "id": q.ID,
+				"queryType": "PERSISTENT", "state": string(q.State)})
+		}
+		return out
+	}
+	window := any(nil)
+	if src.Window != nil {
+		window = strings.ToUpper(strings.Fields(src.Window.String() + " ")[0])
+	}
+	return map[string]any{
+		"name": src.Name, "windowType": window, "readQueries": queries(cat.Readers(src.Name)),
+		"writeQueries": queries(cat.Writers(src.Name)), "fields": fields, "type": string(src.Kind),
+		"timestamp": src.Timestamp, "statistics": "", "errorStats": "", "extended": extended,
+		"keyFormat": src.KeyFormat, "valueFormat": src.ValueFormat, "topic": src.Topic,
+		"partitions": src.Partitions, "replication": 1, "statement": src.SQL,
+		"queryOffsetSummaries": []any{}, "sourceConstraints": []any{},
+	}
+}
+
+// queryDescription answers EXPLAIN: ksqlDB's QueryDescriptionEntity for a
+// persistent query, with Sluice's plan text as its execution plan.
+func (h *Handler) queryDescription(st *ast.Explain, text string, r engine.Result) any {
+	d := map[string]any{"id": st.QueryID, "statementText": text, "windowType": nil, "fields": []fieldJSON{},
+		"sources": []string{}, "sinks": []string{}, "topology": "", "executionPlan": "",
+		"overriddenProperties": map[string]any{}, "ksqlHostQueryStatus": map[string]any{},
+		"queryType": "PERSISTENT", "queryErrors": []any{}, "tasksMetadata": []any{}, "state": "RUNNING"}
+	if t := r.Table; t != nil {
+		d["executionPlan"] = strings.TrimSpace(t.Title + "\n" + t.Footer)
+		d["topology"] = t.Footer
+	}
+	if q, ok := h.eng.Catalog().Query(st.QueryID); ok {
+		d["statementText"] = q.SQL
+		d["sources"] = q.Sources()
+		d["sinks"] = []string{q.Sink}
+		d["state"] = string(q.State)
+		fields := []fieldJSON{}
+		for _, c := range q.Plan.Output {
+			fields = append(fields, fieldJSON{Name: c.Name, Schema: schemaOf(c.Type)})
+		}
+		d["fields"] = fields
+	} else {
+		d["id"] = ""
+		d["queryType"] = "PULL"
+	}
+	return map[string]any{"@type": "queryDescription", "statementText": text, "queryDescription": d, "warnings": []any{}}
+}

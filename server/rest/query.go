@@ -1,0 +1,333 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+
+	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/internal/types"
+	"github.com/sluice-sql/sluice/parser"
+	"github.com/sluice-sql/sluice/parser/ast"
+)
+
+// queryStreamRequest is the body of POST /query-stream.
+type queryStreamRequest struct {
+	SQL              string         `json:"sql"`
+	Properties       map[string]any `json:"properties"`
+	SessionVariables map[string]any `json:"sessionVariables"`
+}
+
+// The media types of /query-stream's two forms.
+const (
+	delimitedType = "application/vnd.ksqlapi.delimited.v1"
+	jsonType      = "application/json"
+)
+
+// queryResult is a query's answer: a pull query's rows, or a push query's
+// stream.
+type queryResult struct {
+	id     string
+	cols   []types.Column
+	rows   [][]any // pull query
+	stream *engine.Stream
+}
+
+// runQuery runs the one SELECT or PRINT of sql. On failure it answers the
+// client itself and returns nil.
+func (h *Handler) runQuery(ctx context.Context, w http.ResponseWriter, sql string, sess *engine.Session) *queryResult {
+	fail := func(err error, stmt string) {
+		body := statementErrorBody(err, stmt, nil)
+		writeError(w, statusOf(body.Code), body)
+	}
+	script, err := parser.NewScript(sql)
+	if err != nil {
+		fail(parseError(sql, err), sql)
+		return nil
+	}
+	lookup := func(name string) (string, bool) {
+		v, ok := sess.Variables[strings.ToUpper(name)]
+		return v, ok
+	}
+	st, err := script.Next(lookup)
+	if err == io.EOF {
+		fail(&engine.StatementError{Statement: sql, Msg: "no query found; send one SELECT statement, such as SELECT * FROM s EMIT CHANGES;", Code: codeBadStatement}, sql)
+		return nil
+	}
+	if err != nil {
+		fail(parseError(sql, err), sql)
+		return nil
+	}
+	if _, err := script.Next(lookup); err != io.EOF {
+		fail(&engine.StatementError{Statement: sql, Msg: "Expected exactly one statement: send one query per request", Code: codeBadStatement}, sql)
+		return nil
+	}
+	switch st.(type) {
+	case *ast.Select, *ast.Print:
+	default:
+		p := st.Position()
+		fail(&engine.StatementError{Statement: st.SQL(), Line: p.Line, Col: p.Col, Code: codeBadStatement,
+			Msg: "this endpoint runs queries (SELECT and PRINT) only; send other statements to POST /ksql"}, st.SQL())
+		return nil
+	}
+	results, err := h.eng.Execute(ctx, sess, st.SQL()+";")
+	if err != nil {
+		for _, r := range results {
+			if r.Stream != nil {
+				r.Stream.Close()
+			}
+		}
+		fail(shiftError(err, st.Position()), st.SQL()+";")
+		return nil
+	}
+	r := results[0]
+	switch {
+	case r.Stream != nil:
+		return &queryResult{id: r.Stream.ID, cols: r.Stream.Columns, stream: r.Stream}
+	case r.Table != nil && r.Table.Types != nil:
+		return &queryResult{cols: r.Table.Types, rows: r.Table.Values}
+	case r.Table != nil:
+		// A listing without typed rows: its cells as strings.
+		q := &queryResult{}
+		for _, c := range r.Table.Columns {
+			q.cols = append(q.cols, types.Column{Name: c, Type: types.StringType})
+		}
+		for _, row := range r.Table.Rows {
+			vals := make([]any, len(row))
+			for i, c := range row {
+				vals[i] = c
+			}
+			q.rows = append(q.rows, vals)
+		}
+		return q
+	}
+	fail(errors.New("the statement returned no rows"), st.SQL())
+	return nil
+}
+
+// rowWriter writes a query's rows as they come and flushes each.
+type rowWriter struct {
+	w     http.ResponseWriter
+	rc    *http.ResponseController
+	buf   []byte
+	err   error
+	count int
+}
+
+func (rw *rowWriter) write(b []byte) {
+	if rw.err != nil {
+		return
+	}
+	if _, err := rw.w.Write(b); err != nil {
+		rw.err = err
+		return
+	}
+	rw.err = rw.rc.Flush()
+}
+
+// stream forwards a push query's rows through emit until the query ends,
+// the client goes, close-query is called or the server shuts down. It
+// returns the error that ended the query, nil when it completed, its
+// limit was reached or it was closed.
+func (h *Handler) stream(ctx context.Context, q *queryResult, emit func(row []any) error) (limit bool, err error) {
+	qctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var closed atomic.Bool
+	forget := h.register(q.id, func() { closed.Store(true); cancel() })
+	defer forget()
+	defer q.stream.Close()
+	for {
+		row, err := q.stream.Next(qctx)
+		switch {
+		case err == nil:
+		case errors.Is(err, io.EOF):
+			return true, nil
+		case qctx.Err() != nil:
+			if closed.Load() || h.shutdown.Err() != nil {
+				return false, nil
+			}
+			return false, ctx.Err()
+		default:
+			return false, err
+		}
+		if err := emit(row); err != nil {
+			return false, err
+		}
+	}
+}
+
+// serveQueryStream runs a pull or push query and streams its rows, in
+// ksqlDB's delimited form (a header object, then one JSON array a line)
+// or, when the client accepts only application/json, as one JSON array.
+func (h *Handler) serveQueryStream(w http.ResponseWriter, r *http.Request) {
+	var req queryStreamRequest
+	if !h.readBody(w, r, &req) {
+		return
+	}
+	ctx, cancel := h.requestContext(r.Context())
+	defer cancel()
+	q := h.runQuery(ctx, w, req.SQL, session(req.Properties, req.SessionVariables))
+	if q == nil {
+		return
+	}
+	asJSON := accepts(r, jsonType) && !accepts(r, delimitedType)
+	header := map[string]any{"columnNames": columnNames(q.cols), "columnTypes": columnTypes(q.cols)}
+	if q.stream != nil {
+		header["queryId"] = q.id
+	}
+	hb, _ := jsonMarshal(header)
+	if asJSON {
+		w.Header().Set("Content-Type", jsonType)
+	} else {
+		w.Header().Set("Content-Type", delimitedType)
+	}
+	w.WriteHeader(http.StatusOK)
+	rw := &rowWriter{w: w, rc: http.NewResponseController(w)}
+	if asJSON {
+		rw.write(append(append([]byte{'['}, hb...), '\n'))
+	} else {
+		rw.write(append(hb, '\n'))
+	}
+	emit := func(row []any) error {
+		rw.buf = rw.buf[:0]
+		if asJSON {
+			rw.buf = append(rw.buf, ',')
+		}
+		rw.buf = appendRow(rw.buf, row, q.cols)
+		rw.buf = append(rw.buf, '\n')
+		rw.write(rw.buf)
+		rw.count++
+		return rw.err
+	}
+	var err error
+	if q.stream == nil {
+		for _, row := range q.rows {
+			if err = emit(row); err != nil {
+				break
+			}
+		}
+	} else {
+		_, err = h.stream(ctx, q, emit)
+	}
+	if err != nil && rw.err == nil && ctx.Err() == nil {
+		h.log.Warn("query ended with an error", "query", q.id, "err", err)
+		body := statementErrorBody(err, req.SQL, nil)
+		body.Statement, body.Entities, body.Type = "", nil, "generic_error"
+		b, _ := jsonMarshal(body)
+		if asJSON {
+			b = append([]byte{','}, b...)
+		}
+		rw.write(append(b, '\n'))
+	}
+	if asJSON {
+		rw.write([]byte("]\n"))
+	}
+}
+
+// queryRequest is the body of the older POST /query.
+type queryRequest struct {
+	KSQL              string         `json:"ksql"`
+	StreamsProperties map[string]any `json:"streamsProperties"`
+	SessionVariables  map[string]any `json:"sessionVariables"`
+}
+
+// serveQuery runs a query in the form of ksqlDB's older /query endpoint: a
+// JSON array streamed in chunks, its header holding the schema, then one
+// {"row":{"columns":[...]}} per row and a final message.
+func (h *Handler) serveQuery(w http.ResponseWriter, r *http.Request) {
+	var req queryRequest
+	if !h.readBody(w, r, &req) {
+		return
+	}
+	ctx, cancel := h.requestContext(r.Context())
+	defer cancel()
+	q := h.runQuery(ctx, w, req.KSQL, session(req.StreamsProperties, req.SessionVariables))
+	if q == nil {
+		return
+	}
+	w.Header().Set("Content-Type", ksqlContentType(r))
+	w.WriteHeader(http.StatusOK)
+	rw := &rowWriter{w: w, rc: http.NewResponseController(w)}
+	id := q.id
+	if id == "" {
+		id = "pull_query"
+	}
+	hb, _ := jsonMarshal(map[string]any{"header": map[string]any{"queryId": id, "schema": schemaString(q.cols)}})
+	rw.write(append(append([]byte{'['}, hb...), ",\n"...))
+	emit := func(row []any) error {
+		rw.buf = append(rw.buf[:0], `{"row":{"columns":`...)
+		rw.buf = appendRow(rw.buf, row, q.cols)
+		rw.buf = append(rw.buf, "}},\n"...)
+		rw.write(rw.buf)
+		return rw.err
+	}
+	final := "Query Completed"
+	var err error
+	if q.stream == nil {
+		for _, row := range q.rows {
+			if err = emit(row); err != nil {
+				break
+			}
+		}
+	} else {
+		var limit bool
+		limit, err = h.stream(ctx, q, emit)
+		if limit {
+			final = "Limit Reached"
+		}
+	}
+	var end []byte
+	if err != nil {
+		body := statementErrorBody(err, req.KSQL, nil)
+		body.Entities = nil
+		eb, _ := jsonMarshal(map[string]any{"errorMessage": body})
+		end = append(eb, "]\n"...)
+	} else {
+		fb, _ := jsonMarshal(map[string]string{"finalMessage": final})
+		end = append(fb, "]\n"...)
+	}
+	rw.write(end)
+}
+
+// closeQueryRequest is the body of POST /close-query.
+type closeQueryRequest struct {
+	QueryID string `json:"queryId"`
+}
+
+// serveCloseQuery ends a push query started by /query-stream or /query:
+// its response ends.
+func (h *Handler) serveCloseQuery(w http.ResponseWriter, r *http.Request) {
+	var req closeQueryRequest
+	if !h.readBody(w, r, &req) {
+		return
+	}
+	h.mu.Lock()
+	stop := h.queries[req.QueryID]
+	h.mu.Unlock()
+	if stop == nil {
+		writeError(w, http.StatusBadRequest, errorBody{Type: "generic_error", Code: codeBadRequest,
+			Message: "No query with id " + req.QueryID + "; it may have ended already (SHOW QUERIES lists the running push queries)"})
+		return
+	}
+	stop()
+	w.WriteHeader(http.StatusOK)
+}
+
+func columnNames(cols []types.Column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Name
+	}
+	return out
+}
+
+func columnTypes(cols []types.Column) []string {
+	out := make([]string, len(cols))
+	for i, c := range cols {
+		out[i] = c.Type.String()
+	}
+	return out
+}

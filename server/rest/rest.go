@@ -1,0 +1,311 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/sluice-sql/sluice/engine"
+)
+
+// Options configure a Handler. The zero value is usable.
+type Options struct {
+	// Version is reported by /info.
+	Version string
+	// ServiceID names the Sluice cluster (ksqlDB's ksql.service.id);
+	// reported by /info.
+	ServiceID string
+	// KafkaClusterID names the Kafka cluster in /info; the bootstrap
+	// servers do when the cluster id is unknown.
+	KafkaClusterID string
+	// CheckKafka reports whether Kafka answers, for /healthcheck; nil counts
+	// as healthy.
+	CheckKafka func(ctx context.Context) error
+	// Logger receives the handler's logs; default slog.Default().
+	Logger *slog.Logger
+	// MaxRequestBytes bounds the body of a /ksql, /query, /query-stream or
+	// /close-query request; default 1 MiB. /inserts-stream reads its rows
+	// as they come and bounds each line by it.
+	MaxRequestBytes int64
+}
+
+// Route is one endpoint of the API.
+type Route struct {
+	Method string
+	Path   string
+}
+
+// routes lists every endpoint with its handler; Routes and New read it.
+var routes = []struct {
+	Route
+	serve func(h *Handler, w http.ResponseWriter, r *http.Request)
+}{
+	{Route{http.MethodPost, "/ksql"}, (*Handler).serveKSQL},
+	{Route{http.MethodPost, "/query"}, (*Handler).serveQuery},
+	{Route{http.MethodPost, "/query-stream"}, (*Handler).serveQueryStream},
+	{Route{http.MethodPost, "/close-query"}, (*Handler).serveCloseQuery},
+	{Route{http.MethodPost, "/inserts-stream"}, (*Handler).serveInsertsStream},
+	{Route{http.MethodGet, "/info"}, (*Handler).serveInfo},
+	{Route{http.MethodGet, "/healthcheck"}, (*Handler).serveHealthcheck},
+	{Route{http.MethodGet, "/status"}, (*Handler).serveStatuses},
+	{Route{http.MethodGet, "/status/{commandId...}"}, (*Handler).serveStatus},
+	{Route{http.MethodGet, "/{$}"}, (*Handler).serveRoot},
+}
+
+// Routes lists every route the handler serves, with its method; a path
+// ending in {name...} matches any path below it.
+func Routes() []Route {
+	out := make([]Route, len(routes))
+	for i, r := range routes {
+		out[i] = r.Route
+	}
+	return out
+}
+
+// Handler serves ksqlDB's REST API over an engine. It is an http.Handler;
+// serve it over HTTP/1.1 and HTTP/2 (h2c or TLS): /inserts-stream needs
+// HTTP/2, as in ksqlDB.
+type Handler struct {
+	eng  *engine.Engine
+	opts Options
+	log  *slog.Logger
+	mux  *http.ServeMux
+
+	// shutdown ends when Close is called: open query and insert streams
+	// end.
+	shutdown context.Context
+	cancel   context.CancelFunc
+
+	mu sync.Mutex
+	// queries are the push queries in progress, by query id, each with the
+	// function that ends it (close-query).
+	queries map[string]func()
+	// commands are the statuses of the commands this server ran, for
+	// /status; seq numbers them.
+	commands map[string]commandStatus
+	order    []string
+	seq      int64
+}
+
+// New returns a handler over eng.
+func New(eng *engine.Engine, opts Options) *Handler {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.MaxRequestBytes <= 0 {
+		opts.MaxRequestBytes = 1 << 20
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &Handler{
+		eng:      eng,
+		opts:     opts,
+		log:      opts.Logger,
+		mux:      http.NewServeMux(),
+		shutdown: ctx,
+		cancel:   cancel,
+		queries:  map[string]func(){},
+		commands: map[string]commandStatus{},
+	}
+	for _, r := range routes {
+		serve := r.serve
+		h.mux.HandleFunc(r.Method+" "+r.Path, func(w http.ResponseWriter, req *http.Request) { serve(h, w, req) })
+	}
+	return h
+}
+
+// ServeHTTP implements http.Handler. Unknown paths answer 404 with a
+// ksqlDB error body.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if _, pattern := h.mux.Handler(r); pattern == "" {
+		writeError(w, http.StatusNotFound, errorBody{Type: "generic_error", Code: codeNotFound,
+			Message: "no endpoint " + r.Method + " " + r.URL.Path + "; the API serves POST /ksql, /query, /query-stream, /close-query, /inserts-stream and GET /info, /healthcheck, /status"})
+		return
+	}
+	h.mux.ServeHTTP(w, r)
+}
+
+// Close ends the open query and insert streams: their responses finish
+// and their handlers return. Call it before http.Server.Shutdown (or
+// register it with RegisterOnShutdown), which waits for handlers.
+func (h *Handler) Close() {
+	h.cancel()
+}
+
+// ksqlDB's error codes: the HTTP status times 100, plus a detail.
+const (
+	codeBadRequest    = 40000
+	codeBadStatement  = 40001
+	codeQueryEndpoint = 40002
+	codeHTTP2Only     = 40004
+	codeNotFound      = 40400
+	codeServerError   = 50000
+	codeShuttingDown  = 50302
+)
+
+// errorBody is ksqlDB's error entity (KsqlErrorMessage and, with a
+// statement, KsqlStatementErrorMessage).
+type errorBody struct {
+	Type      string `json:"@type"`
+	Code      int    `json:"error_code"`
+	Message   string `json:"message"`
+	Statement string `json:"statementText,omitempty"`
+	// Entities are the results of the statements before the failing one
+	// (statement errors only).
+	Entities *[]any `json:"entities,omitempty"`
+}
+
+// statusOf is the HTTP status of an error code.
+func statusOf(code int) int {
+	s := code / 100
+	if s < 400 || s > 599 {
+		return http.StatusInternalServerError
+	}
+	return s
+}
+
+// writeError answers with an error body.
+func writeError(w http.ResponseWriter, status int, body errorBody) {
+	writeJSON(w, status, body)
+}
+
+// writeJSON answers with v as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b, _ = json.Marshal(errorBody{Type: "generic_error", Code: codeServerError, Message: "cannot encode the response: " + err.Error()})
+	}
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", "application/json")
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
+// statementErrorBody turns an engine error into ksqlDB's error entity.
+// stmt is the failing statement's text when known; entities the results
+// before it.
+func statementErrorBody(err error, stmt string, entities []any) errorBody {
+	if entities == nil {
+		entities = []any{}
+	}
+	var se *engine.StatementError
+	if errors.As(err, &se) {
+		code := se.Code
+		if code == 0 {
+			code = codeBadStatement
+		}
+		msg := se.Msg
+		if se.Line > 0 {
+			msg = "line " + itoa(se.Line) + ":" + itoa(se.Col) + ": " + se.Msg
+		}
+		if se.Statement != "" {
+			stmt = se.Statement
+		}
+		return errorBody{Type: "statement_error", Code: code, Message: msg, Statement: stmt, Entities: &entities}
+	}
+	if errors.Is(err, context.Canceled) {
+		return errorBody{Type: "generic_error", Code: codeShuttingDown, Message: "the request was cancelled: the client went away or the server is shutting down"}
+	}
+	return errorBody{Type: "statement_error", Code: codeServerError, Message: err.Error(), Statement: stmt, Entities: &entities}
+}
+
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+		if n == 0 {
+			break
+		}
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}
+
+// readBody decodes a JSON request body into v, answering 400 itself when
+// it cannot; it returns whether v was read.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	body := http.MaxBytesReader(w, r.Body, h.opts.MaxRequestBytes)
+	dec := json.NewDecoder(body)
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		msg := "the request body is not a JSON object of the expected shape: " + err.Error()
+		if errors.Is(err, io.EOF) {
+			msg = "the request body is empty; send a JSON object such as {\"ksql\": \"SHOW STREAMS;\"}"
+		}
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			msg = "the request body is larger than " + itoa(int(mb.Limit)) + " bytes"
+		}
+		writeError(w, http.StatusBadRequest, errorBody{Type: "generic_error", Code: codeBadRequest, Message: msg})
+		return false
+	}
+	return true
+}
+
+// session builds an engine session from a request's properties and
+// variables. Variable names are upper-cased as DEFINE stores them.
+func session(props map[string]any, vars map[string]any) *engine.Session {
+	s := engine.NewSession()
+	for k, v := range props {
+		s.Properties[k] = scalarText(v)
+	}
+	for k, v := range vars {
+		s.Variables[strings.ToUpper(k)] = scalarText(v)
+	}
+	return s
+}
+
+// scalarText is a property or variable value as text.
+func scalarText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	case nil:
+		return ""
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// accepts reports whether the request's Accept header names media type mt.
+func accepts(r *http.Request, mt string) bool {
+	for _, a := range r.Header.Values("Accept") {
+		for part := range strings.SplitSeq(a, ",") {
+			if t, _, _ := strings.Cut(part, ";"); strings.EqualFold(strings.TrimSpace(t), mt) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// register records a running push query so that close-query can end it;
+// the returned function forgets it.
+func (h *Handler) register(id string, stop func()) func() {
+	h.mu.Lock()
+	h.queries[id] = stop
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		delete(h.queries, id)
+		h.mu.Unlock()
+	}
+}
