@@ -24,6 +24,7 @@ import (
 // over HTTP/1.1 and h2c.
 type env struct {
 	eng     *engine.Engine
+	client  kafka.Client
 	handler *rest.Handler
 	srv     *httptest.Server
 	url     string
@@ -65,7 +66,7 @@ func newEnv(t *testing.T) *env {
 	h2 := new(http.Protocols)
 	h2.SetUnencryptedHTTP2(true)
 	return &env{
-		eng: eng, handler: h, srv: srv, url: srv.URL,
+		eng: eng, client: client, handler: h, srv: srv, url: srv.URL,
 		h1: &http.Client{Transport: &http.Transport{}, Timeout: time.Minute},
 		h2: &http.Client{Transport: &http.Transport{Protocols: h2}, Timeout: time.Minute},
 	}
