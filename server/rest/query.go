@@ -108,6 +108,14 @@ func (h *Handler) runQuery(ctx context.Context, w http.ResponseWriter, sql strin
 	return nil
 }
 
+// streamHeader is the first object of a /query-stream answer; pull
+// queries have no query id.
+type streamHeader struct {
+	QueryID     string   `json:"queryId,omitempty"`
+	ColumnNames []string `json:"columnNames"`
+	ColumnTypes []string `json:"columnTypes"`
+}
+
 // rowWriter writes a query's rows as they come and flushes each.
 type rowWriter struct {
 	w     http.ResponseWriter
@@ -174,9 +182,9 @@ func (h *Handler) serveQueryStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	asJSON := accepts(r, jsonType) && !accepts(r, delimitedType)
-	header := map[string]any{"columnNames": columnNames(q.cols), "columnTypes": columnTypes(q.cols)}
+	header := streamHeader{ColumnNames: columnNames(q.cols), ColumnTypes: columnTypes(q.cols)}
 	if q.stream != nil {
-		header["queryId"] = q.id
+		header.QueryID = q.id
 	}
 	hb, _ := jsonMarshal(header)
 	if asJSON {
