@@ -63,6 +63,8 @@ func Routes() []Route {
 	out := make([]Route, len(routes))
 	for i, r := range routes {
 		out[i] = r.Route
+		// "/{$}" is how a ServeMux spells "/ alone".
+		out[i].Path = strings.TrimSuffix(r.Path, "{$}")
 	}
 	return out
 }
@@ -75,6 +77,9 @@ type Handler struct {
 	opts Options
 	log  *slog.Logger
 	mux  *http.ServeMux
+	// paths matches the routes' paths whatever the method, to tell an
+	// unknown path (404) from a wrong method (405).
+	paths *http.ServeMux
 
 	// shutdown ends when Close is called: open query and insert streams
 	// end.
@@ -106,14 +111,24 @@ func New(eng *engine.Engine, opts Options) *Handler {
 		opts:     opts,
 		log:      opts.Logger,
 		mux:      http.NewServeMux(),
+		paths:    http.NewServeMux(),
 		shutdown: ctx,
 		cancel:   cancel,
 		queries:  map[string]func(){},
 		commands: map[string]commandStatus{},
 	}
+	methods := map[string][]string{}
 	for _, r := range routes {
 		serve := r.serve
 		h.mux.HandleFunc(r.Method+" "+r.Path, func(w http.ResponseWriter, req *http.Request) { serve(h, w, req) })
+		methods[r.Path] = append(methods[r.Path], r.Method)
+	}
+	for path, ms := range methods {
+		allow := strings.Join(ms, ", ")
+		h.paths.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			WriteError(w, CodeMethodNotAllowed, r.Method+" "+r.URL.Path+" is not served; use "+allow)
+		})
 	}
 	return h
 }
@@ -122,8 +137,11 @@ func New(eng *engine.Engine, opts Options) *Handler {
 // ksqlDB error body.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, pattern := h.mux.Handler(r); pattern == "" {
-		writeError(w, http.StatusNotFound, errorBody{Type: "generic_error", Code: codeNotFound,
-			Message: "no endpoint " + r.Method + " " + r.URL.Path + "; the API serves POST /ksql, /query, /query-stream, /close-query, /inserts-stream and GET /info, /healthcheck, /status"})
+		if _, p := h.paths.Handler(r); p != "" {
+			h.paths.ServeHTTP(w, r)
+			return
+		}
+		WriteError(w, codeNotFound, "no endpoint "+r.Method+" "+r.URL.Path+"; the API serves POST /ksql, /query, /query-stream, /close-query, /inserts-stream and GET /info, /healthcheck, /status")
 		return
 	}
 	h.mux.ServeHTTP(w, r)
@@ -136,8 +154,16 @@ func (h *Handler) Close() {
 	h.cancel()
 }
 
-// ksqlDB's error codes: the HTTP status times 100, plus a detail.
+// ksqlDB's error codes: the HTTP status times 100, plus a detail. Those
+// other packages answer with (authentication) are exported.
 const (
+	// CodeUnauthorized answers a request without valid credentials (401).
+	CodeUnauthorized = 40100
+	// CodeForbidden answers a request its user may not make (403).
+	CodeForbidden = 40300
+	// CodeMethodNotAllowed answers a known path with another method (405).
+	CodeMethodNotAllowed = 40500
+
 	codeBadRequest    = 40000
 	codeBadStatement  = 40001
 	codeQueryEndpoint = 40002
@@ -166,6 +192,13 @@ func statusOf(code int) int {
 		return http.StatusInternalServerError
 	}
 	return s
+}
+
+// WriteError answers with ksqlDB's generic error body,
+// {"@type":"generic_error","error_code":code,"message":message}, and the
+// HTTP status the code is made from (code / 100), as ksqlDB does.
+func WriteError(w http.ResponseWriter, code int, message string) {
+	writeError(w, statusOf(code), errorBody{Type: "generic_error", Code: code, Message: message})
 }
 
 // writeError answers with an error body.

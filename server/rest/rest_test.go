@@ -248,6 +248,10 @@ func TestKSQLErrors(t *testing.T) {
 	if m := decode(t, body); status != 404 || m["error_code"] != float64(40400) {
 		t.Errorf("unknown path: %d %s", status, body)
 	}
+	status, body, resp := e.post(t, e.h1, "/info", "", map[string]any{})
+	if m := decode(t, body); status != 405 || m["error_code"] != float64(40500) || resp.Header.Get("Allow") != "GET" {
+		t.Errorf("POST /info: %d %s", status, body)
+	}
 	// A statement that is not a query on /query-stream.
 	status, body, _ = e.post(t, e.h2, "/query-stream", "", map[string]any{"sql": "SHOW STREAMS;"})
 	if m := decode(t, body); status != 400 || m["error_code"] != float64(40001) {
@@ -523,7 +527,6 @@ func TestRoutesAreServed(t *testing.T) {
 	e := newEnv(t)
 	for _, r := range rest.Routes() {
 		path := strings.ReplaceAll(r.Path, "{commandId...}", "stream/X/create")
-		path = strings.ReplaceAll(path, "{$}", "")
 		req, err := http.NewRequest(r.Method, e.url+path, strings.NewReader("{}"))
 		if err != nil {
 			t.Fatal(err)
