@@ -208,10 +208,10 @@ func writeError(w http.ResponseWriter, status int, body errorBody) {
 
 // writeJSON answers with v as JSON.
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
+	b, err := jsonMarshal(v)
 	if err != nil {
 		status = http.StatusInternalServerError
-		b, _ = json.Marshal(errorBody{Type: "generic_error", Code: codeServerError, Message: "cannot encode the response: " + err.Error()})
+		b, _ = jsonMarshal(errorBody{Type: "generic_error", Code: codeServerError, Message: "cannot encode the response: " + err.Error()})
 	}
 	if w.Header().Get("Content-Type") == "" {
 		w.Header().Set("Content-Type", "application/json")
