@@ -1,0 +1,35 @@
+// Package rest serves ksqlDB's REST API over the engine, so that ksqlDB's
+// clients (its CLI's HTTP calls, the npm ksqldb-client, the Python
+// ksql-python-ng, curl scripts) work against Sluice.
+//
+// The endpoints and their shapes follow ksqlDB's:
+//
+//   - POST /ksql runs statements one by one in a session built from the
+//     request's streamsProperties and sessionVariables, and answers with one
+//     entity per statement: currentStatus (with a commandId such as
+//     stream/`S`/create) for statements that change the catalog or the
+//     queries; streams, tables, queries, kafka_topics, properties,
+//     variables, type_list and function_names for SHOW; sourceDescription
+//     for DESCRIBE; queryDescription for EXPLAIN; and, for listings ksqlDB
+//     has no entity for, a sluice_table with the listing's columns and rows.
+//     INSERT VALUES, SET, UNSET, DEFINE and UNDEFINE answer no entity.
+//     Queries are refused with error 40002, as in ksqlDB.
+//   - POST /query-stream runs one pull or push query, answered in the
+//     delimited form (a header object, then one JSON array a line) or, to a
+//     client that accepts only application/json, as one JSON array. A push
+//     query runs until its LIMIT, POST /close-query, the client going away
+//     or Close.
+//   - POST /query is the older, chunked form: a header with the schema,
+//     {"row":{"columns":[...]}} per row and a finalMessage.
+//   - POST /inserts-stream (HTTP/2 only) writes rows as they arrive, through
+//     the same path as INSERT VALUES, and acknowledges each.
+//   - GET /info, /healthcheck, /status[/{commandId}].
+//
+// Errors are ksqlDB's bodies: {"@type":"statement_error" or
+// "generic_error","error_code":N,"message":...}, where N is the HTTP status
+// times 100 plus a detail (40001 a refused statement, 40002 a query sent to
+// /ksql, 40004 HTTP/2 needed, 40400 not found, 50000 a server failure).
+// Values travel as ksqlDB writes them: numbers (decimals too) as JSON
+// numbers, structs and maps as objects, bytes in base64, TIMESTAMP, DATE and
+// TIME as ISO-8601 strings.
+package rest
