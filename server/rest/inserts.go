@@ -42,10 +42,10 @@ func (h *Handler) serveInsertsStream(w http.ResponseWriter, r *http.Request) {
 			Message: "This endpoint is only available when using HTTP2; use an HTTP/2 client (curl --http2-prior-knowledge), or INSERT INTO ... VALUES through /ksql"})
 		return
 	}
-	ctx, cancel := h.requestContext(r.Context())
-	defer cancel()
-	// Reading the body blocks; end it when the server shuts down.
-	defer context.AfterFunc(ctx, func() { _ = r.Body.Close() })()
+	// A row being inserted is finished when the server shuts down, but no
+	// more are read: closing the body ends the read in progress.
+	ctx := r.Context()
+	defer context.AfterFunc(h.shutdown, func() { _ = r.Body.Close() })()
 
 	in := bufio.NewReaderSize(r.Body, 64<<10)
 	line, err := readLine(in, h.opts.MaxRequestBytes)
@@ -104,7 +104,7 @@ func (h *Handler) serveInsertsStream(w http.ResponseWriter, r *http.Request) {
 			seq++
 		}
 		if err != nil {
-			if !errors.Is(err, io.EOF) && ctx.Err() == nil {
+			if !errors.Is(err, io.EOF) && ctx.Err() == nil && h.shutdown.Err() == nil {
 				send(ack{Status: "error", Seq: seq, Code: codeBadRequest, Message: err.Error()})
 				seq++
 			}

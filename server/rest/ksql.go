@@ -39,8 +39,9 @@ func (h *Handler) serveKSQL(w http.ResponseWriter, r *http.Request) {
 		props = req.Properties
 	}
 	sess := session(props, req.SessionVariables)
-	ctx, cancel := h.requestContext(r.Context())
-	defer cancel()
+	// Statements run to their end even while the server shuts down:
+	// http.Server.Shutdown waits for them.
+	ctx := r.Context()
 
 	entities := []any{}
 	fail := func(err error, stmt string) {

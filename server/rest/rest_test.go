@@ -551,3 +551,40 @@ func TestCloseEndsStreams(t *testing.T) {
 	e.handler.Close()
 	l.end(t)
 }
+
+// TestInsertsStreamAcksAsRowsArrive writes rows one at a time into an open
+// request and reads each ack before sending the next; Close ends the
+// request.
+func TestInsertsStreamAcksAsRowsArrive(t *testing.T) {
+	e := newEnv(t)
+	seed(t, e)
+	pr, pw := io.Pipe()
+	req, err := http.NewRequest(http.MethodPost, e.url+"/inserts-stream", pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The handler answers once it has read the target.
+	go func() { _, _ = io.WriteString(pw, `{"target":"orders"}`+"\n") }()
+	resp, err := e.h2.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for i, row := range []string{`{"ID":"q1","ITEM":"a","AMOUNT":1}`, `{"ID":"q2","ITEM":"b","AMOUNT":2}`} {
+		if _, err := io.WriteString(pw, row+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		if !sc.Scan() {
+			t.Fatalf("no ack for row %d: %v", i, sc.Err())
+		}
+		if want := `{"status":"ok","seq":` + string(rune('0'+i)) + `}`; sc.Text() != want {
+			t.Fatalf("ack %s, want %s", sc.Text(), want)
+		}
+	}
+	e.handler.Close()
+	for sc.Scan() {
+		t.Errorf("unexpected line after Close: %s", sc.Text())
+	}
+	pw.Close()
+}
