@@ -200,8 +200,19 @@ func (h *Handler) entity(st ast.Statement, text string, r engine.Result) any {
 		return h.showEntity(st, text, r)
 	case *ast.Describe:
 		if src, ok := h.eng.Catalog().Source(st.Name); ok {
-			return map[string]any{"@type": "sourceDescription", "statementText": text,
-				"sourceDescription": h.sourceDescription(src, st.Extended), "warnings": []any{}}
+			d := h.sourceDescription(src, st.Extended)
+			if st.Extended && r.Table != nil {
+				// The runtime figures DESCRIBE EXTENDED prints, one query a
+				// line.
+				var stats []string
+				for line := range strings.SplitSeq(r.Table.Footer, "\n") {
+					if strings.Contains(line, ": records in ") {
+						stats = append(stats, line)
+					}
+				}
+				d["statistics"] = strings.Join(stats, "\n")
+			}
+			return map[string]any{"@type": "sourceDescription", "statementText": text, "sourceDescription": d, "warnings": []any{}}
 		}
 	case *ast.Explain:
 		return h.queryDescription(st, text, r)

@@ -238,7 +238,11 @@ func statementErrorBody(err error, stmt string, entities []any) errorBody {
 			msg = "line " + itoa(se.Line) + ":" + itoa(se.Col) + ": " + se.Msg
 		}
 		if se.Statement != "" {
-			stmt = se.Statement
+			// ksqlDB's statement texts end with their semicolon.
+			stmt = strings.TrimSpace(se.Statement)
+			if !strings.HasSuffix(stmt, ";") {
+				stmt += ";"
+			}
 		}
 		return errorBody{Type: "statement_error", Code: code, Message: msg, Statement: stmt, Entities: &entities}
 	}

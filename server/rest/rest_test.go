@@ -219,7 +219,7 @@ func TestKSQLErrors(t *testing.T) {
 		httpClient *http.Client
 	}{
 		{name: "syntax", sql: "CREATE STREM x;", status: 400, code: 40001, typ: "statement_error", msg: "line 1:", statement: "CREATE STREM x"},
-		{name: "unknown source", sql: ordersDDL + "\nDESCRIBE nope;", status: 400, code: 40001, typ: "statement_error", msg: "line 2:10", statement: "DESCRIBE nope", nEntities: 1, checkEnts: true},
+		{name: "unknown source", sql: ordersDDL + "\nDESCRIBE nope;", status: 400, code: 40001, typ: "statement_error", msg: "line 2:10", statement: "DESCRIBE nope;", nEntities: 1, checkEnts: true},
 		{name: "query on /ksql", sql: "SELECT * FROM orders EMIT CHANGES;", status: 400, code: 40002, typ: "statement_error", msg: "should be issued to the websocket endpoint '/query'", statement: "SELECT * FROM orders EMIT CHANGES;"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
