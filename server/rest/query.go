@@ -312,15 +312,11 @@ func (h *Handler) serveCloseQuery(w http.ResponseWriter, r *http.Request) {
 	if !h.readBody(w, r, &req) {
 		return
 	}
-	h.mu.Lock()
-	stop := h.queries[req.QueryID]
-	h.mu.Unlock()
-	if stop == nil {
+	if !h.closeQuery(req.QueryID) {
 		writeError(w, http.StatusBadRequest, errorBody{Type: "generic_error", Code: codeBadRequest,
 			Message: "No query with id " + req.QueryID + "; it may have ended already (SHOW QUERIES lists the running push queries)"})
 		return
 	}
-	stop()
 	w.WriteHeader(http.StatusOK)
 }
 

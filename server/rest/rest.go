@@ -88,8 +88,8 @@ type Handler struct {
 
 	mu sync.Mutex
 	// queries are the push queries in progress, by query id, each with the
-	// function that ends it (close-query).
-	queries map[string]func()
+	// function that ends it (close-query); PRINTs of one topic share an id.
+	queries map[string]map[*func()]bool
 	// commands are the statuses of the commands this server ran, for
 	// /status; seq numbers them.
 	commands map[string]commandStatus
@@ -114,7 +114,7 @@ func New(eng *engine.Engine, opts Options) *Handler {
 		paths:    http.NewServeMux(),
 		shutdown: ctx,
 		cancel:   cancel,
-		queries:  map[string]func(){},
+		queries:  map[string]map[*func()]bool{},
 		commands: map[string]commandStatus{},
 	}
 	methods := map[string][]string{}
@@ -338,11 +338,32 @@ func accepts(r *http.Request, mt string) bool {
 // the returned function forgets it.
 func (h *Handler) register(id string, stop func()) func() {
 	h.mu.Lock()
-	h.queries[id] = stop
+	if h.queries[id] == nil {
+		h.queries[id] = map[*func()]bool{}
+	}
+	h.queries[id][&stop] = true
 	h.mu.Unlock()
 	return func() {
 		h.mu.Lock()
-		delete(h.queries, id)
+		delete(h.queries[id], &stop)
+		if len(h.queries[id]) == 0 {
+			delete(h.queries, id)
+		}
 		h.mu.Unlock()
 	}
+}
+
+// closeQuery ends the push queries with id and reports whether there were
+// any.
+func (h *Handler) closeQuery(id string) bool {
+	h.mu.Lock()
+	var stops []func()
+	for stop := range h.queries[id] {
+		stops = append(stops, *stop)
+	}
+	h.mu.Unlock()
+	for _, stop := range stops {
+		stop()
+	}
+	return len(stops) > 0
 }
