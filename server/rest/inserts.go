@@ -4,16 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
-	"github.com/sluice-sql/sluice/catalog"
 	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/types"
 )
 
@@ -61,7 +64,7 @@ func (h *Handler) serveInsertsStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	src, ok := h.findSource(tgt.Target)
-	if !ok {
+	if !ok || src.ReadOnly {
 		writeError(w, http.StatusBadRequest, errorBody{Type: "generic_error", Code: codeBadStatement,
 			Message: "Cannot insert values into an unknown stream/table: `" + tgt.Target + "`; SHOW STREAMS lists the streams"})
 		return
@@ -138,144 +141,162 @@ func readLine(in *bufio.Reader, limit int64) ([]byte, error) {
 
 // findSource finds a source by name: as written, then upper-cased as an
 // unquoted identifier would be.
-func (h *Handler) findSource(name string) (*catalog.Source, bool) {
-	cat := h.eng.Catalog()
-	if s, ok := cat.Source(name); ok {
+func (h *Handler) findSource(name string) (engine.SourceInfo, bool) {
+	if s, err := h.eng.DescribeSource(name); err == nil {
 		return s, true
 	}
-	return cat.Source(strings.ToUpper(name))
+	s, err := h.eng.DescribeSource(strings.ToUpper(name))
+	return s, err == nil
 }
 
-// insertRow inserts one JSON object through INSERT VALUES, so that rows
-// get the same coercions, timestamps and encodings as that statement's.
-func (h *Handler) insertRow(ctx context.Context, src *catalog.Source, line []byte) error {
+// insertRow inserts one JSON object, its values converted to its columns'
+// types, through the engine's Insert: rows get the same checks, timestamps
+// and encodings as INSERT VALUES gives them.
+func (h *Handler) insertRow(ctx context.Context, src engine.SourceInfo, line []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
-	var row map[string]any
-	if err := dec.Decode(&row); err != nil || row == nil {
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil || obj == nil {
 		return fmt.Errorf("a row must be one JSON object on one line, mapping column names to values: %s", line)
 	}
-	cols := src.Columns()
-	names := make([]string, 0, len(row))
-	for k := range row {
+	names := make([]string, 0, len(obj))
+	for k := range obj {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	var colList, valList []string
+	var row engine.InsertRow
 	for _, k := range names {
-		var col *types.Column
-		for i := range cols {
-			if cols[i].Name == k {
-				col = &cols[i]
-				break
-			}
+		col, ok := findColumn(src, k)
+		if !ok {
+			return fmt.Errorf("%s has no column %s; its columns are %s", src.Name, k, sourceColumnNames(src))
 		}
-		if col == nil {
-			for i := range cols {
-				if strings.EqualFold(cols[i].Name, k) {
-					col = &cols[i]
-					break
-				}
-			}
-		}
-		if col == nil {
-			if strings.EqualFold(k, "ROWTIME") {
-				col = &types.Column{Name: "ROWTIME", Type: types.BigintType}
-			} else {
-				return fmt.Errorf("%s has no column %s; its columns are %s", src.Name, k, strings.Join(columnNames(cols), ", "))
-			}
-		}
-		lit, err := literal(row[k], col.Type)
+		v, err := jsonValue(obj[k], col.Type)
 		if err != nil {
 			return fmt.Errorf("value for column %s: %v", col.Name, err)
 		}
-		colList = append(colList, quoteIdent(col.Name))
-		valList = append(valList, lit)
+		row.Add(col.Name, v, col.Type)
 	}
-	stmt := "INSERT INTO " + quoteIdent(src.Name) + " (" + strings.Join(colList, ", ") + ") VALUES (" + strings.Join(valList, ", ") + ");"
-	_, err := h.eng.Execute(ctx, engine.NewSession(), stmt)
+	_, err := h.eng.Insert(ctx, src.Name, []engine.InsertRow{row})
 	return err
 }
 
-func quoteIdent(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
-
-func quoteString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
-
-// literal spells a JSON value as a SQL expression of type t.
-func literal(v any, t *types.Type) (string, error) {
-	if v == nil {
-		return "NULL", nil
+// findColumn finds a column by name: as written, then ignoring case;
+// ROWTIME sets the record time.
+func findColumn(src engine.SourceInfo, name string) (types.Column, bool) {
+	for _, c := range src.Columns {
+		if c.Name == name {
+			return c.Column, true
+		}
 	}
-	cast := func(e string) string { return "CAST(" + e + " AS " + t.String() + ")" }
+	for _, c := range src.Columns {
+		if strings.EqualFold(c.Name, name) {
+			return c.Column, true
+		}
+	}
+	if strings.EqualFold(name, "ROWTIME") {
+		return types.Column{Name: "ROWTIME", Type: types.BigintType}, true
+	}
+	return types.Column{}, false
+}
+
+func sourceColumnNames(src engine.SourceInfo) string {
+	names := make([]string, len(src.Columns))
+	for i, c := range src.Columns {
+		names[i] = c.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// jsonValue converts a decoded JSON value (numbers as json.Number) to a
+// value of type t, as ksqlDB reads an inserted row: objects are structs or
+// maps as the column says, strings convert as CAST does (to TIMESTAMP,
+// DECIMAL, ...), and BYTES are base64.
+func jsonValue(v any, t *types.Type) (any, error) {
 	switch x := v.(type) {
+	case nil:
+		return nil, nil
 	case bool:
-		if x {
-			return "TRUE", nil
-		}
-		return "FALSE", nil
+		return expr.Coerce(x, types.BooleanType, t)
 	case json.Number:
-		return cast(x.String()), nil
-	case string:
-		switch t.Kind {
-		case types.String:
-			return quoteString(x), nil
-		case types.Bytes:
-			return "TO_BYTES(" + quoteString(x) + ", 'base64')", nil
+		if i, err := strconv.ParseInt(x.String(), 10, 64); err == nil {
+			// Typed as SQL types an integer literal, so that it fits an
+			// INTEGER column.
+			if i == int64(int32(i)) {
+				return expr.Coerce(int32(i), types.IntType, t)
+			}
+			return expr.Coerce(i, types.BigintType, t)
 		}
-		return cast(quoteString(x)), nil
+		if t.Kind == types.Decimal {
+			d, err := types.ParseDec(x.String())
+			if err != nil {
+				return nil, err
+			}
+			return expr.Coerce(d, types.DecimalOf(max(d.Precision(), d.Scale), d.Scale), t)
+		}
+		f, err := x.Float64()
+		if err != nil {
+			return nil, err
+		}
+		return expr.Coerce(f, types.DoubleType, t)
+	case string:
+		if t.Kind == types.Bytes {
+			b, err := base64.StdEncoding.DecodeString(x)
+			if err != nil {
+				return nil, fmt.Errorf("BYTES are given in base64: %v", err)
+			}
+			return b, nil
+		}
+		return expr.Coerce(x, types.StringType, t)
 	case []any:
 		if t.Kind != types.Array {
-			return "", fmt.Errorf("a JSON array cannot be a %s", t)
+			return nil, fmt.Errorf("a JSON array cannot be a %s", t)
 		}
-		parts := make([]string, len(x))
+		out := make([]any, len(x))
 		for i, e := range x {
-			p, err := literal(e, t.Elem)
+			c, err := jsonValue(e, t.Elem)
 			if err != nil {
-				return "", err
+				return nil, err
 			}
-			parts[i] = p
+			out[i] = c
 		}
-		return cast("ARRAY[" + strings.Join(parts, ", ") + "]"), nil
+		return out, nil
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
 		switch t.Kind {
 		case types.Struct:
-			var parts []string
-			for _, f := range t.Fields {
-				for _, k := range keys {
-					if strings.EqualFold(k, f.Name) {
-						p, err := literal(x[k], f.Type)
-						if err != nil {
-							return "", err
-						}
-						parts = append(parts, quoteIdent(f.Name)+" := "+p)
-					}
+			out := make(types.StructValue, len(t.Fields))
+			for k, e := range x {
+				i := slices.IndexFunc(t.Fields, func(f types.Field) bool { return strings.EqualFold(f.Name, k) })
+				if i < 0 {
+					return nil, fmt.Errorf("%s has no field %s", t, k)
 				}
+				c, err := jsonValue(e, t.Fields[i].Type)
+				if err != nil {
+					return nil, err
+				}
+				out[i] = c
 			}
-			return "STRUCT(" + strings.Join(parts, ", ") + ")", nil
+			return out, nil
 		case types.Map:
-			if len(keys) == 0 {
-				return "", fmt.Errorf("an empty map cannot be inserted this way; use INSERT INTO ... VALUES")
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
 			}
-			parts := make([]string, len(keys))
+			sort.Strings(keys)
+			m := &types.MapValue{Keys: make([]any, len(keys)), Values: make([]any, len(keys))}
 			for i, k := range keys {
-				p, err := literal(x[k], t.Elem)
+				kv, err := expr.Coerce(k, types.StringType, t.Key)
 				if err != nil {
-					return "", err
+					return nil, err
 				}
-				kl, err := literal(k, t.Key)
+				ev, err := jsonValue(x[k], t.Elem)
 				if err != nil {
-					return "", err
+					return nil, err
 				}
-				parts[i] = kl + " := " + p
+				m.Keys[i], m.Values[i] = kv, ev
 			}
-			return "MAP(" + strings.Join(parts, ", ") + ")", nil
+			return m, nil
 		}
-		return "", fmt.Errorf("a JSON object cannot be a %s", t)
+		return nil, fmt.Errorf("a JSON object cannot be a %s", t)
 	}
-	return "", fmt.Errorf("unexpected JSON value %v", v)
+	return nil, fmt.Errorf("unexpected JSON value %v", v)
 }

@@ -73,6 +73,14 @@ func (h *Handler) runQuery(ctx context.Context, w http.ResponseWriter, sql strin
 			Msg: "this endpoint runs queries (SELECT and PRINT) only; send other statements to POST /ksql"}, st.SQL())
 		return nil
 	}
+	if sel, ok := st.(*ast.Select); ok && sel.Query.Emit != ast.EmitChanges {
+		res, err := h.eng.PullQuery(ctx, sess, st.SQL()+";")
+		if err != nil {
+			fail(shiftError(err, st.Position()), st.SQL()+";")
+			return nil
+		}
+		return &queryResult{cols: res.Columns, rows: res.Rows}
+	}
 	results, err := h.eng.Execute(ctx, sess, st.SQL()+";")
 	if err != nil {
 		for _, r := range results {
@@ -84,25 +92,8 @@ func (h *Handler) runQuery(ctx context.Context, w http.ResponseWriter, sql strin
 		return nil
 	}
 	r := results[0]
-	switch {
-	case r.Stream != nil:
+	if r.Stream != nil {
 		return &queryResult{id: r.Stream.ID, cols: r.Stream.Columns, stream: r.Stream}
-	case r.Table != nil && r.Table.Types != nil:
-		return &queryResult{cols: r.Table.Types, rows: r.Table.Values}
-	case r.Table != nil:
-		// A listing without typed rows: its cells as strings.
-		q := &queryResult{}
-		for _, c := range r.Table.Columns {
-			q.cols = append(q.cols, types.Column{Name: c, Type: types.StringType})
-		}
-		for _, row := range r.Table.Rows {
-			vals := make([]any, len(row))
-			for i, c := range row {
-				vals[i] = c
-			}
-			q.rows = append(q.rows, vals)
-		}
-		return q
 	}
 	fail(errors.New("the statement returned no rows"), st.SQL())
 	return nil

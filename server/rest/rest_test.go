@@ -588,3 +588,23 @@ func TestInsertsStreamAcksAsRowsArrive(t *testing.T) {
 	}
 	pw.Close()
 }
+
+// TestInsertsStreamTypes inserts values of every kind of column and reads
+// them back as ksqlDB writes them.
+func TestInsertsStreamTypes(t *testing.T) {
+	e := newEnv(t)
+	e.ksql(t, "CREATE STREAM typed (k VARCHAR KEY, a ARRAY<INT>, m MAP<STRING, DOUBLE>, s STRUCT<x INT, y VARCHAR>, d DECIMAL(4, 2), ts TIMESTAMP, b BYTES, bi BIGINT, f BOOLEAN) WITH (KAFKA_TOPIC='typed', VALUE_FORMAT='JSON', PARTITIONS=1);", nil)
+	status, out, _ := e.post(t, e.h2, "/inserts-stream", "", []byte(`{"target":"typed"}
+{"k":"r1","a":[1,null,3],"m":{"p":1.5,"q":2},"s":{"X":7,"y":"why"},"d":12.5,"ts":"2020-01-02T03:04:05.006","b":"aGk=","bi":12345678901,"f":true}
+`))
+	if status != 200 || strings.TrimSpace(string(out)) != `{"status":"ok","seq":0}` {
+		t.Fatalf("insert: %d %s", status, out)
+	}
+	status, out, _ = e.post(t, e.h2, "/query-stream", "", map[string]any{"sql": "SELECT * FROM typed;"})
+	want := `{"columnNames":["K","A","M","S","D","TS","B","BI","F"],"columnTypes":["STRING","ARRAY<INTEGER>","MAP<STRING, DOUBLE>","STRUCT<` + "`X` INTEGER, `Y` STRING" + `>","DECIMAL(4, 2)","TIMESTAMP","BYTES","BIGINT","BOOLEAN"]}
+["r1",[1,null,3],{"p":1.5,"q":2.0},{"X":7,"Y":"why"},12.50,"2020-01-02T03:04:05.006","aGk=",12345678901,true]
+`
+	if status != 200 || string(out) != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out, want)
+	}
+}
