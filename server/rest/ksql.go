@@ -199,7 +199,7 @@ func (h *Handler) entity(st ast.Statement, text string, r engine.Result) any {
 	case *ast.Show:
 		return h.showEntity(st, text, r)
 	case *ast.Describe:
-		if src, ok := h.eng.Catalog().Source(st.Name); ok {
+		if src, err := h.eng.DescribeSource(st.Name); err == nil {
 			d := h.sourceDescription(src, st.Extended)
 			if st.Extended && r.Table != nil {
 				// The runtime figures DESCRIBE EXTENDED prints, one query a
@@ -275,20 +275,18 @@ func (h *Handler) showEntity(st *ast.Show, text string, r engine.Result) any {
 	}
 	switch st.What {
 	case ast.ShowStreams, ast.ShowTables:
-		kind, title, key := "STREAM", "Stream Name", "streams"
+		kind, typ, key := catalog.Stream, "STREAM", "streams"
 		if st.What == ast.ShowTables {
-			kind, title, key = "TABLE", "Table Name", "tables"
+			kind, typ, key = catalog.Table, "TABLE", "tables"
 		}
 		list := []any{}
-		for _, row := range rows(r) {
+		for _, src := range h.eng.Sources(kind) {
 			if st.Extended {
-				if src, ok := h.eng.Catalog().Source(row[title]); ok {
-					list = append(list, h.sourceDescription(src, true))
-				}
+				list = append(list, h.sourceDescription(src, true))
 				continue
 			}
-			list = append(list, map[string]any{"type": kind, "name": row[title], "topic": row["Kafka Topic"],
-				"keyFormat": row["Key Format"], "valueFormat": row["Value Format"], "isWindowed": row["Windowed"] == "true"})
+			list = append(list, map[string]any{"type": typ, "name": src.Name, "topic": src.Topic,
+				"keyFormat": src.KeyFormat, "valueFormat": src.ValueFormat, "isWindowed": src.Windowed})
 		}
 		if st.Extended {
 			e := base("source_descriptions")
@@ -300,17 +298,8 @@ func (h *Handler) showEntity(st *ast.Show, text string, r engine.Result) any {
 		return e
 	case ast.ShowQueries:
 		list := []any{}
-		for _, row := range rows(r) {
-			q := map[string]any{"queryString": row["Query String"], "id": row["Query ID"], "queryType": row["Query Type"],
-				"sinks": []string{}, "sinkKafkaTopics": []string{}, "state": row["Status"],
-				"statusCount": map[string]int{strings.Fields(row["Status"] + " ")[0]: 1}}
-			if s := row["Sink Name"]; s != "" {
-				q["sinks"] = []string{s}
-			}
-			if s := row["Sink Kafka Topic"]; s != "" {
-				q["sinkKafkaTopics"] = []string{s}
-			}
-			list = append(list, q)
+		for _, q := range h.eng.Queries() {
+			list = append(list, queryInfo(q))
 		}
 		e := base("queries")
 		e["queries"] = list
@@ -366,38 +355,55 @@ func (h *Handler) showEntity(st *ast.Show, text string, r engine.Result) any {
 	return tableEntity(text, r)
 }
 
+// queryInfo is ksqlDB's RunningQuery.
+func queryInfo(q engine.QueryInfo) map[string]any {
+	typ := "PERSISTENT"
+	if q.Push {
+		typ = "PUSH"
+	}
+	state, _, _ := strings.Cut(q.Status, ":")
+	out := map[string]any{"queryString": q.SQL, "id": q.ID, "queryType": typ, "state": state,
+		"statusCount": map[string]int{state: 1}, "sinks": []string{}, "sinkKafkaTopics": []string{}}
+	if q.Sink != "" {
+		out["sinks"] = []string{q.Sink}
+	}
+	if q.SinkTopic != "" {
+		out["sinkKafkaTopics"] = []string{q.SinkTopic}
+	}
+	return out
+}
+
 // sourceDescription is ksqlDB's SourceDescription of a stream or table.
-func (h *Handler) sourceDescription(src *catalog.Source, extended bool) map[string]any {
-	cat := h.eng.Catalog()
+func (h *Handler) sourceDescription(src engine.SourceInfo, extended bool) map[string]any {
 	fields := []fieldJSON{}
-	for _, c := range src.Key {
-		fields = append(fields, fieldJSON{Name: c.Name, Schema: schemaOf(c.Type), Type: "KEY"})
-	}
-	for _, c := range src.Value {
-		fields = append(fields, fieldJSON{Name: c.Name, Schema: schemaOf(c.Type)})
-	}
-	for _, c := range src.Headers {
-		fields = append(fields, fieldJSON{Name: c.Name, Schema: schemaOf(c.Type), Type: "HEADER"})
+	for _, c := range src.Columns {
+		f := fieldJSON{Name: c.Name, Schema: schemaOf(c.Type)}
+		switch c.Role {
+		case engine.RoleKey:
+			f.Type = "KEY"
+		case engine.RoleHeader:
+			f.Type = "HEADER"
+		}
+		fields = append(fields, f)
 	}
 	queries := func(ids []string) []any {
 		out := []any{}
 		for _, id := range ids {
-			q, ok := cat.Query(id)
-			if !ok {
-				continue
+			if q, err := h.eng.DescribeQuery(id); err == nil {
+				out = append(out, queryInfo(q))
 			}
-			out = append(out, map[string]any{"queryString": q.SQL, "sinks": []string{q.Sink}, "id": q.ID,
-				"queryType": "PERSISTENT", "state": string(q.State)})
 		}
 		return out
 	}
-	window := any(nil)
-	if src.Window != nil {
-		window = strings.ToUpper(strings.Fields(src.Window.String() + " ")[0])
+	var window any
+	if src.Windowed {
+		if s, ok := h.eng.Catalog().Source(src.Name); ok && s.Window != nil {
+			window = strings.ToUpper(strings.Fields(s.Window.String() + " ")[0])
+		}
 	}
 	return map[string]any{
-		"name": src.Name, "windowType": window, "readQueries": queries(cat.Readers(src.Name)),
-		"writeQueries": queries(cat.Writers(src.Name)), "fields": fields, "type": string(src.Kind),
+		"name": src.Name, "windowType": window, "readQueries": queries(src.Readers),
+		"writeQueries": queries(src.Writers), "fields": fields, "type": string(src.Kind),
 		"timestamp": src.Timestamp, "statistics": "", "errorStats": "", "extended": extended,
 		"keyFormat": src.KeyFormat, "valueFormat": src.ValueFormat, "topic": src.Topic,
 		"partitions": src.Partitions, "replication": 1, "statement": src.SQL,
