@@ -77,7 +77,8 @@ func (h *Handler) serveInsertsStream(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", delimitedType)
 	}
 	w.WriteHeader(http.StatusOK)
-	rw := &rowWriter{w: w, rc: http.NewResponseController(w)}
+	rw := h.rowWriter(w)
+	defer rw.done()
 	rw.err = rw.rc.Flush()
 	var seq int64
 	send := func(a ack) {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/sluice-sql/sluice/engine"
 	"github.com/sluice-sql/sluice/internal/types"
@@ -107,18 +108,38 @@ type streamHeader struct {
 	ColumnTypes []string `json:"columnTypes"`
 }
 
-// rowWriter writes a query's rows as they come and flushes each.
+// rowWriter writes a query's rows as they come and flushes each. A write
+// the client does not take within stall (when positive) fails: a client
+// that stops reading is dropped rather than holding its query for ever.
 type rowWriter struct {
 	w     http.ResponseWriter
 	rc    *http.ResponseController
+	stall time.Duration
 	buf   []byte
 	err   error
 	count int
 }
 
+func (h *Handler) rowWriter(w http.ResponseWriter) *rowWriter {
+	return &rowWriter{w: w, rc: http.NewResponseController(w), stall: h.opts.StallTimeout}
+}
+
+// done lifts the deadline, which would otherwise outlive the response on
+// a kept-alive HTTP/1.1 connection.
+func (rw *rowWriter) done() {
+	if rw.stall > 0 {
+		_ = rw.rc.SetWriteDeadline(time.Time{})
+	}
+}
+
 func (rw *rowWriter) write(b []byte) {
 	if rw.err != nil {
 		return
+	}
+	if rw.stall > 0 {
+		// Not every ResponseWriter can time out; those that cannot write
+		// without a deadline.
+		_ = rw.rc.SetWriteDeadline(time.Now().Add(rw.stall))
 	}
 	if _, err := rw.w.Write(b); err != nil {
 		rw.err = err
@@ -184,7 +205,8 @@ func (h *Handler) serveQueryStream(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", delimitedType)
 	}
 	w.WriteHeader(http.StatusOK)
-	rw := &rowWriter{w: w, rc: http.NewResponseController(w)}
+	rw := h.rowWriter(w)
+	defer rw.done()
 	if asJSON {
 		rw.write(append(append([]byte{'['}, hb...), '\n'))
 	} else {
@@ -210,6 +232,9 @@ func (h *Handler) serveQueryStream(w http.ResponseWriter, r *http.Request) {
 		}
 	} else {
 		_, err = h.stream(ctx, q, emit)
+	}
+	if rw.err != nil && ctx.Err() == nil && q.stream != nil {
+		h.log.Warn("push query client dropped: it did not take the rows sent to it", "query", q.id, "err", rw.err)
 	}
 	if err != nil && rw.err == nil && ctx.Err() == nil {
 		h.log.Warn("query ended with an error", "query", q.id, "err", err)
@@ -249,7 +274,8 @@ func (h *Handler) serveQuery(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", ksqlContentType(r))
 	w.WriteHeader(http.StatusOK)
-	rw := &rowWriter{w: w, rc: http.NewResponseController(w)}
+	rw := h.rowWriter(w)
+	defer rw.done()
 	id := q.id
 	if id == "" {
 		id = "pull_query"

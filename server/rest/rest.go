@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sluice-sql/sluice/engine"
 )
@@ -28,11 +29,20 @@ type Options struct {
 	CheckKafka func(ctx context.Context) error
 	// Logger receives the handler's logs; default slog.Default().
 	Logger *slog.Logger
+	// StallTimeout is how long a response may wait for its client to take
+	// what was written (a push query's rows, inserts' acks) before the
+	// client is dropped and its query stopped; default
+	// DefaultStallTimeout, negative for no limit.
+	StallTimeout time.Duration
 	// MaxRequestBytes bounds the body of a /ksql, /query, /query-stream or
 	// /close-query request; default 1 MiB. /inserts-stream reads its rows
 	// as they come and bounds each line by it.
 	MaxRequestBytes int64
 }
+
+// DefaultStallTimeout is how long a response waits by default for a
+// client that does not read.
+const DefaultStallTimeout = 30 * time.Second
 
 // Route is one endpoint of the API.
 type Route struct {
@@ -101,6 +111,9 @@ type Handler struct {
 func New(eng *engine.Engine, opts Options) *Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.StallTimeout == 0 {
+		opts.StallTimeout = DefaultStallTimeout
 	}
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = 1 << 20

@@ -2,8 +2,12 @@ package rest
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
+	"net/http"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/sluice-sql/sluice/internal/types"
 )
@@ -50,5 +54,46 @@ func TestAppendValue(t *testing.T) {
 		if got := string(appendValue(nil, tc.v, tc.t)); got != tc.want {
 			t.Errorf("appendValue(%v, %s) = %s, want %s", tc.v, tc.t, got, tc.want)
 		}
+	}
+}
+
+// stuckWriter is a response whose client reads nothing: a write blocks
+// until the write deadline passes.
+type stuckWriter struct {
+	header   http.Header
+	deadline time.Time
+}
+
+func (s *stuckWriter) Header() http.Header { return s.header }
+func (s *stuckWriter) WriteHeader(int)     {}
+func (s *stuckWriter) Flush()              {}
+
+func (s *stuckWriter) SetWriteDeadline(t time.Time) error {
+	s.deadline = t
+	return nil
+}
+
+func (s *stuckWriter) Write([]byte) (int, error) {
+	if s.deadline.IsZero() {
+		panic("a write without a deadline would block for ever")
+	}
+	<-time.After(time.Until(s.deadline))
+	return 0, os.ErrDeadlineExceeded
+}
+
+// TestStalledClientDropped checks that a write a client does not take
+// fails after the stall timeout, so that its query is stopped.
+func TestStalledClientDropped(t *testing.T) {
+	h := New(nil, Options{StallTimeout: 20 * time.Millisecond})
+	sw := &stuckWriter{header: http.Header{}}
+	rw := h.rowWriter(sw)
+	rw.write([]byte("[1]\n"))
+	if !errors.Is(rw.err, os.ErrDeadlineExceeded) {
+		t.Fatalf("write to a stalled client: %v", rw.err)
+	}
+	rw.write([]byte("[2]\n")) // no second wait
+	rw.done()
+	if !sw.deadline.IsZero() {
+		t.Errorf("the deadline outlives the response: %v", sw.deadline)
 	}
 }
