@@ -25,6 +25,10 @@
 //     the same path as INSERT VALUES, and acknowledges each.
 //   - GET /info, /healthcheck, /status[/{commandId}].
 //
+// A client that takes nothing written to it for Options.StallTimeout is
+// dropped, and its push query stopped. Close ends the open query and insert
+// streams, for a graceful shutdown.
+//
 // Errors are ksqlDB's bodies: {"@type":"statement_error" or
 // "generic_error","error_code":N,"message":...}, where N is the HTTP status
 // times 100 plus a detail (40001 a refused statement, 40002 a query sent to
