@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -208,6 +209,17 @@ func (c *franzClient) ListOffsets(ctx context.Context, topic string) ([]Offsets,
 	}
 	ctx, cancel := c.reqCtx(ctx)
 	defer cancel()
+	var out []Offsets
+	err := retryGroup(ctx, func() error {
+		var err error
+		out, err = c.listOffsets(ctx, topic)
+		return err
+	})
+	return out, err
+}
+
+// listOffsets asks the partitions' leaders once.
+func (c *franzClient) listOffsets(ctx context.Context, topic string) ([]Offsets, error) {
 	t, err := c.describe(ctx, topic)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: list offsets of %q: %w", topic, err)
@@ -264,10 +276,13 @@ func (c *franzClient) CommitOffsets(ctx context.Context, group string, offsets m
 	if len(os) == 0 {
 		return nil
 	}
-	resps, err := c.adm.CommitOffsets(ctx, group, os)
-	if err == nil {
-		err = resps.Error()
-	}
+	err := retryGroup(ctx, func() error {
+		resps, err := c.adm.CommitOffsets(ctx, group, os)
+		if err == nil {
+			err = resps.Error()
+		}
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("kafka: commit offsets for group %q: %w", group, franzErr(err))
 	}
@@ -288,7 +303,12 @@ func (c *franzClient) FetchOffsets(ctx context.Context, group, topic string) ([]
 	for i := range out {
 		out[i] = -1
 	}
-	resps, err := c.adm.FetchOffsets(ctx, group)
+	var resps kadm.OffsetResponses
+	err = retryGroup(ctx, func() error {
+		var err error
+		resps, err = c.adm.FetchOffsets(ctx, group)
+		return err
+	})
 	if err != nil {
 		if errors.Is(err, kerr.GroupIDNotFound) {
 			return out, nil
@@ -312,7 +332,10 @@ func (c *franzClient) DeleteGroup(ctx context.Context, group string) error {
 	}
 	ctx, cancel := c.reqCtx(ctx)
 	defer cancel()
-	_, err := c.adm.DeleteGroup(ctx, group)
+	err := retryGroup(ctx, func() error {
+		_, err := c.adm.DeleteGroup(ctx, group)
+		return err
+	})
 	if err != nil && !errors.Is(err, kerr.GroupIDNotFound) {
 		return fmt.Errorf("kafka: delete group %q: %w", group, franzErr(err))
 	}
@@ -630,6 +653,29 @@ func (c *franzConsumer) Close() {
 
 // franzErr maps franz-go errors onto this package's sentinel errors,
 // keeping the original in the chain.
+// retryGroup runs a request again while the broker answers with an error
+// Kafka marks retriable: a coordinator not ready (a new cluster creating
+// its offsets topic, a coordinator moving after a broker restart), a
+// partition whose leader is not elected or known yet (a topic just
+// created, a broker gone), until ctx ends.
+func retryGroup(ctx context.Context, fn func() error) error {
+	wait := 50 * time.Millisecond
+	for {
+		err := fn()
+		if err == nil || !kerr.IsRetriable(err) {
+			return err
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		wait = min(2*wait, time.Second)
+	}
+}
+
 func franzErr(err error) error {
 	switch {
 	case err == nil:

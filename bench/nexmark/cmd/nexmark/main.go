@@ -1,0 +1,318 @@
+// Command nexmark runs the Nexmark queries on Sluice against a Kafka
+// broker and reports, per query, events per second of wall time and per
+// CPU-second of the engine, the engine's peak RSS and a checksum of the
+// result.
+//
+//	nexmark --bootstrap 127.0.0.1:19092 [--events 1000000] [--queries q0,q2]
+//	        [--partitions 4] [--rate 100000] [--seed 1] [--out bench/out/latest.json]
+//
+// It loads the events once (a marker topic remembers what was loaded, so a
+// second run with the same --events, --rate and --seed reuses them), then
+// runs one query at a time in a child process of its own, an engine that
+// reads the events from the start, waits until the query has drained its
+// inputs and exits; the child's CPU time and peak RSS come from the
+// operating system. The table goes to standard output and the rows to
+// --out as JSON.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sluice-sql/sluice/bench/nexmark"
+	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/kafka"
+)
+
+// row is one line of the results, as written to --out.
+type row struct {
+	Query          string  `json:"query"`
+	System         string  `json:"system"`
+	Events         int64   `json:"events"`
+	EventsPerCPU   float64 `json:"events_per_cpu_s"`
+	EventsPerWall  float64 `json:"events_per_wall_s"`
+	PeakRSSBytes   int64   `json:"peak_rss_bytes"`
+	Checksum       string  `json:"checksum"`
+	OutputRows     int     `json:"output_rows"`
+	ResultRows     int     `json:"result_rows"`
+	WallSeconds    float64 `json:"wall_s"`
+	CPUSeconds     float64 `json:"cpu_s"`
+	ChecksumsMatch *bool   `json:"checksums_match,omitempty"`
+	Error          string  `json:"error,omitempty"`
+}
+
+const markerTopic = "nexmark-loaded"
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "engine" {
+		if err := runEngine(os.Args[2:]); err != nil {
+			fmt.Fprintln(os.Stderr, "nexmark engine:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, "nexmark:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	fs := flag.NewFlagSet("nexmark", flag.ContinueOnError)
+	bootstrap := fs.String("bootstrap", os.Getenv("SLUICE_TEST_KAFKA"), "Kafka `brokers` (default $SLUICE_TEST_KAFKA)")
+	events := fs.Int64("events", 1_000_000, "events to load and process")
+	queries := fs.String("queries", "", "comma-separated queries to run (default all)")
+	partitions := fs.Int("partitions", 4, "partitions of each event topic")
+	rate := fs.Int64("rate", 100_000, "event-time rate in events per second")
+	seed := fs.Uint64("seed", 1, "generator seed")
+	out := fs.String("out", "bench/out/latest.json", "file for the result rows (JSON)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *bootstrap == "" {
+		return errors.New("--bootstrap or SLUICE_TEST_KAFKA names the broker (scripts/kafka.sh up starts one)")
+	}
+	chosen, err := pick(*queries)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	client, err := kafka.NewFranz(kafka.Config{Brokers: strings.Split(*bootstrap, ","), ClientID: "nexmark"})
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	cfg := nexmark.Config{Seed: *seed, EventsPerSecond: *rate, Pad: true}
+	if err := ensureLoaded(ctx, client, cfg, *events, int32(*partitions)); err != nil {
+		return err
+	}
+	var rows []row
+	fmt.Printf("%-5s %-7s %10s %14s %14s %10s %10s  %s\n", "query", "system", "events", "events/cpu-s", "events/wall-s", "peak RSS", "rows", "checksum")
+	for _, q := range chosen {
+		r := runQuery(ctx, client, *bootstrap, q, *events)
+		rows = append(rows, r)
+		if r.Error != "" {
+			fmt.Printf("%-5s %-7s %10d  error: %s\n", r.Query, r.System, r.Events, r.Error)
+			continue
+		}
+		fmt.Printf("%-5s %-7s %10d %14.0f %14.0f %9.0fM %10d  %.12s\n", r.Query, r.System, r.Events, r.EventsPerCPU, r.EventsPerWall, float64(r.PeakRSSBytes)/(1<<20), r.ResultRows, r.Checksum)
+	}
+	if *out != "" {
+		if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+			return err
+		}
+		b, _ := json.MarshalIndent(rows, "", "  ")
+		if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func pick(list string) ([]nexmark.Query, error) {
+	if list == "" {
+		return nexmark.Queries, nil
+	}
+	var out []nexmark.Query
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(strings.ToLower(name))
+		found := false
+		for _, q := range nexmark.Queries {
+			if q.Name == name {
+				out = append(out, q)
+				found = true
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("unknown query %q", name)
+		}
+	}
+	return out, nil
+}
+
+// ensureLoaded loads the events unless the marker topic says the same ones
+// are there already.
+func ensureLoaded(ctx context.Context, c kafka.Client, cfg nexmark.Config, events int64, partitions int32) error {
+	marker := fmt.Sprintf("events=%d rate=%d seed=%d partitions=%d pad=%t", events, cfg.EventsPerSecond, cfg.Seed, partitions, cfg.Pad)
+	if recs, err := nexmark.ReadAll(ctx, c, markerTopic); err == nil && len(recs) > 0 && string(recs[len(recs)-1].Value) == marker {
+		fmt.Fprintf(os.Stderr, "nexmark: reusing the %d events loaded before (%s)\n", events, marker)
+		return nil
+	}
+	for _, t := range []string{nexmark.PersonTopic, nexmark.AuctionTopic, nexmark.BidTopic, markerTopic} {
+		if err := c.DeleteTopic(ctx, t); err != nil && !errors.Is(err, kafka.ErrUnknownTopic) {
+			return err
+		}
+	}
+	if err := waitGone(ctx, c, nexmark.PersonTopic, nexmark.AuctionTopic, nexmark.BidTopic, markerTopic); err != nil {
+		return err
+	}
+	if err := nexmark.CreateTopics(ctx, c, partitions); err != nil {
+		return err
+	}
+	p, err := c.NewProducer(kafka.ProducerOptions{})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	start := time.Now()
+	if _, err := nexmark.Load(ctx, p, cfg, 0, events, 20_000); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "nexmark: loaded %d events in %s\n", events, time.Since(start).Round(time.Millisecond))
+	if err := c.CreateTopic(ctx, kafka.TopicSpec{Name: markerTopic, Partitions: 1}); err != nil && !errors.Is(err, kafka.ErrTopicExists) {
+		return err
+	}
+	return p.Produce(ctx, []*kafka.Record{{Topic: markerTopic, Partition: 0, Value: []byte(marker)}})
+}
+
+// waitGone waits until deleted topics are gone from the broker's metadata.
+func waitGone(ctx context.Context, c kafka.Client, topics ...string) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for _, t := range topics {
+		for {
+			_, err := c.DescribeTopic(ctx, t)
+			if errors.Is(err, kafka.ErrUnknownTopic) {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("topic %s still exists after its deletion", t)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	return nil
+}
+
+// runQuery runs q in a child engine process and summarises its output.
+func runQuery(ctx context.Context, c kafka.Client, bootstrap string, q nexmark.Query, events int64) row {
+	r := row{Query: q.Name, System: "sluice", Events: events}
+	fail := func(err error) row { r.Error = err.Error(); return r }
+	output := strings.ToUpper(q.Name)
+	if err := c.DeleteTopic(ctx, output); err != nil && !errors.Is(err, kafka.ErrUnknownTopic) {
+		return fail(err)
+	}
+	if err := waitGone(ctx, c, output); err != nil {
+		return fail(err)
+	}
+	dir, err := os.MkdirTemp("", "nexmark-"+q.Name+"-")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.RemoveAll(dir)
+	self, err := os.Executable()
+	if err != nil {
+		return fail(err)
+	}
+	service := fmt.Sprintf("nexmark-%s-%d", q.Name, time.Now().UnixNano())
+	cmd := exec.CommandContext(ctx, self, "engine", "--bootstrap", bootstrap, "--query", q.Name, "--data-dir", dir, "--service-id", service)
+	cmd.Stderr = os.Stderr
+	var stdout strings.Builder
+	cmd.Stdout = &stdout
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return fail(fmt.Errorf("engine: %w", err))
+	}
+	var report struct {
+		PeakRSS int64 `json:"peak_rss_bytes"`
+	}
+	if err := json.Unmarshal([]byte(stdout.String()), &report); err != nil {
+		return fail(fmt.Errorf("engine report %q: %w", stdout.String(), err))
+	}
+	wall := time.Since(start)
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return fail(errors.New("no resource usage for the engine process"))
+	}
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	r.WallSeconds, r.CPUSeconds = wall.Seconds(), cpu.Seconds()
+	r.EventsPerWall = float64(events) / wall.Seconds()
+	r.EventsPerCPU = float64(events) / cpu.Seconds()
+	r.PeakRSSBytes = report.PeakRSS
+	recs, err := nexmark.ReadAll(ctx, c, output)
+	if err != nil {
+		return fail(err)
+	}
+	res, err := nexmark.Summarize(q, recs)
+	if err != nil {
+		return fail(err)
+	}
+	r.Checksum, r.OutputRows, r.ResultRows = res.Checksum, res.Rows, res.Final
+	return r
+}
+
+// runEngine is the child: it runs one query from the start of its inputs
+// until it has drained them, then exits.
+func runEngine(args []string) error {
+	fs := flag.NewFlagSet("nexmark engine", flag.ContinueOnError)
+	bootstrap := fs.String("bootstrap", "", "Kafka brokers")
+	query := fs.String("query", "", "query to run")
+	dataDir := fs.String("data-dir", "", "state directory")
+	service := fs.String("service-id", "nexmark", "service id")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	qs, err := pick(*query)
+	if err != nil {
+		return err
+	}
+	ctx := context.Background()
+	client, err := kafka.NewFranz(kafka.Config{Brokers: strings.Split(*bootstrap, ","), ClientID: *service})
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	eng, err := engine.Open(ctx, engine.Config{Kafka: client, DataDir: *dataDir, ServiceID: *service, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return err
+	}
+	sess := engine.NewSession()
+	if _, err := eng.Execute(ctx, sess, "SET 'auto.offset.reset'='earliest';"+nexmark.Sources+qs[0].SQL); err != nil {
+		eng.Close()
+		return err
+	}
+	if err := eng.Flush(ctx); err != nil {
+		eng.Close()
+		return err
+	}
+	for _, q := range eng.Queries() {
+		if strings.HasPrefix(q.Status, "ERROR") {
+			eng.Close()
+			return fmt.Errorf("query %s: %s", q.ID, q.Status)
+		}
+	}
+	if err := eng.Close(); err != nil {
+		return err
+	}
+	// The peak RSS of this process alone: the kernel's maxrss of a child
+	// also counts its parent's memory at the exec.
+	return json.NewEncoder(os.Stdout).Encode(map[string]int64{"peak_rss_bytes": peakRSS()})
+}
+
+// peakRSS returns the process's peak resident set (VmHWM), 0 if unknown.
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err == nil {
+				return kb * 1024
+			}
+		}
+	}
+	return 0
+}
