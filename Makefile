@@ -5,7 +5,7 @@ BIN       ?= bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 
-.PHONY: all build run test unit corpus lint fuzz fmt proto proto-check release clean
+.PHONY: bench all build run test unit corpus lint fuzz fmt proto proto-check release clean
 
 all: build
 
@@ -66,3 +66,13 @@ release:
 
 clean:
 	rm -rf $(BIN)
+
+# Nexmark on a Kafka broker of its own (scripts/kafka.sh): EVENTS events,
+# QUERIES (comma-separated; default all). Prints the table and writes
+# bench/out/latest.json.
+EVENTS  ?= 1000000
+QUERIES ?=
+bench:
+	@set -e; export SLUICE_KAFKA_PORT=$${SLUICE_KAFKA_BENCH_PORT:-19192} SLUICE_KAFKA_DIR=$${TMPDIR:-/tmp}/sluice-kafka-bench; \
+	  ./scripts/kafka.sh up >/dev/null; trap './scripts/kafka.sh down' EXIT; \
+	  $(GO) run ./bench/nexmark/cmd/nexmark --bootstrap $$(./scripts/kafka.sh bootstrap) --events $(EVENTS) $(if $(QUERIES),--queries $(QUERIES)) --out bench/out/latest.json
