@@ -351,6 +351,13 @@ func (c *franzClient) NewProducer(opts ProducerOptions) (Producer, error) {
 		kgo.ProducerLinger(opts.Linger),
 		kgo.RecordPartitioner(newFranzPartitioner()),
 	)
+	if opts.TransactionalID != "" {
+		timeout := opts.TransactionTimeout
+		if timeout <= 0 {
+			timeout = time.Minute
+		}
+		kopts = append(kopts, kgo.TransactionalID(opts.TransactionalID), kgo.TransactionTimeout(timeout))
+	}
 	cl, err := kgo.NewClient(kopts...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: new producer: %w", err)
@@ -359,7 +366,59 @@ func (c *franzClient) NewProducer(opts ProducerOptions) (Producer, error) {
 	if err := c.life.add(p); err != nil {
 		return nil, err
 	}
+	if opts.TransactionalID != "" {
+		return &franzTxnProducer{franzProducer: p}, nil
+	}
 	return p, nil
+}
+
+// franzTxnProducer runs a franzProducer's records in transactions.
+type franzTxnProducer struct {
+	*franzProducer
+}
+
+func (p *franzTxnProducer) Begin() error {
+	if p.isClosed() {
+		return ErrClosed
+	}
+	if err := p.cl.BeginTransaction(); err != nil {
+		return fmt.Errorf("kafka: begin transaction: %w", txnErr(err))
+	}
+	return nil
+}
+
+func (p *franzTxnProducer) Commit(ctx context.Context) error {
+	if p.isClosed() {
+		return ErrClosed
+	}
+	if err := p.cl.Flush(ctx); err != nil {
+		return fmt.Errorf("kafka: commit transaction: %w", txnErr(err))
+	}
+	if err := p.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		return fmt.Errorf("kafka: commit transaction: %w", txnErr(err))
+	}
+	return nil
+}
+
+func (p *franzTxnProducer) Abort(ctx context.Context) error {
+	if p.isClosed() {
+		return ErrClosed
+	}
+	if err := p.cl.AbortBufferedRecords(ctx); err != nil {
+		return fmt.Errorf("kafka: abort transaction: %w", txnErr(err))
+	}
+	if err := p.cl.EndTransaction(ctx, kgo.TryAbort); err != nil {
+		return fmt.Errorf("kafka: abort transaction: %w", txnErr(err))
+	}
+	return nil
+}
+
+// txnErr marks the errors that mean a newer producer took over.
+func txnErr(err error) error {
+	if errors.Is(err, kerr.ProducerFenced) || errors.Is(err, kerr.InvalidProducerEpoch) {
+		return fmt.Errorf("%w: %w", ErrFenced, err)
+	}
+	return franzErr(err)
 }
 
 func (c *franzClient) NewConsumer(opts ConsumerOptions) (Consumer, error) {
@@ -455,7 +514,7 @@ func (p *franzProducer) Produce(ctx context.Context, recs []*Record) error {
 	}
 	for i, res := range results {
 		if res.err != nil {
-			return fmt.Errorf("kafka: produce to %q: %w", recs[i].Topic, franzErr(res.err))
+			return fmt.Errorf("kafka: produce to %q: %w", recs[i].Topic, txnErr(res.err))
 		}
 	}
 	for i, res := range results {

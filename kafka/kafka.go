@@ -51,6 +51,12 @@ var (
 	ErrTopicExists  = errors.New("kafka: topic already exists")
 	ErrUnknownTopic = errors.New("kafka: unknown topic")
 	ErrClosed       = errors.New("kafka: client closed")
+	// ErrFenced: a newer producer with the same transactional id took
+	// over; this one can do nothing more.
+	ErrFenced = errors.New("kafka: producer fenced by a newer producer with the same transactional id")
+	// ErrNoTransactions: the client library cannot run transactions
+	// with fencing (sarama); use the franz-go client.
+	ErrNoTransactions = errors.New("kafka: the sarama client does not run exactly-once transactions; use the franz-go client (--kafka-client=franz)")
 )
 
 // Client is Sluice's narrow view of a Kafka cluster. A Client is safe for
@@ -95,6 +101,29 @@ type ProducerOptions struct {
 	ClientID string
 	// Linger lets the client wait to fill batches; 0 sends at once.
 	Linger time.Duration
+	// TransactionalID, when set, makes the producer transactional: it
+	// returns a TxnProducer, whose records are read by read_committed
+	// consumers only once their transaction commits. Creating it fences
+	// any older producer with the same id: that one's later calls fail
+	// with ErrFenced, and its open transaction is aborted.
+	TransactionalID string
+	// TransactionTimeout bounds how long a transaction may stay open
+	// before the broker aborts it; 60s when zero.
+	TransactionTimeout time.Duration
+}
+
+// TxnProducer is a transactional producer: Begin, then Produce any number
+// of times, then Commit or Abort. Use from one goroutine at a time.
+type TxnProducer interface {
+	Producer
+	// Begin starts a transaction.
+	Begin() error
+	// Commit commits the open transaction: its records become visible to
+	// read_committed consumers, all at once.
+	Commit(ctx context.Context) error
+	// Abort aborts the open transaction: its records are never read by
+	// read_committed consumers.
+	Abort(ctx context.Context) error
 }
 
 // Producer writes records. Use from one goroutine at a time.

@@ -341,6 +341,9 @@ func (c *saramaClient) NewProducer(opts ProducerOptions) (Producer, error) {
 	if c.life.isClosed() {
 		return nil, ErrClosed
 	}
+	if opts.TransactionalID != "" {
+		return nil, ErrNoTransactions
+	}
 	sc := c.baseConfig(opts.ClientID)
 	sc.Producer.RequiredAcks = sarama.WaitForAll
 	sc.Producer.Idempotent = true
