@@ -151,7 +151,25 @@ var shellOnly = map[string]bool{"Press CTRL-C to interrupt": true, "^C": true, "
 // row the shell wrapped over several lines joined back), a message, or a
 // record read with kcat ("key value").
 func TestTutorialMatchesTests(t *testing.T) {
-	d := readTests(t, filepath.Join("..", "testdata", "sql", "tutorial_*.test"))
+	checkDoc(t, "tutorial.md", "tutorial_*.test", true)
+}
+
+// TestQuickstartMatchesTests checks the statements of docs/quickstart.md
+// (in sql blocks and after the shell's prompts) and its table rows against
+// testdata/sql/quickstart.test. Its other lines (the server's logs, the
+// shell's banner and errors) are not checked.
+func TestQuickstartMatchesTests(t *testing.T) {
+	checkDoc(t, "quickstart.md", "quickstart.test", false)
+}
+
+const (
+	prompt       = "sluice> "
+	promptMore   = "      > "
+	maxWrapLines = 5
+)
+
+func checkDoc(t *testing.T, doc, tests string, messages bool) {
+	d := readTests(t, filepath.Join("..", "testdata", "sql", tests))
 	has := func(line string) bool {
 		for _, o := range d.output {
 			if o == line {
@@ -168,24 +186,32 @@ func TestTutorialMatchesTests(t *testing.T) {
 		}
 		return false
 	}
-	for _, b := range blocks(t, "tutorial.md") {
+	checkStatements := func(line int, text string) {
+		for _, s := range statements(text) {
+			if !d.statements[s] {
+				t.Errorf("%s:%d: no test runs %s", doc, line, s)
+			}
+		}
+	}
+	for _, b := range blocks(t, doc) {
 		switch b.lang {
 		case "sql":
-			for _, s := range statements(b.text) {
-				if !d.statements[s] {
-					t.Errorf("tutorial.md:%d: no test runs %s", b.line, s)
-				}
-			}
+			checkStatements(b.line, b.text)
 		case "text":
 			lines := strings.Split(strings.TrimSuffix(b.text, "\n"), "\n")
+			var typed []string
 			for i := 0; i < len(lines); i++ {
 				l := lines[i]
 				switch {
+				case strings.HasPrefix(l, prompt):
+					typed = append(typed, strings.TrimPrefix(l, prompt))
+				case strings.HasPrefix(l, promptMore):
+					typed = append(typed, strings.TrimPrefix(l, promptMore))
 				case l == "" || shellOnly[l] || strings.HasPrefix(l, "+-"):
 				case strings.HasPrefix(l, "|"):
 					row := cells(l)
 					n := 1
-					for !has(strings.Join(row, " | ")) && i+n < len(lines) && strings.HasPrefix(lines[i+n], "|") && n < 5 {
+					for !has(strings.Join(row, " | ")) && i+n < len(lines) && strings.HasPrefix(lines[i+n], "|") && n < maxWrapLines {
 						next := cells(lines[i+n])
 						for c := range row {
 							if c < len(next) {
@@ -195,18 +221,19 @@ func TestTutorialMatchesTests(t *testing.T) {
 						n++
 					}
 					if !has(strings.Join(row, " | ")) {
-						t.Errorf("tutorial.md:%d: no test expects the row %q", b.line, l)
+						t.Errorf("%s:%d: no test expects the row %q", doc, b.line, l)
 						continue
 					}
 					i += n - 1
-				case has(l):
+				case !messages || has(l):
 				default:
 					key, value, ok := strings.Cut(l, " ")
 					if !ok || !contains(`"`+key+`" `+value) {
-						t.Errorf("tutorial.md:%d: no test expects %q", b.line, l)
+						t.Errorf("%s:%d: no test expects %q", doc, b.line, l)
 					}
 				}
 			}
+			checkStatements(b.line, strings.Join(typed, "\n"))
 		}
 	}
 }
