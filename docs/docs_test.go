@@ -246,3 +246,57 @@ func cells(row string) []string {
 	}
 	return parts
 }
+
+var (
+	linkRE    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	headingRE = regexp.MustCompile(`(?m)^#+ (.+)$`)
+	slugDrop  = regexp.MustCompile(`[^a-z0-9 _-]`)
+)
+
+// slug is the anchor GitHub gives a heading.
+func slug(heading string) string {
+	s := strings.ToLower(strings.ReplaceAll(heading, "`", ""))
+	return strings.ReplaceAll(slugDrop.ReplaceAllString(s, ""), " ", "-")
+}
+
+// TestLinks checks that the documentation's relative links name files
+// that exist, and headings that exist in them.
+func TestLinks(t *testing.T) {
+	files, _ := filepath.Glob("*.md")
+	ref, _ := filepath.Glob("reference/*.md")
+	for _, f := range append(append(files, ref...), filepath.Join("..", "README.md")) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range linkRE.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(target, "#")
+			file := f
+			if path != "" {
+				file = filepath.Join(filepath.Dir(f), path)
+			}
+			tb, err := os.ReadFile(file)
+			if err != nil {
+				t.Errorf("%s: link %s: %v", f, target, err)
+				continue
+			}
+			if anchor == "" {
+				continue
+			}
+			found := false
+			for _, h := range headingRE.FindAllStringSubmatch(string(tb), -1) {
+				if slug(h[1]) == anchor {
+					found = true
+					break
+				}
+			}
+			if !found {
+				t.Errorf("%s: link %s: no heading with that anchor in %s", f, target, file)
+			}
+		}
+	}
+}
