@@ -12,6 +12,7 @@ type filterOp struct {
 	retract bool
 	text    string
 	errs    ErrorSink
+	counts  *counters
 	out     Batch
 }
 
@@ -24,7 +25,7 @@ func newFilterOp(e *expr.Expr, retract bool) (*filterOp, error) {
 }
 
 func (f *filterOp) Open(_ context.Context, oc *OpContext) error {
-	f.errs = oc.Errors
+	f.errs, f.counts = oc.Errors, oc.counts
 	return nil
 }
 
@@ -36,6 +37,7 @@ func (f *filterOp) Open(_ context.Context, oc *OpContext) error {
 // their old row only if it passed.
 func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) error {
 	f.out.Reset()
+	var dropped int64
 	for i := 0; i < b.Len(); i++ {
 		row, kind := b.Row(i), b.Kind(i)
 		old, oldKnown := b.Old(i)
@@ -58,10 +60,14 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 		if err != nil {
 			f.errs.RowError("error evaluating WHERE "+f.text+": "+err.Error(), row)
 		}
+		pass := expr.Truthy(v)
+		if !pass {
+			dropped++
+		}
 		switch {
-		case expr.Truthy(v) && oldKnown:
+		case pass && oldKnown:
 			f.out.AppendChange(row, old, b.Time(i), kind)
-		case expr.Truthy(v):
+		case pass:
 			f.out.Append(row, b.Time(i), kind)
 		case !f.retract:
 		case !oldKnown:
@@ -70,6 +76,7 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 			f.out.AppendChange(row, old, b.Time(i), NullValue|kind&KeyAbsent)
 		}
 	}
+	f.counts.addFiltered(dropped)
 	if f.out.Len() == 0 {
 		return nil
 	}

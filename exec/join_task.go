@@ -270,9 +270,15 @@ func (t *task) processJoin(ctx context.Context, recs []*kafka.Record) error {
 		return t.fatal
 	}
 	t.stats.in.Add(int64(len(left)))
+	if len(left) > 0 {
+		t.stats.lastTime.Store(left[len(left)-1].Timestamp.UnixMilli())
+	}
 	for _, s := range t.sides {
 		s.polled = s.recs
 		s.stats.in.Add(int64(len(s.recs)))
+		if len(s.recs) > 0 {
+			s.stats.lastTime.Store(s.recs[len(s.recs)-1].Timestamp.UnixMilli())
+		}
 		s.decode(s.recs)
 		if s.fatal != nil {
 			return s.fatal

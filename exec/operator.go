@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/sluice-sql/sluice/state"
 )
@@ -20,6 +21,36 @@ type OpContext struct {
 	Errors ErrorSink
 	// State is the task's state cache; nil for a query without state.
 	State *state.TaskCache
+	// counts are the task's counters; nil outside a task.
+	counts *counters
+}
+
+// counters are one task's figures, read concurrently by Query.Stats. A
+// task adds to them once per batch (or per operator call), never per
+// record.
+type counters struct {
+	// in are the records read, out the rows written to the sink or the
+	// push output, filtered the rows a WHERE or HAVING dropped, errors
+	// the records and rows sent to the processing log, late the records
+	// a window dropped because they came after its grace period.
+	in, out, filtered, errors, late atomic.Int64
+	// lastTime is the timestamp of the last record read, in
+	// milliseconds; 0 before the first.
+	lastTime atomic.Int64
+}
+
+// addFiltered counts n rows a filter dropped; c may be nil.
+func (c *counters) addFiltered(n int64) {
+	if c != nil && n > 0 {
+		c.filtered.Add(n)
+	}
+}
+
+// addLate counts n records a window dropped as late; c may be nil.
+func (c *counters) addLate(n int64) {
+	if c != nil && n > 0 {
+		c.late.Add(n)
+	}
 }
 
 // ErrorSink records a problem with one row.

@@ -53,6 +53,8 @@ type Query struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	done   chan struct{}
+	// started is when Start was called.
+	started time.Time
 
 	mu  sync.Mutex
 	err error
@@ -81,7 +83,7 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 		return nil, errors.New("exec: a query with state needs a state store")
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	q := &Query{graph: g, deps: deps, cancel: cancel, done: make(chan struct{})}
+	q := &Query{graph: g, deps: deps, cancel: cancel, done: make(chan struct{}), started: deps.Now()}
 	stageGraphs := stages(g)
 	for _, st := range append(RepartitionTopics(g), JoinRepartitionTopics(g)...) {
 		if st.Topic == "" {
@@ -303,6 +305,16 @@ func (q *Query) WaitRestored(ctx context.Context) error {
 // Stats returns counters summed over the query's tasks.
 func (q *Query) Stats() Stats {
 	var s Stats
+	add := func(t *task) {
+		s.Filtered += t.stats.filtered.Load()
+		s.Errors += t.stats.errors.Load()
+		s.Late += t.stats.late.Load()
+		if ms := t.stats.lastTime.Load(); ms > 0 && !t.internal {
+			if lt := time.UnixMilli(ms); lt.After(s.LastRecord) {
+				s.LastRecord = lt
+			}
+		}
+	}
 	for _, t := range q.tasks {
 		// Records moving between stages count neither in nor out; both
 		// inputs of a join count in.
@@ -312,20 +324,111 @@ func (q *Query) Stats() Stats {
 		if t.g.Sink == q.graph.Sink {
 			s.RecordsOut += t.stats.out.Load()
 		}
-		s.Errors += t.stats.errors.Load()
+		add(t)
 		for _, side := range t.sides {
 			if !side.internal {
 				s.RecordsIn += side.stats.in.Load()
 			}
-			s.Errors += side.stats.errors.Load()
+			add(side.task)
 		}
 	}
+	s.Restoring, s.RestorePercent = q.Restoring()
 	return s
 }
 
 // Stats are a query's counters.
 type Stats struct {
-	RecordsIn, RecordsOut, Errors int64
+	// RecordsIn are the records read from the query's input topics
+	// (both sides of a join); RecordsOut the rows written to its sink or
+	// push output.
+	RecordsIn, RecordsOut int64
+	// Filtered are the rows a WHERE or HAVING dropped.
+	Filtered int64
+	// Errors are the records and rows sent to the processing log.
+	Errors int64
+	// Late are the records a window dropped because they came after its
+	// grace period (for a hopping window: after one of its windows
+	// closed).
+	Late int64
+	// LastRecord is the timestamp of the last input record processed;
+	// zero before the first.
+	LastRecord time.Time
+	// Restoring is true while the query restores its state from its
+	// changelogs, RestorePercent done (100 when not restoring).
+	Restoring      bool
+	RestorePercent int
+}
+
+// Lag is how far a query is behind its input topics.
+type Lag struct {
+	// Records is the sum over the partitions of the query's input topics
+	// of the end offset minus the query's position.
+	Records int64
+	// Seconds is, over the partitions with records left to process, the
+	// longest time since the timestamp of the last record processed there
+	// (since the query started when there was none); 0 without lag.
+	Seconds float64
+}
+
+// Lag asks Kafka for the end offsets of the query's input topics (the
+// source and the right inputs of its joins; not its internal repartition
+// topics) and compares them with the query's positions.
+func (q *Query) Lag(ctx context.Context) (Lag, error) {
+	var lag Lag
+	now := q.deps.Now()
+	seen := map[string]bool{}
+	for _, t := range q.tasks {
+		if t.internal || seen[t.g.Source.Topic] {
+			continue
+		}
+		topic := t.g.Source.Topic
+		seen[topic] = true
+		ends, err := q.deps.Kafka.ListOffsets(ctx, topic)
+		if err != nil {
+			return Lag{}, fmt.Errorf("exec: list offsets of %s: %w", topic, err)
+		}
+		pos := q.PositionsOf(topic)
+		for p, b := range ends {
+			if p >= len(pos) || b.End <= pos[p] {
+				continue
+			}
+			lag.Records += b.End - pos[p]
+			since := q.started
+			for _, o := range q.tasks {
+				if o.g.Source.Topic == topic && int(o.partition) == p {
+					if ms := o.stats.lastTime.Load(); ms > 0 {
+						since = time.UnixMilli(ms)
+					}
+				}
+			}
+			lag.Seconds = max(lag.Seconds, now.Sub(since).Seconds())
+		}
+	}
+	for _, t := range q.tasks {
+		for _, s := range t.sides {
+			topic := s.g.Source.Topic
+			if s.internal || seen[topic] {
+				continue
+			}
+			seen[topic] = true
+			ends, err := q.deps.Kafka.ListOffsets(ctx, topic)
+			if err != nil {
+				return Lag{}, fmt.Errorf("exec: list offsets of %s: %w", topic, err)
+			}
+			pos := q.PositionsOf(topic)
+			for p, b := range ends {
+				if p < len(pos) && b.End > pos[p] {
+					lag.Records += b.End - pos[p]
+					since := q.started
+					if ms := s.stats.lastTime.Load(); ms > 0 {
+						since = time.UnixMilli(ms)
+					}
+					lag.Seconds = max(lag.Seconds, now.Sub(since).Seconds())
+				}
+			}
+		}
+	}
+	return lag, nil
 }
 
 // stopGrace bounds how long a stopping task may take to produce and commit

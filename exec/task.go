@@ -55,7 +55,7 @@ type task struct {
 	in     Batch
 	arena  []any
 
-	stats struct{ in, out, errors atomic.Int64 }
+	stats counters
 
 	// restore is set until the task has brought its local state up to its
 	// changelogs; restoring is true while it does, with restored of
@@ -164,7 +164,7 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 			t.changelogs[st.StateTable] = st.Changelog
 		}
 	}
-	oc := &OpContext{QueryID: g.QueryID, Partition: t.partition, Logger: t.q.deps.Logger, Errors: t, State: t.cache}
+	oc := &OpContext{QueryID: g.QueryID, Partition: t.partition, Logger: t.q.deps.Logger, Errors: t, State: t.cache, counts: &t.stats}
 	keys := keyColumns(topology.PseudoColumns, len(src.Key)+t.nWin)
 	in := src.Schema()
 	for i, st := range g.Steps {
@@ -399,6 +399,7 @@ func (t *task) process(ctx context.Context, recs []*kafka.Record) error {
 		return t.fatal
 	}
 	t.stats.in.Add(int64(len(recs)))
+	t.stats.lastTime.Store(recs[len(recs)-1].Timestamp.UnixMilli())
 	if t.in.Len() > 0 {
 		if err := t.push(ctx, 0, &t.in); err != nil {
 			return err

@@ -37,6 +37,10 @@ import (
 // Streams keys them). A time window's value starts with
 // the 8-byte time of its latest row (the largest record time it took).
 type windowAggregateOp struct {
+	// counts are the task's counters; late counts the records of the
+	// batch being processed that came after a window of theirs closed.
+	counts    *counters
+	late      int64
 	agg       *aggregateOp
 	w         topology.Window
 	table     string
@@ -115,7 +119,7 @@ func (o *windowAggregateOp) Open(ctx context.Context, oc *OpContext) error {
 	if err := o.agg.Open(ctx, oc); err != nil {
 		return err
 	}
-	o.cache, o.errs, o.partition = oc.State, oc.Errors, oc.Partition
+	o.cache, o.errs, o.partition, o.counts = oc.State, oc.Errors, oc.Partition, oc.counts
 	o.tab = o.cache.Table(o.table)
 	return nil
 }
@@ -253,6 +257,8 @@ func (o *windowAggregateOp) OnBatch(ctx context.Context, _ int, b *Batch, out Em
 			return err
 		}
 	}
+	o.counts.addLate(o.late)
+	o.late = 0
 	if o.timeDirty {
 		v := binary.BigEndian.AppendUint64(nil, uint64(o.streamTime))
 		if err := o.tab.Put(streamTimeKey, v); err != nil {
@@ -274,10 +280,12 @@ func (o *windowAggregateOp) OnBatch(ctx context.Context, _ int, b *Batch, out Em
 func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 	size, adv := o.w.Size, o.w.Advance
 	start := max(0, ts-size+adv) / adv * adv
+	late := false
 	for ; start <= ts; start += adv {
 		end := start + size
 		if end+o.w.Grace <= o.streamTime {
 			// The window has closed: the record is late for it.
+			late = true
 			continue
 		}
 		o.skey = binary.BigEndian.AppendUint64(append(o.skey[:0], o.key...), uint64(start))
@@ -322,6 +330,9 @@ func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 		if !o.w.Final {
 			o.emitRow(in, keys, start, end, rowTime, Insert, old)
 		}
+	}
+	if late {
+		o.late++
 	}
 	return nil
 }
@@ -368,6 +379,7 @@ func (o *windowAggregateOp) session(in []any, ts int64, keys []any) error {
 	}
 	if end+gap+o.w.Grace < o.streamTime {
 		// The merged session has closed: the record is late.
+		o.late++
 		return nil
 	}
 	if start != ts || end != ts {
