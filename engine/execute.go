@@ -114,7 +114,7 @@ func (e *Engine) executeOne(ctx context.Context, s *Session, st ast.Statement) (
 	case *ast.Show:
 		return e.show(ctx, s, st)
 	case *ast.Describe:
-		return e.describe(st)
+		return e.describe(ctx, st)
 	case *ast.Explain:
 		return e.explain(ctx, s, st)
 	case *ast.Terminate:

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/sluice-sql/sluice/catalog"
-	"github.com/sluice-sql/sluice/exec"
 	"github.com/sluice-sql/sluice/parser/ast"
 	"github.com/sluice-sql/sluice/planner"
 )
@@ -45,7 +44,7 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 	case ast.ShowQueries:
 		t := &Table{Columns: []string{"Query ID", "Query Type", "Status", "Sink Name", "Sink Kafka Topic", "Query String"}}
 		if st.Extended {
-			t.Columns = append(t.Columns, "Records In", "Records Out", "Errors")
+			t.Columns = append(t.Columns, statsColumns...)
 		}
 		for _, q := range e.cat.Queries() {
 			topic := ""
@@ -54,13 +53,10 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 			}
 			row := []string{q.ID, "PERSISTENT", e.queryStatus(q.ID), q.Sink, topic, q.SQL}
 			if st.Extended {
-				var s exec.Stats
 				e.mu.Lock()
-				if rq := e.running[q.ID]; rq != nil {
-					s = rq.Stats()
-				}
+				rq := e.running[q.ID]
 				e.mu.Unlock()
-				row = append(row, fmt.Sprint(s.RecordsIn), fmt.Sprint(s.RecordsOut), fmt.Sprint(s.Errors))
+				row = append(row, statsRow(ctx, rq)...)
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -75,9 +71,9 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 			row := []string{id, "PUSH", "RUNNING", "", "", ""}
 			if st.Extended {
 				e.mu.Lock()
-				s := e.transient[id].Stats()
+				tq := e.transient[id]
 				e.mu.Unlock()
-				row = append(row, fmt.Sprint(s.RecordsIn), fmt.Sprint(s.RecordsOut), fmt.Sprint(s.Errors))
+				row = append(row, statsRow(ctx, tq)...)
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -155,7 +151,7 @@ func (e *Engine) queryStatus(id string) string {
 	return "RUNNING"
 }
 
-func (e *Engine) describe(st *ast.Describe) (Result, error) {
+func (e *Engine) describe(ctx context.Context, st *ast.Describe) (Result, error) {
 	src, ok := e.cat.Source(st.Name)
 	if !ok {
 		return Result{}, userError(st.NamePos, "%s does not exist; SHOW STREAMS lists the streams", st.Name)
@@ -196,14 +192,19 @@ func (e *Engine) describe(st *ast.Describe) (Result, error) {
 		if rs := e.cat.Readers(src.Name); len(rs) > 0 {
 			fmt.Fprintf(&b, "Queries that read from this %s: %s\n", kindWord(src.Kind), strings.Join(rs, ", "))
 		}
+		stats := false
 		for _, id := range append(e.cat.Writers(src.Name), e.cat.Readers(src.Name)...) {
 			e.mu.Lock()
 			rq := e.running[id]
 			e.mu.Unlock()
-			if rq != nil {
-				s := rq.Stats()
-				fmt.Fprintf(&b, "%s: records in %d, out %d, errors %d\n", id, s.RecordsIn, s.RecordsOut, s.Errors)
+			if rq == nil {
+				continue
 			}
+			if !stats {
+				b.WriteString("Local runtime statistics\n------------------------\n")
+				stats = true
+			}
+			writeRuntimeStats(ctx, &b, id, rq)
 		}
 		t.Footer = b.String()
 	} else {
