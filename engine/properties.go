@@ -98,7 +98,7 @@ func setProperty(s *Session, st *ast.SetProperty) (Result, error) {
 		return Result{}, userError(st.Pos, "Not recognizable as ksql, streams, consumer, or producer property: '%s'; properties Sluice uses: %s", st.Name, settableNames())
 	}
 	s.Properties[st.Name] = v
-	return Result{Kind: ResultMessage, Message: fmt.Sprintf("Successfully changed local property '%s' to '%s'. Use the UNSET command to revert your change.%s", st.Name, v, note)}, nil
+	return Result{Kind: ResultMessage, Message: fmt.Sprintf("Successfully changed local property '%s' to '%s'. Use the UNSET command to revert your change.%s", st.Name, Redact(st.Name, v), note)}, nil
 }
 
 func ignored(name string) bool {

@@ -100,7 +100,7 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			t.Rows = append(t.Rows, []string{k, "SESSION", s.Properties[k]})
+			t.Rows = append(t.Rows, []string{k, "SESSION", Redact(k, s.Properties[k])})
 		}
 		if _, ok := s.Properties[propOffsetReset]; !ok {
 			t.Rows = append(t.Rows, []string{propOffsetReset, "DEFAULT", "latest"})
