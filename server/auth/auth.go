@@ -1,0 +1,229 @@
+package auth
+
+import (
+	"bufio"
+	"context"
+	"crypto/md5"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+)
+
+// Realm is the realm a 401 response names.
+const Realm = "Sluice"
+
+// Users checks user names and passwords.
+type Users struct {
+	m map[string]secret
+}
+
+// secret is a stored password: plain, or the hex digest of one.
+type secret struct {
+	scheme string // "", "MD5" or "SHA256"
+	value  []byte
+}
+
+func (s secret) matches(password string) bool {
+	var got []byte
+	switch s.scheme {
+	case "MD5":
+		h := md5.Sum([]byte(password))
+		got = h[:]
+	case "SHA256":
+		h := sha256.Sum256([]byte(password))
+		got = h[:]
+	default:
+		got = []byte(password)
+	}
+	return subtle.ConstantTimeCompare(got, s.value) == 1
+}
+
+// NewUsers returns an empty set of users.
+func NewUsers() *Users { return &Users{m: map[string]secret{}} }
+
+// Add adds a user with a plain password.
+func (u *Users) Add(user, password string) { u.m[user] = secret{value: []byte(password)} }
+
+// Len is the number of users.
+func (u *Users) Len() int { return len(u.m) }
+
+// ParseUsers reads a password file in the format of the property file
+// ksqlDB's basic authentication (Jetty's HashLoginService) uses: one
+// "user: password[,role ...]" a line, "#" comments. A password may be
+// plain or "MD5:<hex>" or "SHA256:<hex>", the digest of the password.
+// Roles are accepted and ignored. Errors name the line, never a password.
+func ParseUsers(r io.Reader) (*Users, error) {
+	u := NewUsers()
+	sc := bufio.NewScanner(r)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue
+		}
+		name, rest, ok := strings.Cut(line, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("line %d: want \"user: password[,role ...]\"", n)
+		}
+		pw, _, _ := strings.Cut(rest, ",")
+		pw = strings.TrimSpace(pw)
+		s := secret{value: []byte(pw)}
+		for _, scheme := range []string{"MD5", "SHA256"} {
+			if hexed, ok := strings.CutPrefix(pw, scheme+":"); ok {
+				b, err := hex.DecodeString(hexed)
+				if err != nil {
+					return nil, fmt.Errorf("line %d: user %s: the %s digest is not hexadecimal", n, name, scheme)
+				}
+				s = secret{scheme: scheme, value: b}
+			}
+		}
+		if pw == "" {
+			return nil, fmt.Errorf("line %d: user %s has no password", n, name)
+		}
+		u.m[name] = s
+	}
+	return u, sc.Err()
+}
+
+// LoadUsers reads a password file (see ParseUsers).
+func LoadUsers(path string) (*Users, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	u, err := ParseUsers(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return u, nil
+}
+
+// dummy is compared against when the user is unknown, so that the time a
+// check takes does not tell whether a user exists.
+var dummy = secret{value: []byte("\x00sluice-no-such-user\x00")}
+
+// Check reports whether password is user's, in time independent of where
+// the two differ.
+func (u *Users) Check(user, password string) bool {
+	s, ok := u.m[user]
+	if !ok {
+		dummy.matches(password)
+		return false
+	}
+	return s.matches(password)
+}
+
+// checkHeader checks an "Authorization: Basic ..." value.
+func (u *Users) checkHeader(h string) bool {
+	enc, ok := strings.CutPrefix(h, "Basic ")
+	if !ok {
+		return false
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(enc))
+	if err != nil {
+		return false
+	}
+	user, pw, ok := strings.Cut(string(raw), ":")
+	return ok && u.Check(user, pw)
+}
+
+// HeaderValue is the Authorization header value of basic authentication.
+func HeaderValue(user, password string) string {
+	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+password))
+}
+
+// Middleware requires basic authentication on every request to next but
+// those to the paths in exempt (health probes). A refused request gets 401
+// with a WWW-Authenticate challenge and a ksqlDB-style error body.
+func (u *Users) Middleware(next http.Handler, exempt ...string) http.Handler {
+	skip := map[string]bool{}
+	for _, p := range exempt {
+		skip[p] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if skip[r.URL.Path] || u.checkHeader(r.Header.Get("Authorization")) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("WWW-Authenticate", `Basic realm="`+Realm+`", charset="UTF-8"`)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = io.WriteString(w, `{"@type":"generic_error","error_code":40100,"message":"Unauthorized: pass a user and password with HTTP basic authentication"}`+"\n")
+	})
+}
+
+// errUnauthenticated is what a refused gRPC call gets.
+var errUnauthenticated = status.Error(codes.Unauthenticated,
+	`Unauthorized: pass a user and password as basic authentication in the "authorization" metadata`)
+
+func (u *Users) checkContext(ctx context.Context) error {
+	md, _ := metadata.FromIncomingContext(ctx)
+	for _, v := range md.Get("authorization") {
+		if u.checkHeader(v) {
+			return nil
+		}
+	}
+	return errUnauthenticated
+}
+
+// ServerOptions are the gRPC interceptors that require basic
+// authentication, carried in the "authorization" metadata, on every call
+// but those to the full method names in exempt.
+func (u *Users) ServerOptions(exempt ...string) []grpc.ServerOption {
+	skip := map[string]bool{}
+	for _, m := range exempt {
+		skip[m] = true
+	}
+	return []grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
+			if !skip[info.FullMethod] {
+				if err := u.checkContext(ctx); err != nil {
+					return nil, err
+				}
+			}
+			return h(ctx, req)
+		}),
+		grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, h grpc.StreamHandler) error {
+			if !skip[info.FullMethod] {
+				if err := u.checkContext(ss.Context()); err != nil {
+					return err
+				}
+			}
+			return h(srv, ss)
+		}),
+	}
+}
+
+// Basic is the client side: per-call credentials sending a user and
+// password. Over a connection without TLS it needs Insecure.
+type Basic struct {
+	User, Password string
+	// Insecure allows sending the password without TLS (on loopback, in
+	// tests).
+	Insecure bool
+}
+
+// GetRequestMetadata implements credentials.PerRPCCredentials.
+func (b Basic) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": HeaderValue(b.User, b.Password)}, nil
+}
+
+// RequireTransportSecurity implements credentials.PerRPCCredentials.
+func (b Basic) RequireTransportSecurity() bool { return !b.Insecure }
+
+var _ credentials.PerRPCCredentials = Basic{}
