@@ -1,8 +1,27 @@
 // Command sluice-server runs a Sluice server: the engine, with its
-// persistent queries, behind the gRPC API of package server.
+// persistent queries, behind the gRPC API of package server and an HTTP
+// listener (the REST API, /livez, /readyz and the Prometheus /metrics).
 //
-//	sluice-server [--grpc 127.0.0.1:8089] [--data-dir ./sluice-data]
+//	sluice-server [--grpc 127.0.0.1:8089] [--http 127.0.0.1:8088]
+//	              [--data-dir ./sluice-data] [--config sluice.properties]
 //	              [--bootstrap-servers host:9092,...] [--kafka-client franz|sarama]
+//	              [--queries-file F] [--log-format text|json] [--log-level info]
+//	              [--tls-cert F --tls-key F [--tls-client-ca F]]
+//	              [--auth-users-file F | --auth-user U (SLUICE_AUTH_PASSWORD)]
+//	              [--version]
+//
+// Every setting is a flag, an environment variable SLUICE_<FLAG> (dashes
+// as underscores: SLUICE_DATA_DIR) and a key of the --config properties
+// file (key=value lines as in ksqlDB's ksql-server.properties, whose names
+// bootstrap.servers, ksql.service.id, listeners and ksql.queries.file are
+// understood). Flags win over the environment, which wins over the file.
+//
+// An outside Kafka cluster may need TLS (--kafka-tls, --kafka-tls-ca,
+// --kafka-tls-cert/--kafka-tls-key) and SASL (--kafka-sasl-mechanism
+// PLAIN|SCRAM-SHA-256|SCRAM-SHA-512, --kafka-sasl-username,
+// SLUICE_KAFKA_SASL_PASSWORD); a config file may give Kafka's own
+// security.protocol, sasl.mechanism, sasl.jaas.config and (a PEM bundle)
+// ssl.truststore.location instead. Passwords never show in logs or errors.
 //
 // Without --bootstrap-servers it runs in playground mode: it starts a
 // single-node, unreplicated development Kafka broker in-process, on
@@ -10,7 +29,23 @@
 // Kafka client can produce into it and a restart keeps every topic. The
 // engine keeps its local state under <data-dir>/state.
 //
-// SIGINT or SIGTERM stops it gracefully: the gRPC server stops accepting
-// calls and ends running push queries, then the engine closes (committing
-// what its queries processed), then the Kafka client and the playground.
+// With --queries-file it runs headless, as ksqlDB does: it runs the file's
+// statements once per data directory at start and then refuses interactive
+// statements ("The server is running in headless mode. Interactive use is
+// disabled."); only Info, health, reflection, the probes and /metrics
+// answer.
+//
+// With --tls-cert and --tls-key both listeners serve TLS; --tls-client-ca
+// requires client certificates (mutual TLS). With --auth-users-file (lines
+// "user: password[,role ...]", the password plain or MD5:/SHA256: hex
+// digests) or --auth-user, every HTTP route and gRPC method requires basic
+// authentication (gRPC: the "authorization" metadata) but /livez and
+// /readyz.
+//
+// /readyz answers 200 once the catalog is replayed, the queries started
+// and Kafka answers, and 503 from the start of a shutdown. SIGINT or
+// SIGTERM stops it gracefully: the gRPC server stops accepting calls and
+// ends running push queries, then the engine closes (each query finishes,
+// produces and commits its current batch), then the Kafka client and the
+// playground.
 package main

@@ -26,13 +26,22 @@ type runningServer struct {
 	conn  *grpc.ClientConn
 }
 
-func startServer(t *testing.T, dataDir string) *runningServer {
+func startServer(t *testing.T, dataDir string, extra ...string) *runningServer {
+	t.Helper()
+	return startServerOpts(t, dataDir, io.Discard, nil, extra...)
+}
+
+// startServerOpts starts a server on free ports with extra flags, its logs
+// going to logs, and its gRPC client connection dialled with dial (nil:
+// plaintext).
+func startServerOpts(t *testing.T, dataDir string, logs io.Writer, dial []grpc.DialOption, extra ...string) *runningServer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan addrs, 1)
 	done := make(chan error, 1)
 	args := []string{"--grpc", "127.0.0.1:0", "--http", "127.0.0.1:0", "--playground-addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn"}
-	go func() { done <- run(ctx, args, io.Discard, io.Discard, func(a addrs) { ready <- a }) }()
+	args = append(args, extra...)
+	go func() { done <- run(ctx, args, io.Discard, logs, func(a addrs) { ready <- a }) }()
 	var a addrs
 	select {
 	case a = <-ready:
@@ -40,7 +49,10 @@ func startServer(t *testing.T, dataDir string) *runningServer {
 		cancel()
 		t.Fatalf("server did not start: %v", err)
 	}
-	conn, err := grpc.NewClient(a.GRPC, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if dial == nil {
+		dial = []grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}
+	}
+	conn, err := grpc.NewClient(a.GRPC, dial...)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

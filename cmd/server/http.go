@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sluice-sql/sluice/engine"
@@ -15,22 +18,9 @@ import (
 	"github.com/sluice-sql/sluice/server/rest"
 )
 
-// restServer is the ksqlDB-compatible REST API, served over HTTP/1.1 and
-// unencrypted HTTP/2 (h2c, prior knowledge) on one listener.
-type restServer struct {
-	addr    string
-	srv     *http.Server
-	handler *rest.Handler
-	served  chan error
-}
-
-// startREST listens on addr and serves the REST API over eng.
-func startREST(addr string, eng *engine.Engine, client kafka.Client, brokers []string, serviceID string, log *slog.Logger) (*restServer, error) {
-	lis, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("listening for HTTP on %s: %w", addr, err)
-	}
-	h := rest.New(eng, rest.Options{
+// newREST returns the ksqlDB-compatible REST API over eng.
+func newREST(eng *engine.Engine, client kafka.Client, brokers []string, serviceID string, log *slog.Logger) *rest.Handler {
+	return rest.New(eng, rest.Options{
 		Version:        version,
 		ServiceID:      serviceID,
 		KafkaClusterID: strings.Join(brokers, ","),
@@ -40,21 +30,50 @@ func startREST(addr string, eng *engine.Engine, client kafka.Client, brokers []s
 		},
 		Logger: log,
 	})
+}
+
+// httpServer is the HTTP listener: the REST API (once the engine is open),
+// the probes and /metrics, over HTTP/1.1 and HTTP/2 (h2c, prior knowledge,
+// without TLS; negotiated with TLS).
+type httpServer struct {
+	addr string
+	srv  *http.Server
+	// rest is the REST API once the engine is open.
+	rest   *atomic.Pointer[rest.Handler]
+	served chan error
+	once   sync.Once
+	err    error
+}
+
+// startHTTP listens on addr and serves h; with tlsConfig, over TLS. On
+// shutdown it first ends the open streams of the REST API in restAPI.
+func startHTTP(addr string, h http.Handler, restAPI *atomic.Pointer[rest.Handler], tlsConfig *tls.Config, log *slog.Logger) (*httpServer, error) {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listening for HTTP on %s: %w", addr, err)
+	}
 	var protocols http.Protocols
 	protocols.SetHTTP1(true)
+	protocols.SetHTTP2(true)
 	protocols.SetUnencryptedHTTP2(true)
-	srv := &http.Server{
+	s := &httpServer{addr: lis.Addr().String(), rest: restAPI, served: make(chan error, 1)}
+	s.srv = &http.Server{
 		Handler:           h,
 		Protocols:         &protocols,
+		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	// Open query streams end first, so that Shutdown need not wait for
 	// them.
-	srv.RegisterOnShutdown(h.Close)
-	s := &restServer{addr: lis.Addr().String(), srv: srv, handler: h, served: make(chan error, 1)}
+	s.srv.RegisterOnShutdown(s.closeREST)
 	go func() {
-		err := srv.Serve(lis)
+		var err error
+		if tlsConfig != nil {
+			err = s.srv.ServeTLS(lis, "", "")
+		} else {
+			err = s.srv.Serve(lis)
+		}
 		if errors.Is(err, http.ErrServerClosed) {
 			err = nil
 		}
@@ -63,16 +82,24 @@ func startREST(addr string, eng *engine.Engine, client kafka.Client, brokers []s
 	return s, nil
 }
 
+func (s *httpServer) closeREST() {
+	if h := s.rest.Load(); h != nil {
+		h.Close()
+	}
+}
+
 // shutdown ends open query streams, then waits for requests in progress
-// until ctx ends, when it closes the connections left.
-func (s *restServer) shutdown(ctx context.Context) error {
-	s.handler.Close()
-	err := s.srv.Shutdown(ctx)
-	if err != nil {
-		_ = s.srv.Close()
-	}
-	if serr := <-s.served; serr != nil && err == nil {
-		err = serr
-	}
-	return err
+// until ctx ends, when it closes the connections left. Safe to call twice.
+func (s *httpServer) shutdown(ctx context.Context) error {
+	s.once.Do(func() {
+		s.closeREST()
+		s.err = s.srv.Shutdown(ctx)
+		if s.err != nil {
+			_ = s.srv.Close()
+		}
+		if serr := <-s.served; serr != nil && s.err == nil {
+			s.err = serr
+		}
+	})
+	return s.err
 }

@@ -7,17 +7,27 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
+
+	"google.golang.org/grpc"
 
 	"github.com/sluice-sql/sluice/engine"
 	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/server"
+	serverconfig "github.com/sluice-sql/sluice/server/config"
+	"github.com/sluice-sql/sluice/server/headless"
+	"github.com/sluice-sql/sluice/server/health"
+	"github.com/sluice-sql/sluice/server/rest"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -41,14 +51,17 @@ func main() {
 type addrs struct {
 	// GRPC is the gRPC API's address.
 	GRPC string
-	// HTTP is the REST API's address.
+	// HTTP is the HTTP listener's address (REST, probes, metrics).
 	HTTP string
 	// Kafka is the playground broker's address; empty when the server uses
 	// an outside Kafka cluster.
 	Kafka string
+	// Services are the gRPC services served, with their methods.
+	Services map[string]grpc.ServiceInfo
 }
 
-// config is the server's command line.
+// config is the server's settings, from flags, the environment and a
+// properties file (see package server/config).
 type config struct {
 	grpcAddr        string
 	httpAddr        string
@@ -58,31 +71,84 @@ type config struct {
 	playgroundAddr  string
 	serviceID       string
 	logLevel        slog.Level
+	logFormat       string
 	shutdownTimeout time.Duration
+	queriesFile     string
+	tlsCert         string
+	tlsKey          string
+	tlsClientCA     string
+	usersFile       string
+	user            string
+	password        string
+	version         bool
+	// kafkaSec are the Kafka TLS and SASL settings; kafka holds the
+	// resulting TLS and SASL configuration.
+	kafkaSec kafkaSecurity
+	kafka    kafka.Config
+	// sources says where each setting not at its default came from;
+	// ignored are the config file's keys that are not Sluice's.
+	sources map[string]string
+	ignored []string
+}
+
+// aliases map ksqlDB's property names (ksql-server.properties) to flags.
+var aliases = map[string]serverconfig.Alias{
+	"bootstrap.servers": {Flag: "bootstrap-servers"},
+	"ksql.service.id":   {Flag: "service-id"},
+	"listeners":         {Flag: "http", Convert: serverconfig.StripScheme},
+	"ksql.queries.file": {Flag: "queries-file"},
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
+	return parseConfig(args, os.Getenv, stderr)
+}
+
+func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("sluice-server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var bootstrap, level string
+	var bootstrap, level, cfgFile string
+	fs.StringVar(&cfgFile, "config", "", "properties `file` with settings (key=value lines; ksqlDB's ksql-server.properties names such as bootstrap.servers, ksql.service.id and listeners are understood)")
 	fs.StringVar(&c.grpcAddr, "grpc", "127.0.0.1:8089", "`address` of the gRPC API")
-	fs.StringVar(&c.httpAddr, "http", "127.0.0.1:8088", "`address` of the ksqlDB-compatible REST API (HTTP/1.1 and h2c)")
+	fs.StringVar(&c.httpAddr, "http", "127.0.0.1:8088", "`address` of the HTTP listener: REST API, /livez, /readyz, /metrics")
 	fs.StringVar(&c.dataDir, "data-dir", "./sluice-data", "`directory` for local state (and the playground's topics)")
 	fs.StringVar(&bootstrap, "bootstrap-servers", "", "comma-separated Kafka `brokers`; empty runs a playground broker")
 	fs.StringVar(&c.kafkaClient, "kafka-client", "franz", "Kafka client library: franz or sarama")
 	fs.StringVar(&c.playgroundAddr, "playground-addr", "127.0.0.1:9092", "`address` of the playground broker")
 	fs.StringVar(&c.serviceID, "service-id", "sluice", "`id` of the Sluice cluster; prefixes its internal topics and groups")
 	fs.StringVar(&level, "log-level", "info", "log `level`: debug, info, warn or error")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log `format`: text or json")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long calls in progress may take to finish on shutdown")
-	if err := fs.Parse(args); err != nil {
+	fs.StringVar(&c.queriesFile, "queries-file", "", "headless mode: run the statements of this `file` at start and refuse interactive statements")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate `file`: serve HTTP and gRPC over TLS")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key `file` of --tls-cert")
+	fs.StringVar(&c.tlsClientCA, "tls-client-ca", "", "PEM CA `bundle`: require client certificates it signed (mutual TLS)")
+	fs.StringVar(&c.usersFile, "auth-users-file", "", "require HTTP basic authentication with the users of this `file` (\"user: password[,role ...]\" lines, ksqlDB's password file format)")
+	fs.StringVar(&c.user, "auth-user", "", "require HTTP basic authentication as this `user` (with --auth-password or SLUICE_AUTH_PASSWORD)")
+	fs.StringVar(&c.password, "auth-password", "", "password of --auth-user; prefer the SLUICE_AUTH_PASSWORD environment variable, which ps does not show")
+	fs.BoolVar(&c.version, "version", false, "print the version and exit")
+	c.kafkaSec.register(fs)
+	all := maps.Clone(aliases)
+	for k, f := range kafkaAliases {
+		all[k] = serverconfig.Alias{Flag: f}
+	}
+	loader := &serverconfig.Loader{EnvPrefix: "SLUICE_", ConfigFlag: "config", Aliases: all, Getenv: getenv}
+	res, err := loader.Load(fs, args)
+	if err != nil {
 		return c, err
 	}
+	c.sources, c.ignored = res.Source, res.Ignored
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	if c.version {
+		return c, nil
+	}
 	if err := c.logLevel.UnmarshalText([]byte(level)); err != nil {
 		return c, fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", level)
+	}
+	if c.logFormat != "text" && c.logFormat != "json" {
+		return c, fmt.Errorf("--log-format: %q is not text or json", c.logFormat)
 	}
 	if c.kafkaClient != "franz" && c.kafkaClient != "sarama" {
 		return c, fmt.Errorf("--kafka-client: %q is not franz or sarama", c.kafkaClient)
@@ -95,24 +161,71 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if c.dataDir == "" {
 		return c, errors.New("--data-dir must not be empty")
 	}
+	if (c.tlsCert == "") != (c.tlsKey == "") {
+		return c, errors.New("--tls-cert and --tls-key go together: give both to serve over TLS")
+	}
+	if c.tlsClientCA != "" && c.tlsCert == "" {
+		return c, errors.New("--tls-client-ca needs --tls-cert and --tls-key: client certificates are checked over TLS")
+	}
+	if (c.user == "") != (c.password == "") {
+		return c, errors.New("--auth-user and --auth-password (or SLUICE_AUTH_PASSWORD) go together")
+	}
+	if c.kafkaSec.set() && len(c.bootstrap) == 0 {
+		return c, errors.New("the Kafka TLS and SASL settings need --bootstrap-servers: the playground broker takes plain connections")
+	}
+	if err := c.kafkaSec.apply(&c.kafka); err != nil {
+		return c, err
+	}
 	return c, nil
 }
 
 // run runs the server until ctx ends, then shuts it down gracefully. Once
-// it serves, it prints "Sluice server listening on <addr>" to stdout and
+// it serves, it prints "Sluice server listening on <addr>" and the HTTP
+// address on the next line to stdout and
 // calls ready (if not nil) with the bound addresses, so that tests can pass
-// port 0 in --grpc and --playground-addr.
+// port 0 in --grpc, --http and --playground-addr.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready func(addrs)) (err error) {
 	cfg, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
+	if cfg.version {
+		fmt.Fprintf(stdout, "sluice-server %s (%s)\n", version, runtime.Version())
+		return nil
+	}
+	log := newLogger(cfg, stderr)
+	for _, k := range slices.Sorted(maps.Keys(cfg.sources)) {
+		// Names and origins only: values may be secrets.
+		log.Debug("setting", "name", k, "from", cfg.sources[k])
+	}
+	for _, k := range cfg.ignored {
+		log.Info("config file: property not used by Sluice", "property", k)
+	}
+	sec, err := newSecurity(cfg)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(cfg.dataDir, 0o755); err != nil {
 		return fmt.Errorf("creating the data directory: %w", err)
 	}
 
+	// The HTTP listener comes up first: /livez answers, and /readyz says
+	// "starting" until the engine has replayed its catalog.
 	var ready0 addrs
+	probes := &health.Probes{}
+	var eng atomic.Pointer[engine.Engine]
+	var restAPI atomic.Pointer[rest.Handler]
+	hs, err := startHTTP(cfg.httpAddr, sec.http(newHTTPHandler(probes, &eng, &restAPI, cfg.queriesFile != "")), &restAPI, sec.httpTLS(), log.With("component", "http"))
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
+		defer cancel()
+		_ = hs.shutdown(sctx)
+	}()
+	ready0.HTTP = hs.addr
+
 	brokers := cfg.bootstrap
 	if len(brokers) == 0 {
 		pg, err := kafka.StartPlayground(ctx, kafka.PlaygroundConfig{
@@ -131,7 +244,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 			"bootstrap_servers", pg.Addr(), "data_dir", filepath.Join(cfg.dataDir, "kafka"))
 	}
 
-	kcfg := kafka.Config{Brokers: brokers, ClientID: cfg.serviceID, Logger: log.With("component", "kafka")}
+	kcfg := kafka.Config{Brokers: brokers, ClientID: cfg.serviceID, Logger: log.With("component", "kafka"), TLS: cfg.kafka.TLS, SASL: cfg.kafka.SASL}
 	var client kafka.Client
 	if cfg.kafkaClient == "sarama" {
 		client, err = kafka.NewSarama(kcfg)
@@ -143,7 +256,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	defer client.Close()
 
-	eng, err := engine.Open(ctx, engine.Config{
+	e, err := engine.Open(ctx, engine.Config{
 		Kafka:     client,
 		DataDir:   filepath.Join(cfg.dataDir, "state"),
 		ServiceID: cfg.serviceID,
@@ -153,51 +266,76 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		return fmt.Errorf("opening the engine: %w", err)
 	}
 	defer func() {
-		if cerr := eng.Close(); cerr != nil && err == nil {
+		// Last: the engine stops its queries after each one's current
+		// batch, which it produces and commits.
+		if cerr := e.Close(); cerr != nil && err == nil {
 			err = fmt.Errorf("closing the engine: %w", cerr)
 		}
+		log.Info("stopped")
 	}()
+	eng.Store(e)
+	restAPI.Store(newREST(e, client, brokers, cfg.serviceID, log.With("component", "rest")))
 
-	lis, err := net.Listen("tcp", cfg.grpcAddr)
+	if cfg.queriesFile != "" {
+		n, err := headless.Run(ctx, e, cfg.queriesFile, cfg.dataDir)
+		if err != nil {
+			return err
+		}
+		log.Info("headless mode: interactive statements are refused", "queries_file", cfg.queriesFile, "statements_run", n)
+	}
+
+	grpcLis, err := net.Listen("tcp", cfg.grpcAddr)
 	if err != nil {
 		return fmt.Errorf("listening for gRPC on %s: %w", cfg.grpcAddr, err)
 	}
-	srv := server.New(eng, server.Options{
+	grpcOpts := sec.grpc()
+	if cfg.queriesFile != "" {
+		grpcOpts = append(grpcOpts, headless.ServerOptions()...)
+	}
+	srv := server.New(e, server.Options{
 		Version:               version,
 		ServiceID:             cfg.serviceID,
 		KafkaBootstrapServers: strings.Join(brokers, ","),
 		Playground:            len(cfg.bootstrap) == 0,
 		Logger:                log.With("component", "server"),
+		GRPCOptions:           grpcOpts,
 	})
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(lis) }()
+	go func() { served <- srv.Serve(grpcLis) }()
 
-	rest, err := startREST(cfg.httpAddr, eng, client, brokers, cfg.serviceID, log.With("component", "rest"))
-	if err != nil {
-		srv.Stop()
-		return err
-	}
-	ready0.GRPC, ready0.HTTP = lis.Addr().String(), rest.addr
+	ready0.GRPC, ready0.Services = grpcLis.Addr().String(), srv.ServiceInfo()
+	probes.SetReady(e.Ready)
 	fmt.Fprintf(stdout, "Sluice server listening on %s\n", ready0.GRPC)
-	log.Info("serving", "grpc", ready0.GRPC, "http", ready0.HTTP, "kafka", strings.Join(brokers, ","), "kafka_client", cfg.kafkaClient,
-		"service_id", cfg.serviceID, "data_dir", cfg.dataDir, "version", version)
+	fmt.Fprintf(stdout, "HTTP (REST API, /livez, /readyz, /metrics) on %s\n", ready0.HTTP)
+	log.Info("serving", "grpc", ready0.GRPC, "http", ready0.HTTP, "tls", sec.tls != nil, "mtls", cfg.tlsClientCA != "",
+		"basic_auth", sec.users != nil, "kafka", strings.Join(brokers, ","), "kafka_client", cfg.kafkaClient,
+		"kafka_tls", cfg.kafka.TLS != nil, "kafka_sasl", saslMechanism(cfg.kafka.SASL),
+		"service_id", cfg.serviceID, "data_dir", cfg.dataDir, "headless", cfg.queriesFile != "", "version", version)
 	if ready != nil {
 		ready(ready0)
 	}
 
 	select {
 	case <-ctx.Done():
-		log.Info("shutting down")
+		log.Info("shutting down: draining calls, then committing and closing queries")
 	case err := <-served:
 		srv.Stop()
 		if err == nil {
 			err = errors.New("stopped unexpectedly")
 		}
 		return fmt.Errorf("serving gRPC: %w", err)
+	case err := <-hs.served:
+		hs.served <- err
+		srv.Stop()
+		if err == nil {
+			err = errors.New("stopped unexpectedly")
+		}
+		return fmt.Errorf("serving HTTP: %w", err)
 	}
+	probes.SetStopping()
 	sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
 	defer cancel()
-	if err := rest.shutdown(sctx); err != nil {
+	if err := hs.shutdown(sctx); err != nil {
 		log.Warn("REST requests still in progress at the shutdown timeout were cut off", "err", err)
 	}
 	if err := srv.Shutdown(sctx); err != nil {
@@ -207,4 +345,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		log.Warn("gRPC server", "err", err)
 	}
 	return nil
+}
+
+// saslMechanism names the SASL mechanism in use, "" for none.
+func saslMechanism(s *kafka.SASL) string {
+	if s == nil {
+		return ""
+	}
+	return s.Mechanism
+}
+
+// newLogger returns the server's logger per --log-format and --log-level.
+func newLogger(cfg config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.logLevel}
+	if cfg.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
 }

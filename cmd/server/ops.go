@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"net/http"
+	"sync/atomic"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
+	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/server/auth"
+	"github.com/sluice-sql/sluice/server/headless"
+	"github.com/sluice-sql/sluice/server/health"
+	"github.com/sluice-sql/sluice/server/metrics"
+	"github.com/sluice-sql/sluice/server/rest"
+)
+
+// security is the server's TLS and authentication, applied to both
+// listeners. Each listener takes its own copy of tls (httpTLS, grpc).
+type security struct {
+	tls   *tls.Config
+	users *auth.Users // nil: no authentication
+}
+
+func newSecurity(cfg config) (*security, error) {
+	s := &security{}
+	if cfg.tlsCert != "" {
+		c, err := auth.ServerTLS(cfg.tlsCert, cfg.tlsKey, cfg.tlsClientCA)
+		if err != nil {
+			return nil, err
+		}
+		s.tls = c
+	}
+	if cfg.usersFile != "" {
+		u, err := auth.LoadUsers(cfg.usersFile)
+		if err != nil {
+			return nil, err
+		}
+		s.users = u
+	}
+	if cfg.user != "" {
+		if s.users == nil {
+			s.users = auth.NewUsers()
+		}
+		s.users.Add(cfg.user, cfg.password)
+	}
+	return s, nil
+}
+
+// httpTLS is the HTTP listener's TLS configuration, nil without TLS.
+func (s *security) httpTLS() *tls.Config {
+	if s.tls == nil {
+		return nil
+	}
+	return s.tls.Clone()
+}
+
+// http wraps the HTTP handler in authentication; the probes are exempt.
+func (s *security) http(h http.Handler) http.Handler {
+	if s.users == nil {
+		return h
+	}
+	return s.users.Middleware(h, health.Paths...)
+}
+
+// grpc are the gRPC server options: TLS credentials and authentication
+// interceptors on every method.
+func (s *security) grpc() []grpc.ServerOption {
+	var opts []grpc.ServerOption
+	if s.tls != nil {
+		// A copy: the HTTP server sets its own ALPN protocols in its
+		// configuration.
+		opts = append(opts, grpc.Creds(credentials.NewTLS(s.tls.Clone())))
+	}
+	if s.users != nil {
+		opts = append(opts, s.users.ServerOptions()...)
+	}
+	return opts
+}
+
+// route is one route of the HTTP listener.
+type route struct{ Method, Path string }
+
+// opsRoutes are the routes the server itself serves besides the REST API.
+var opsRoutes = []route{{"GET", "/livez"}, {"GET", "/readyz"}, {"GET", "/metrics"}}
+
+// headlessPaths are the paths a headless server still answers: probes,
+// metrics, and ksqlDB's server information and health check.
+var headlessPaths = append([]string{"/metrics", "/info", "/healthcheck"}, health.Paths...)
+
+// httpRoutes are every route of the HTTP listener: ours and the REST
+// API's; the security test checks each.
+func httpRoutes() []route {
+	out := append([]route(nil), opsRoutes...)
+	for _, r := range rest.Routes() {
+		out = append(out, route{r.Method, r.Path})
+	}
+	return out
+}
+
+// newHTTPHandler serves the probes, /metrics and, once the engine is open,
+// the REST API in restAPI (503 before). In headless mode only the probes,
+// /metrics, /info and /healthcheck answer.
+func newHTTPHandler(probes *health.Probes, eng *atomic.Pointer[engine.Engine], restAPI *atomic.Pointer[rest.Handler], isHeadless bool) http.Handler {
+	mux := http.NewServeMux()
+	probes.Register(mux)
+	mux.Handle("GET /metrics", metrics.Handler(func(ctx context.Context) []engine.QueryMetrics {
+		if e := eng.Load(); e != nil {
+			return e.Metrics(ctx)
+		}
+		return nil
+	}, version))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		h := restAPI.Load()
+		if h == nil {
+			rest.WriteError(w, 50300, "the server is starting: it is replaying its catalog; /readyz answers 200 once it serves")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+	var h http.Handler = mux
+	if isHeadless {
+		h = headless.Middleware(h, headlessPaths...)
+	}
+	return h
+}
