@@ -13,7 +13,6 @@ import (
 
 	"github.com/chzyer/readline"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/sluice-sql/sluice/cmd/cli/shell"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
@@ -66,7 +65,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		output                         string
 		showVersion                    bool
 		defines, props                 = keyValues{}, keyValues{}
+		cf                             connFlags
 	)
+	cf.register(fs)
 	fs.StringVar(&server, "server", "127.0.0.1:8089", "address of the sluice-server gRPC API")
 	fs.StringVar(&file, "file", "", "run the statements of a script `file` (- for standard input) and exit")
 	fs.StringVar(&file, "f", "", "shorthand for --file")
@@ -105,7 +106,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	server = strings.TrimPrefix(strings.TrimPrefix(server, "http://"), "grpc://")
 
 	var ok bool
-	conn, err := grpc.NewClient(server, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	dial, err := cf.dialOptions(stdin)
+	if err != nil {
+		fmt.Fprintln(stderr, "sluice:", err)
+		return exitUsage
+	}
+	conn, err := grpc.NewClient(server, dial...)
 	if err != nil {
 		fmt.Fprintf(stderr, "sluice: bad server address %q: %v\n", server, err)
 		return exitUsage
