@@ -5,7 +5,7 @@ BIN       ?= bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 
-.PHONY: bench all build run test unit corpus lint fuzz fmt proto proto-check release clean
+.PHONY: bench all build run test unit corpus lint fuzz fmt proto proto-check release release-check clean
 
 all: build
 
@@ -20,7 +20,7 @@ run:
 
 # Everything CI checks: formatting, vet, staticcheck, the tests with the
 # race detector, and the conformance corpus (without it).
-test: lint unit corpus
+test: lint unit corpus release-check
 
 unit:
 	$(GO) test -race -count=1 ./...
@@ -63,6 +63,17 @@ proto-check:
 release:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/sluice-server ./cmd/server
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/sluice ./cmd/cli
+
+# Builds the release binaries and checks they are static: built with
+# CGO_ENABLED=0 and, where file(1) is installed, statically linked.
+release-check: release
+	@for b in $(BIN)/sluice-server $(BIN)/sluice; do \
+	  $(GO) version -m $$b | grep -q 'CGO_ENABLED=0' || { echo "$$b: not built with CGO_ENABLED=0"; exit 1; }; \
+	  if command -v file >/dev/null; then \
+	    file $$b | grep -Eq 'statically linked|static-pie linked' || { echo "$$b: not static: $$(file $$b)"; exit 1; }; \
+	  fi; \
+	  echo "$$b: static, $$($$b --version)"; \
+	done
 
 clean:
 	rm -rf $(BIN)
