@@ -36,8 +36,8 @@ type pipeline struct {
 	eng  *engine.Engine
 	sess *engine.Session
 
-	orders, customers string // input topics
-	big, counts, joined  string // sink names
+	orders, customers   string // input topics
+	big, counts, joined string // sink names
 
 	seed uint64
 	rng  *rand.Rand
