@@ -46,3 +46,12 @@ func pollBackoff(ctx context.Context, fails int) bool {
 		return true
 	}
 }
+
+// boundedCtx gives ctx a deadline of stopGrace when it has none, so that
+// retryKafka at a query's start gives up on a cluster that stays away.
+func boundedCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, stopGrace)
+}

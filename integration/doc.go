@@ -15,4 +15,6 @@
 //	SLUICE_TEST_SEED         seed of the record driver (default: random,
 //	                         printed)
 //	SLUICE_TEST_RECORDS      records a driver run produces (default 4000)
+//	SLUICE_TEST_KAFKA_LOG    when set, the engine's and clients' warnings
+//	                         go to the test log
 package integration

@@ -117,10 +117,11 @@ func newClient(t *testing.T, a adapter, brokers []string) kafka.Client {
 	return cl
 }
 
-// testLogger writes warnings and errors into the test's log when -v, and
-// nowhere otherwise.
+// testLogger writes the engine's and the clients' warnings and errors
+// into the test's log when SLUICE_TEST_KAFKA_LOG is set, and nowhere
+// otherwise (a broker fault makes the clients log a warning per retry).
 func testLogger(t *testing.T) *slog.Logger {
-	if !testing.Verbose() {
+	if os.Getenv("SLUICE_TEST_KAFKA_LOG") == "" {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	return slog.New(slog.NewTextHandler(tWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))

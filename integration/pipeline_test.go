@@ -330,6 +330,19 @@ func (p *pipeline) check(maxDup int) {
 	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Minute)
 	defer cancel()
 
+	// The input holds what the driver produced: a loss below is Sluice's.
+	bounds, err := p.cl.ListOffsets(ctx, p.orders)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	in := int64(0)
+	for _, b := range bounds {
+		in += b.End - b.Start
+	}
+	if in != int64(p.n) {
+		p.t.Errorf("%s holds %d records; the driver produced %d", p.orders, in, p.n)
+	}
+
 	gotBig := map[string]int{}
 	for _, r := range readAll(p.t, ctx, p.cl, p.sinkTopic(p.big)) {
 		var v struct{ SEQ, AMOUNT int64 }
