@@ -137,14 +137,17 @@ func (w tWriter) Write(p []byte) (int, error) {
 // topicName returns a topic name unique to this run.
 func topicName(base string) string { return base + "_" + runID }
 
-// createTopic creates a topic with parts partitions and deletes it when
-// the test ends.
+// createTopic creates a topic with parts partitions, waits until the
+// brokers know it, and deletes it when the test ends.
 func createTopic(t *testing.T, cl kafka.Client, name string, parts int32) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := cl.CreateTopic(ctx, kafka.TopicSpec{Name: name, Partitions: parts}); err != nil {
 		t.Fatalf("create topic %s: %v", name, err)
+	}
+	if err := kafka.AwaitTopic(ctx, cl, name, parts); err != nil {
+		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
