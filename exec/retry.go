@@ -55,3 +55,19 @@ func boundedCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	}
 	return context.WithTimeout(ctx, stopGrace)
 }
+
+// outageGrace bounds how long a running task retries one batch's produce
+// and commit through a Kafka outage before its query ends in ERROR.
+const outageGrace = 5 * time.Minute
+
+// batchCtx is the context a polled batch is processed under. It outlives
+// ctx, so that a stop finishes the batch (its output produced, its offsets
+// committed), by stopGrace; while ctx lives it ends after outageGrace.
+func batchCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	work, cancel := context.WithTimeout(context.WithoutCancel(ctx), outageGrace)
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(stopGrace, cancel) })
+	return work, func() {
+		stop()
+		cancel()
+	}
+}

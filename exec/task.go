@@ -358,8 +358,16 @@ func (t *task) run(ctx context.Context) error {
 			if pollFails == 0 {
 				failingSince = time.Now()
 			}
-			if !kafka.Temporary(err) || errors.Is(err, kafka.ErrUnknownTopic) && time.Since(failingSince) > stopGrace {
+			outOfRange := kafka.OffsetOutOfRange(err)
+			if !kafka.Temporary(err) && !outOfRange ||
+				(outOfRange || errors.Is(err, kafka.ErrUnknownTopic)) && time.Since(failingSince) > stopGrace {
 				return fmt.Errorf("exec: poll %s[%d]: %w", t.g.Source.Topic, t.partition, err)
+			}
+			if outOfRange {
+				// A new leader not yet holding what its predecessor
+				// reported: read again from the task's positions (what
+				// the consumer still buffered is read again too).
+				t.reassign()
 			}
 			if pollFails++; pollFails == 1 {
 				t.q.deps.Logger.Warn("Kafka is not available; polling again", "topic", t.g.Source.Topic, "partition", t.partition, "err", err)
@@ -387,7 +395,7 @@ func (t *task) run(ctx context.Context) error {
 			}
 			continue
 		}
-		work, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopGrace)
+		work, cancel := batchCtx(ctx)
 		err = t.process(work, recs)
 		cancel()
 		if err != nil {
@@ -401,6 +409,14 @@ func (t *task) run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// reassign points the consumer at the task's positions again: its source
+// partition's and those of its join sides.
+func (t *task) reassign() {
+	assign := map[string]map[int32]int64{t.g.Source.Topic: {t.partition: t.pos.Load()}}
+	t.sideOffsets(assign)
+	t.consumer.Assign(assign)
 }
 
 // process runs one polled batch through the operators and the sink, then

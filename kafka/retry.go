@@ -54,6 +54,15 @@ func Temporary(err error) bool {
 	return false
 }
 
+// OffsetOutOfRange reports whether err says a fetch asked for an offset
+// the partition's leader does not hold. Besides records deleted by
+// retention, this happens for a moment after a leader change, while the
+// new leader's log end is behind the high watermark its predecessor
+// reported; reading again from the same offset then succeeds.
+func OffsetOutOfRange(err error) bool {
+	return errors.Is(err, sarama.ErrOffsetOutOfRange) || errors.Is(err, kerr.OffsetOutOfRange)
+}
+
 // retriableCodes are the Kafka protocol error codes that Kafka marks
 // retriable and sarama reports as a KError.
 var retriableCodes = map[int16]bool{

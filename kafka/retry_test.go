@@ -35,3 +35,10 @@ func TestTemporary(t *testing.T) {
 		}
 	}
 }
+
+func TestOffsetOutOfRange(t *testing.T) {
+	if !OffsetOutOfRange(fmt.Errorf("kafka: poll %q partition %d: %w", "t", 0, sarama.ErrOffsetOutOfRange)) ||
+		!OffsetOutOfRange(fmt.Errorf("poll: %w", kerr.OffsetOutOfRange)) || OffsetOutOfRange(sarama.ErrOutOfBrokers) {
+		t.Fatal("OffsetOutOfRange does not tell an out-of-range fetch")
+	}
+}
