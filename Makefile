@@ -37,7 +37,9 @@ corpus:
 # brokers are stopped however it ends. Prints the time of each part.
 KAFKA_SH := ./scripts/kafka.sh
 test-kafka:
-	@trap '$(KAFKA_SH) down >/dev/null 2>&1 || true' EXIT; set -e; \
+	@if $(KAFKA_SH) bootstrap >/dev/null 2>&1; then \
+	  echo "test-kafka: scripts/kafka.sh has a broker up already; stop it with scripts/kafka.sh down"; exit 1; fi; \
+	  trap '$(KAFKA_SH) down >/dev/null 2>&1 || true' EXIT; set -e; \
 	  t=$$(date +%s); $(KAFKA_SH) fetch; \
 	  echo "test-kafka: fetch took $$(($$(date +%s) - t)) s"; \
 	  t=$$(date +%s); addr=$$($(KAFKA_SH) up); \

@@ -41,6 +41,11 @@ type pipeline struct {
 
 	seed uint64
 	rng  *rand.Rand
+	// base is the event time of the first order (ms, a multiple of
+	// windowMs): ten minutes ago, so that the records are neither older
+	// than the topics' retention (the broker would delete them) nor too
+	// far in the future for log.message.timestamp.after.max.ms.
+	base int64
 
 	mu      sync.Mutex
 	seq     map[string]int64 // next sequence number per key
@@ -55,7 +60,6 @@ const (
 	partitions   = 4
 	customerKeys = 64 // keys of orders; customers has rows for 3/4 of them
 	windowMs     = 10_000
-	baseTime     = 1_700_000_000_000 // ms, a multiple of windowMs
 	stepMs       = 7                 // event time per order
 	jitterMs     = 3_000             // out of order by up to this (grace is ksqlDB's default, 24 h)
 )
@@ -106,6 +110,7 @@ func newPipeline(t *testing.T, a adapter, brokers []string, scenario string) *pi
 		joined:    "enriched_" + tag,
 		seed:      seed,
 		rng:       rand.New(rand.NewPCG(seed, seed^0x5eed)),
+		base:      time.Now().Add(-10*time.Minute).UnixMilli() / windowMs * windowMs,
 		seq:       map[string]int64{},
 		names:     map[string]string{},
 		wantBig:   map[string]int{},
@@ -144,7 +149,7 @@ func newPipeline(t *testing.T, a adapter, brokers []string, scenario string) *pi
 		recs = append(recs, &kafka.Record{
 			Topic: p.customers, Partition: -1, Key: []byte(key),
 			Value:     fmt.Appendf(nil, `{"NAME":%q}`, p.names[key]),
-			Timestamp: time.UnixMilli(baseTime - 60_000),
+			Timestamp: time.UnixMilli(p.base - 60_000),
 		})
 	}
 	p.produceRecords(ctx, recs)
@@ -194,7 +199,7 @@ func (p *pipeline) nextOrders(n int) []*kafka.Record {
 		seq := p.seq[key]
 		p.seq[key]++
 		amount := p.rng.IntN(100)
-		ts := baseTime + int64(p.n)*stepMs - p.rng.Int64N(jitterMs)
+		ts := p.base + int64(p.n)*stepMs - p.rng.Int64N(jitterMs)
 		p.n++
 		recs[i] = &kafka.Record{
 			Topic: p.orders, Partition: -1, Key: []byte(key),
@@ -364,7 +369,7 @@ func (p *pipeline) check(maxDup int) {
 	}
 	switch {
 	case in < int64(p.n):
-		p.t.Errorf("%s holds %d records; the driver produced %d", p.orders, in, p.n)
+		p.t.Errorf("%s holds %d records (offsets %+v); the driver produced %d", p.orders, in, bounds, p.n)
 	case in > int64(p.n):
 		p.t.Logf("%s holds %d records; the driver produced %d (it sent a batch again)", p.orders, in, p.n)
 	}
