@@ -60,8 +60,8 @@ const (
 	partitions   = 4
 	customerKeys = 64 // keys of orders; customers has rows for 3/4 of them
 	windowMs     = 10_000
-	stepMs       = 7                 // event time per order
-	jitterMs     = 3_000             // out of order by up to this (grace is ksqlDB's default, 24 h)
+	stepMs       = 7     // event time per order
+	jitterMs     = 3_000 // out of order by up to this (grace is ksqlDB's default, 24 h)
 )
 
 // driverSeed is SLUICE_TEST_SEED or a random seed; either way it is logged.
