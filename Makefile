@@ -33,8 +33,9 @@ corpus:
 # The integration suite against a real Apache Kafka (./integration, with
 # both client adapters), which scripts/kafka.sh fetches from Maven Central
 # and runs with the machine's Java: first on a single broker (restarted
-# mid-stream by a test), then the cluster fault tests on 3 nodes. The
-# brokers are stopped however it ends. Prints the time of each part.
+# mid-stream by a test, and the transaction tests of kafka/), then kafka/'s
+# SASL tests on a SASL+TLS broker, then the cluster fault tests on 3 nodes.
+# The brokers are stopped however it ends. Prints the time of each part.
 KAFKA_SH := ./scripts/kafka.sh
 test-kafka:
 	@if $(KAFKA_SH) bootstrap >/dev/null 2>&1; then \
@@ -45,7 +46,13 @@ test-kafka:
 	  t=$$(date +%s); addr=$$($(KAFKA_SH) up); \
 	  echo "test-kafka: 1 broker up at $$addr in $$(($$(date +%s) - t)) s"; \
 	  t=$$(date +%s); SLUICE_TEST_KAFKA=$$addr SLUICE_TEST_KAFKA_NODES=1 $(GO) test -count=1 -timeout 15m -v ./integration/...; \
+	  SLUICE_TEST_KAFKA=$$addr $(GO) test -count=1 -run 'TestTransactions' ./kafka; \
 	  echo "test-kafka: single-broker tests took $$(($$(date +%s) - t)) s"; \
+	  t=$$(date +%s); $(KAFKA_SH) down; addr=$$($(KAFKA_SH) up --sasl --tls); \
+	  echo "test-kafka: SASL+TLS broker up at $$addr in $$(($$(date +%s) - t)) s"; \
+	  t=$$(date +%s); SLUICE_TEST_KAFKA_SASL=$$addr SLUICE_TEST_KAFKA_CA=$${SLUICE_KAFKA_DIR:-$${TMPDIR:-/tmp}/sluice-kafka}/tls/ca.pem \
+	    $(GO) test -count=1 -v -run 'TestSASLBroker' ./kafka; \
+	  echo "test-kafka: SASL tests took $$(($$(date +%s) - t)) s"; \
 	  t=$$(date +%s); $(KAFKA_SH) down; addr=$$($(KAFKA_SH) up --brokers 3); \
 	  echo "test-kafka: 3-node cluster up at $$addr in $$(($$(date +%s) - t)) s"; \
 	  t=$$(date +%s); SLUICE_TEST_KAFKA=$$addr SLUICE_TEST_KAFKA_NODES=3 $(GO) test -count=1 -timeout 15m -v -run 'TestClusterFaults' ./integration/...; \
