@@ -5,7 +5,7 @@ BIN       ?= bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 
-.PHONY: bench all build run test unit corpus lint fuzz fmt proto proto-check release release-check clean
+.PHONY: bench all build run test test-kafka unit corpus lint fuzz fmt proto proto-check release release-check clean
 
 all: build
 
@@ -23,12 +23,40 @@ run:
 test: lint unit corpus release-check
 
 unit:
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /integration$$)
 
 # ksqlDB's query-validation corpus from ../shared/qtt, judged against the
 # floors in internal/qtt/floors.json.
 corpus:
 	$(GO) test -count=1 -run TestCorpus -v ./internal/qtt
+
+# The integration suite against a real Apache Kafka (./integration, with
+# both client adapters), which scripts/kafka.sh fetches from Maven Central
+# and runs with the machine's Java: first on a single broker (restarted
+# mid-stream by a test, and the transaction tests of kafka/), then kafka/'s
+# SASL tests on a SASL+TLS broker, then the cluster fault tests on 3 nodes.
+# The brokers are stopped however it ends. Prints the time of each part.
+KAFKA_SH := ./scripts/kafka.sh
+test-kafka:
+	@if $(KAFKA_SH) bootstrap >/dev/null 2>&1; then \
+	  echo "test-kafka: scripts/kafka.sh has a broker up already; stop it with scripts/kafka.sh down"; exit 1; fi; \
+	  trap '$(KAFKA_SH) down >/dev/null 2>&1 || true' EXIT; set -e; \
+	  t=$$(date +%s); $(KAFKA_SH) fetch; \
+	  echo "test-kafka: fetch took $$(($$(date +%s) - t)) s"; \
+	  t=$$(date +%s); addr=$$($(KAFKA_SH) up); \
+	  echo "test-kafka: 1 broker up at $$addr in $$(($$(date +%s) - t)) s"; \
+	  t=$$(date +%s); SLUICE_TEST_KAFKA=$$addr SLUICE_TEST_KAFKA_NODES=1 $(GO) test -count=1 -timeout 15m -v ./integration/...; \
+	  SLUICE_TEST_KAFKA=$$addr $(GO) test -count=1 -run 'TestTransactions' ./kafka; \
+	  echo "test-kafka: single-broker tests took $$(($$(date +%s) - t)) s"; \
+	  t=$$(date +%s); $(KAFKA_SH) down; addr=$$($(KAFKA_SH) up --sasl --tls); \
+	  echo "test-kafka: SASL+TLS broker up at $$addr in $$(($$(date +%s) - t)) s"; \
+	  t=$$(date +%s); SLUICE_TEST_KAFKA_SASL=$$addr SLUICE_TEST_KAFKA_CA=$${SLUICE_KAFKA_DIR:-$${TMPDIR:-/tmp}/sluice-kafka}/tls/ca.pem \
+	    $(GO) test -count=1 -v -run 'TestSASLBroker' ./kafka; \
+	  echo "test-kafka: SASL tests took $$(($$(date +%s) - t)) s"; \
+	  t=$$(date +%s); $(KAFKA_SH) down; addr=$$($(KAFKA_SH) up --brokers 3); \
+	  echo "test-kafka: 3-node cluster up at $$addr in $$(($$(date +%s) - t)) s"; \
+	  t=$$(date +%s); SLUICE_TEST_KAFKA=$$addr SLUICE_TEST_KAFKA_NODES=3 $(GO) test -count=1 -timeout 15m -v -run 'TestClusterFaults' ./integration/...; \
+	  echo "test-kafka: cluster tests took $$(($$(date +%s) - t)) s"
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -68,7 +68,7 @@ func (e *Engine) sourceTopic(ctx context.Context, pos ast.Pos, topic string, par
 	case partitions == 0:
 		return 0, userError(pos, "topic '%s' does not exist; to create it, add PARTITIONS (and optionally REPLICAS) to the WITH clause", topic)
 	}
-	err = e.cfg.Kafka.CreateTopic(ctx, kafka.TopicSpec{Name: topic, Partitions: partitions, ReplicationFactor: replicas})
+	err = e.createTopic(ctx, kafka.TopicSpec{Name: topic, Partitions: partitions, ReplicationFactor: replicas})
 	if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
 		return 0, internal("cannot create topic %s: %v", topic, err)
 	}

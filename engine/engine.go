@@ -133,11 +133,26 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 }
 
 func (e *Engine) ensureTopic(ctx context.Context, name string, configs map[string]string) error {
-	err := e.cfg.Kafka.CreateTopic(ctx, kafka.TopicSpec{Name: name, Partitions: 1, Configs: configs})
+	err := e.createTopic(ctx, kafka.TopicSpec{Name: name, Partitions: 1, Configs: configs})
 	if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
 		return fmt.Errorf("engine: create internal topic %s: %w", name, err)
 	}
 	return nil
+}
+
+// createTopic creates a topic and waits until it can be used (see
+// kafka.AwaitTopic): a real cluster acknowledges a creation before every
+// broker knows the topic. It returns kafka.ErrTopicExists, after the same
+// wait, when the topic was there already.
+func (e *Engine) createTopic(ctx context.Context, spec kafka.TopicSpec) error {
+	err := e.cfg.Kafka.CreateTopic(ctx, spec)
+	if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
+		return err
+	}
+	if werr := kafka.AwaitTopic(ctx, e.cfg.Kafka, spec.Name, spec.Partitions); werr != nil {
+		return werr
+	}
+	return err
 }
 
 // replay reads the command log from its start to its current end and
@@ -236,13 +251,13 @@ func (e *Engine) ensureChangelogs(ctx context.Context, q *catalog.Query) error {
 	// A repartition topic has the source's partitions, and so does every
 	// changelog: a task of the last stage owns one partition of each.
 	for _, st := range reps {
-		err := e.cfg.Kafka.CreateTopic(ctx, kafka.TopicSpec{Name: st.Topic, Partitions: int32(len(bounds)), Configs: map[string]string{"cleanup.policy": "delete"}})
+		err := e.createTopic(ctx, kafka.TopicSpec{Name: st.Topic, Partitions: int32(len(bounds)), Configs: map[string]string{"cleanup.policy": "delete"}})
 		if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
 			return fmt.Errorf("engine: create repartition topic %s: %w", st.Topic, err)
 		}
 	}
 	for _, name := range logs {
-		err := e.cfg.Kafka.CreateTopic(ctx, kafka.TopicSpec{Name: name, Partitions: int32(len(bounds)), Configs: exec.ChangelogConfig(q.Plan, name)})
+		err := e.createTopic(ctx, kafka.TopicSpec{Name: name, Partitions: int32(len(bounds)), Configs: exec.ChangelogConfig(q.Plan, name)})
 		if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
 			return fmt.Errorf("engine: create changelog topic %s: %w", name, err)
 		}

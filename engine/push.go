@@ -77,7 +77,7 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 			// A join may repartition both sides.
 			st.Topic = fmt.Sprintf("%s%s_%d-repartition-%d", e.internalPrefix(), id, time.Now().UnixNano(), i)
 		}
-		if err := e.cfg.Kafka.CreateTopic(ctx, kafka.TopicSpec{Name: st.Topic, Partitions: st.Partitions, Configs: map[string]string{"cleanup.policy": "delete"}}); err != nil {
+		if err := e.createTopic(ctx, kafka.TopicSpec{Name: st.Topic, Partitions: st.Partitions, Configs: map[string]string{"cleanup.policy": "delete"}}); err != nil {
 			dropTopics()
 			return Result{}, internal("cannot create the repartition topic of a push query: %v", err)
 		}

@@ -177,7 +177,13 @@ func sideStarts(ctx context.Context, g *topology.Graph, deps Deps, parts int) ([
 		rs := stages(rightGraph(g, spec))
 		rg := rs[len(rs)-1]
 		topic := rg.Source.Topic
-		bounds, err := deps.Kafka.ListOffsets(ctx, topic)
+		var bounds []kafka.Offsets
+		bctx, cancel := boundedCtx(ctx)
+		err := retryKafka(bctx, deps.Logger, "list offsets", func() (err error) {
+			bounds, err = deps.Kafka.ListOffsets(bctx, topic)
+			return err
+		})
+		cancel()
 		if err != nil {
 			return nil, fmt.Errorf("exec: list offsets of %s: %w", topic, err)
 		}

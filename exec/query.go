@@ -148,7 +148,14 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 // startOffsets returns the absolute offset each partition's task starts at.
 func startOffsets(ctx context.Context, g *topology.Graph, deps Deps) ([]int64, error) {
 	src := g.Source
-	bounds, err := deps.Kafka.ListOffsets(ctx, src.Topic)
+	// A broker that just started may have no group coordinator yet.
+	ctx, cancel := boundedCtx(ctx)
+	defer cancel()
+	var bounds []kafka.Offsets
+	err := retryKafka(ctx, deps.Logger, "list offsets", func() (err error) {
+		bounds, err = deps.Kafka.ListOffsets(ctx, src.Topic)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("exec: list offsets of %s: %w", src.Topic, err)
 	}
@@ -158,7 +165,11 @@ func startOffsets(ctx context.Context, g *topology.Graph, deps Deps) ([]int64, e
 		committed[i] = -1
 	}
 	if deps.Group != "" {
-		c, err := deps.Kafka.FetchOffsets(ctx, deps.Group, src.Topic)
+		var c []int64
+		err := retryKafka(ctx, deps.Logger, "fetch offsets", func() (err error) {
+			c, err = deps.Kafka.FetchOffsets(ctx, deps.Group, src.Topic)
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("exec: fetch committed offsets of %s: %w", deps.Group, err)
 		}
@@ -178,7 +189,10 @@ func startOffsets(ctx context.Context, g *topology.Graph, deps Deps) ([]int64, e
 		}
 	}
 	if deps.Group != "" && len(fresh) > 0 {
-		if err := deps.Kafka.CommitOffsets(ctx, deps.Group, map[string]map[int32]int64{src.Topic: fresh}); err != nil {
+		err := retryKafka(ctx, deps.Logger, "commit offsets", func() error {
+			return deps.Kafka.CommitOffsets(ctx, deps.Group, map[string]map[int32]int64{src.Topic: fresh})
+		})
+		if err != nil {
 			return nil, fmt.Errorf("exec: commit start offsets of %s: %w", deps.Group, err)
 		}
 	}

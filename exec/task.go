@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"sync/atomic"
@@ -342,6 +343,7 @@ func (t *task) run(ctx context.Context) error {
 	if ends := t.q.deps.EndOffsets; ends != nil && t.g.Source.Topic == t.q.graph.Source.Topic && int(t.partition) < len(ends) {
 		end = ends[t.partition]
 	}
+	pollFails, failingSince := 0, time.Time{}
 	for !t.ended {
 		if end >= 0 && t.pos.Load() >= end {
 			return nil
@@ -351,8 +353,31 @@ func (t *task) run(ctx context.Context) error {
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("exec: poll %s[%d]: %w", t.g.Source.Topic, t.partition, err)
+			// A broker restarting or a leader moving: poll again. A topic
+			// unknown for longer than a leader election takes is gone.
+			if pollFails == 0 {
+				failingSince = time.Now()
+			}
+			outOfRange := kafka.OffsetOutOfRange(err)
+			if !kafka.Temporary(err) && !outOfRange ||
+				(outOfRange || errors.Is(err, kafka.ErrUnknownTopic)) && time.Since(failingSince) > stopGrace {
+				return fmt.Errorf("exec: poll %s[%d]: %w", t.g.Source.Topic, t.partition, err)
+			}
+			if outOfRange {
+				// A new leader not yet holding what its predecessor
+				// reported: read again from the task's positions (what
+				// the consumer still buffered is read again too).
+				t.reassign()
+			}
+			if pollFails++; pollFails == 1 {
+				t.q.deps.Logger.Warn("Kafka is not available; polling again", "topic", t.g.Source.Topic, "partition", t.partition, "err", err)
+			}
+			if !pollBackoff(ctx, pollFails) {
+				return nil
+			}
+			continue
 		}
+		pollFails = 0
 		past := false
 		if end >= 0 {
 			// Records written after the query started are not its to read;
@@ -370,7 +395,7 @@ func (t *task) run(ctx context.Context) error {
 			}
 			continue
 		}
-		work, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopGrace)
+		work, cancel := batchCtx(ctx)
 		err = t.process(work, recs)
 		cancel()
 		if err != nil {
@@ -384,6 +409,14 @@ func (t *task) run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// reassign points the consumer at the task's positions again: its source
+// partition's and those of its join sides.
+func (t *task) reassign() {
+	assign := map[string]map[int32]int64{t.g.Source.Topic: {t.partition: t.pos.Load()}}
+	t.sideOffsets(assign)
+	t.consumer.Assign(assign)
 }
 
 // process runs one polled batch through the operators and the sink, then
@@ -443,7 +476,9 @@ func (t *task) stageCommit(ctx context.Context) error {
 // up to next.
 func (t *task) produceAndCommit(ctx context.Context, next int64) error {
 	if len(t.pending) > 0 {
-		err := t.producer.Produce(ctx, t.pending)
+		err := retryKafka(ctx, t.q.deps.Logger, "produce", func() error {
+			return t.producer.Produce(ctx, t.pending)
+		})
 		clear(t.pending)
 		t.pending = t.pending[:0]
 		if err != nil {
@@ -453,7 +488,10 @@ func (t *task) produceAndCommit(ctx context.Context, next int64) error {
 	if t.q.deps.Group != "" {
 		offs := map[string]map[int32]int64{t.g.Source.Topic: {t.partition: next}}
 		t.sideOffsets(offs)
-		if err := t.q.deps.Kafka.CommitOffsets(ctx, t.q.deps.Group, offs); err != nil {
+		err := retryKafka(ctx, t.q.deps.Logger, "commit offsets", func() error {
+			return t.q.deps.Kafka.CommitOffsets(ctx, t.q.deps.Group, offs)
+		})
+		if err != nil {
 			return fmt.Errorf("exec: commit offsets: %w", err)
 		}
 	}

@@ -272,20 +272,22 @@ down() {
 	rm -rf "$dir"
 }
 
-# controller prints the node id of the active controller, read from the
-# nodes' logs.
+# controller prints the node id of the active controller: the leader of
+# the metadata quorum with the highest epoch in the nodes' quorum-state
+# files (the election's log lines are below the log level kept).
 controller() {
-	local n best="" line
+	local n best="" epoch=-1 state id e
 	n=$(nodes)
 	for i in $(seq 1 "$n"); do
-		line=$(grep -h "Becoming the active controller\|becoming the active controller\|is now the active controller" "$dir/node$i/server.log" 2>/dev/null | tail -1 || true)
-		if [ -n "$line" ] && { [ -z "$best" ] || [[ "$line" > "$best" ]]; }; then
-			best=$line
-			echo "$i" >"$dir/.controller"
+		state=$(cat "$dir/node$i/data/__cluster_metadata-0/quorum-state" 2>/dev/null || true)
+		id=$(echo "$state" | sed -n 's/.*"leaderId":\(-\{0,1\}[0-9]*\).*/\1/p')
+		e=$(echo "$state" | sed -n 's/.*"leaderEpoch":\([0-9]*\).*/\1/p')
+		if [ -n "$id" ] && [ -n "$e" ] && [ "$id" -ge 1 ] && [ "$e" -gt "$epoch" ]; then
+			best=$id epoch=$e
 		fi
 	done
-	[ -n "$best" ] || die "no active controller found in the logs"
-	cat "$dir/.controller"
+	[ -n "$best" ] || die "no active controller found in the nodes' quorum-state"
+	echo "$best"
 }
 
 cmd=${1:-}

@@ -1,0 +1,532 @@
+package integration
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/kafka"
+)
+
+// pipeline is an engine on the real broker running three persistent
+// queries over keyed input on 4-partition topics, a seeded driver feeding
+// them, and an oracle computing from the same input what they must
+// output:
+//
+//	orders (stream, key CUST) ──WHERE AMOUNT >= 50──────────────▶ BIG_*
+//	       ├──WINDOW TUMBLING (SIZE 10 SECONDS) COUNT(*) BY CUST─▶ COUNTS_*
+//	       └──JOIN customers (table, key ID) ON CUST = ID───────▶ ENRICHED_*
+type pipeline struct {
+	t    *testing.T
+	ctx  context.Context
+	tag  string // in every name the pipeline creates
+	cl   kafka.Client
+	drv  kafka.Client // the driver's client (franz: it waits out outages)
+	eng  *engine.Engine
+	sess *engine.Session
+
+	orders, customers   string // input topics
+	big, counts, joined string // sink names
+
+	seed uint64
+	rng  *rand.Rand
+	// base is the event time of the first order (ms, a multiple of
+	// windowMs): ten minutes ago, so that the records are neither older
+	// than the topics' retention (the broker would delete them) nor too
+	// far in the future for log.message.timestamp.after.max.ms.
+	base int64
+
+	mu      sync.Mutex
+	seq     map[string]int64 // next sequence number per key
+	n       int              // orders produced
+	names   map[string]string
+	wantBig map[string]int // oracle: rows of BIG, as rowKey
+	wantJn  map[string]int // oracle: rows of ENRICHED
+	wantCnt map[string]int // oracle: count per windowKey
+}
+
+const (
+	partitions   = 4
+	customerKeys = 64 // keys of orders; customers has rows for 3/4 of them
+	windowMs     = 10_000
+	stepMs       = 7     // event time per order
+	jitterMs     = 3_000 // out of order by up to this (grace is ksqlDB's default, 24 h)
+)
+
+// driverSeed is SLUICE_TEST_SEED or a random seed; either way it is logged.
+func driverSeed(t *testing.T) uint64 {
+	t.Helper()
+	if s := os.Getenv("SLUICE_TEST_SEED"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			t.Fatalf("SLUICE_TEST_SEED=%q: %v", s, err)
+		}
+		return v
+	}
+	return rand.Uint64()
+}
+
+// driverRecords is SLUICE_TEST_RECORDS or def.
+func driverRecords(t *testing.T, def int) int {
+	t.Helper()
+	if s := os.Getenv("SLUICE_TEST_RECORDS"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v <= 0 {
+			t.Fatalf("SLUICE_TEST_RECORDS=%q: want a record count", s)
+		}
+		return v
+	}
+	return def
+}
+
+// newPipeline creates the topics, opens an engine with client cl and
+// starts the queries. scenario names the test in topic names.
+func newPipeline(t *testing.T, a adapter, brokers []string, scenario string) *pipeline {
+	t.Helper()
+	ctx := context.Background()
+	tag := scenario + "_" + a.name + "_" + runID
+	seed := driverSeed(t)
+	t.Logf("driver seed %d (SLUICE_TEST_SEED=%d replays it)", seed, seed)
+	p := &pipeline{
+		t: t, ctx: ctx, tag: tag,
+		cl:        newClient(t, a, brokers),
+		drv:       newClient(t, adapters[0], brokers),
+		sess:      engine.NewSession(),
+		orders:    "orders_" + tag,
+		customers: "customers_" + tag,
+		big:       "big_" + tag,
+		counts:    "counts_" + tag,
+		joined:    "enriched_" + tag,
+		seed:      seed,
+		rng:       rand.New(rand.NewPCG(seed, seed^0x5eed)),
+		base:      time.Now().Add(-10*time.Minute).UnixMilli() / windowMs * windowMs,
+		seq:       map[string]int64{},
+		names:     map[string]string{},
+		wantBig:   map[string]int{},
+		wantJn:    map[string]int{},
+		wantCnt:   map[string]int{},
+	}
+	t.Cleanup(p.cleanup)
+	eng, err := engine.Open(ctx, engine.Config{
+		Kafka: p.cl, DataDir: filepath.Join(t.TempDir(), "data"),
+		ServiceID: "it_" + tag, Logger: testLogger(t),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.eng = eng
+	t.Cleanup(func() {
+		if err := eng.Close(); err != nil {
+			t.Errorf("close engine: %v", err)
+		}
+	})
+	p.exec(`SET 'auto.offset.reset'='earliest';`)
+	p.exec(fmt.Sprintf(`CREATE STREAM %s (cust VARCHAR KEY, seq BIGINT, amount BIGINT)
+  WITH (KAFKA_TOPIC='%s', VALUE_FORMAT='JSON', PARTITIONS=%d);`, p.orders, p.orders, partitions))
+	p.exec(fmt.Sprintf(`CREATE TABLE %s (id VARCHAR PRIMARY KEY, name VARCHAR)
+  WITH (KAFKA_TOPIC='%s', VALUE_FORMAT='JSON', PARTITIONS=%d);`, p.customers, p.customers, partitions))
+
+	// The table first, so that every order meets its customer whatever
+	// the order the join reads its two inputs in.
+	var recs []*kafka.Record
+	for i := range customerKeys {
+		if i%4 == 3 {
+			continue
+		}
+		key := fmt.Sprintf("c%02d", i)
+		p.names[key] = "name-" + key
+		recs = append(recs, &kafka.Record{
+			Topic: p.customers, Partition: -1, Key: []byte(key),
+			Value:     fmt.Appendf(nil, `{"NAME":%q}`, p.names[key]),
+			Timestamp: time.UnixMilli(p.base - 60_000),
+		})
+	}
+	p.produceRecords(ctx, recs)
+
+	p.exec(fmt.Sprintf(`CREATE STREAM %s AS SELECT cust, seq, amount FROM %s WHERE amount >= 50;`, p.big, p.orders))
+	p.exec(fmt.Sprintf(`CREATE TABLE %s AS SELECT cust, COUNT(*) AS n FROM %s
+  WINDOW TUMBLING (SIZE 10 SECONDS) GROUP BY cust;`, p.counts, p.orders))
+	p.exec(fmt.Sprintf(`CREATE STREAM %s AS SELECT o.cust, seq, amount, name FROM %s o
+  JOIN %s c ON o.cust = c.id;`, p.joined, p.orders, p.customers))
+	p.flush(2 * time.Minute)
+	return p
+}
+
+func (p *pipeline) exec(sql string) []engine.Result {
+	p.t.Helper()
+	ctx, cancel := context.WithTimeout(p.ctx, time.Minute)
+	defer cancel()
+	res, err := p.eng.Execute(ctx, p.sess, sql)
+	if err != nil {
+		p.t.Fatalf("%s: %v", sql, err)
+	}
+	return res
+}
+
+func (p *pipeline) produceRecords(ctx context.Context, recs []*kafka.Record) {
+	p.t.Helper()
+	pr, err := p.drv.NewProducer(kafka.ProducerOptions{ClientID: "sluice-it-driver"})
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	defer pr.Close()
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	if err := pr.Produce(ctx, recs); err != nil {
+		p.t.Fatalf("driver: %v", err)
+	}
+}
+
+// nextOrders returns the next n orders of the seeded sequence and adds
+// them to the oracle.
+func (p *pipeline) nextOrders(n int) []*kafka.Record {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	recs := make([]*kafka.Record, n)
+	for i := range recs {
+		key := fmt.Sprintf("c%02d", p.rng.IntN(customerKeys))
+		seq := p.seq[key]
+		p.seq[key]++
+		amount := p.rng.IntN(100)
+		ts := p.base + int64(p.n)*stepMs - p.rng.Int64N(jitterMs)
+		p.n++
+		recs[i] = &kafka.Record{
+			Topic: p.orders, Partition: -1, Key: []byte(key),
+			Value:     fmt.Appendf(nil, `{"SEQ":%d,"AMOUNT":%d}`, seq, amount),
+			Timestamp: time.UnixMilli(ts),
+		}
+		if amount >= 50 {
+			p.wantBig[rowKey(key, seq, amount, "")]++
+		}
+		if name, ok := p.names[key]; ok {
+			p.wantJn[rowKey(key, seq, amount, name)]++
+		}
+		p.wantCnt[windowKey(key, ts-ts%windowMs)]++
+	}
+	return recs
+}
+
+func rowKey(key string, seq int64, amount int, name string) string {
+	return fmt.Sprintf("%s/%d/%d/%s", key, seq, amount, name)
+}
+
+func windowKey(key string, start int64) string { return fmt.Sprintf("%s@%d", key, start) }
+
+// drive produces n orders in batches of batch from a goroutine; after
+// each acknowledged batch it sends the count of orders produced so far on
+// the returned channel, which it closes at the end. A fault injected
+// meanwhile hits the driver as well as the engine: the driver's produce
+// waits out an outage.
+func (p *pipeline) drive(n, batch int) <-chan int {
+	ch := make(chan int, n/batch+1)
+	go func() {
+		defer close(ch)
+		pr, err := p.drv.NewProducer(kafka.ProducerOptions{ClientID: "sluice-it-driver"})
+		if err != nil {
+			p.t.Errorf("driver: %v", err)
+			return
+		}
+		defer pr.Close()
+		for done := 0; done < n; {
+			k := min(batch, n-done)
+			recs := p.nextOrders(k)
+			ctx, cancel := context.WithTimeout(p.ctx, 3*time.Minute)
+			// A broker going down can fail a batch before it is sent (no
+			// producer id yet): send it again. A batch that was partly
+			// written then repeats records, which check reports.
+			for attempt := 1; ; attempt++ {
+				err = pr.Produce(ctx, recs)
+				if err == nil || !kafka.Temporary(err) || ctx.Err() != nil {
+					break
+				}
+				if attempt == 1 {
+					p.t.Logf("driver: %v; producing the batch again", err)
+				}
+				pause(ctx, 100*time.Millisecond)
+			}
+			cancel()
+			if err != nil {
+				p.t.Errorf("driver: %v", err)
+				return
+			}
+			done += k
+			ch <- done
+		}
+	}()
+	return ch
+}
+
+// pause waits for d or until ctx is done; the driver's retry backoff.
+func pause(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}
+
+// waitProduced reads progress from ch until at least n orders are
+// produced (or the driver ended).
+func waitProduced(ch <-chan int, n int) {
+	for done := range ch {
+		if done >= n {
+			return
+		}
+	}
+}
+
+func drain(ch <-chan int) {
+	for range ch {
+	}
+}
+
+func (p *pipeline) flush(timeout time.Duration) {
+	p.t.Helper()
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(p.ctx, timeout)
+	defer cancel()
+	if err := p.eng.Flush(ctx); err != nil {
+		p.t.Fatalf("flush: %v (queries: %s)", err, p.queryStates())
+	}
+	p.t.Logf("timing: flush took %s", time.Since(start).Round(time.Millisecond))
+}
+
+// queryStates is SHOW QUERIES' query id and status columns.
+func (p *pipeline) queryStates() string {
+	ctx, cancel := context.WithTimeout(p.ctx, time.Minute)
+	defer cancel()
+	res, err := p.eng.Execute(ctx, p.sess, "SHOW QUERIES;")
+	if err != nil {
+		return err.Error()
+	}
+	tb := res[0].Table
+	id, status := -1, -1
+	for i, c := range tb.Columns {
+		switch strings.ToLower(c) {
+		case "query id":
+			id = i
+		case "status":
+			status = i
+		}
+	}
+	var out []string
+	for _, row := range tb.Rows {
+		if id < 0 || status < 0 {
+			out = append(out, strings.Join(row, " | "))
+			continue
+		}
+		out = append(out, row[id]+"="+row[status])
+	}
+	return strings.Join(out, ", ")
+}
+
+// checkRunningN fails unless SHOW QUERIES shows n queries, every one
+// RUNNING.
+func (p *pipeline) checkRunningN(n int) {
+	p.t.Helper()
+	states := p.queryStates()
+	for _, s := range strings.Split(states, ", ") {
+		if !strings.HasSuffix(s, "=RUNNING") {
+			p.t.Fatalf("a query is not RUNNING: %s", states)
+		}
+	}
+	if got := len(p.eng.Queries()); got != n {
+		p.t.Fatalf("%d queries, want %d: %s", got, n, states)
+	}
+}
+
+// check flushes the engine, reads the three outputs and compares them
+// with the oracle: nothing may be missing or wrong; duplicates and
+// over-counts are logged and must not exceed maxDup.
+func (p *pipeline) check(maxDup int) {
+	p.t.Helper()
+	p.flush(5 * time.Minute)
+	p.checkRunningN(3)
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(p.ctx, 5*time.Minute)
+	defer cancel()
+
+	// The input holds what the driver produced: a loss below is Sluice's.
+	bounds, err := p.cl.ListOffsets(ctx, p.orders)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	in := int64(0)
+	for _, b := range bounds {
+		in += b.End - b.Start
+	}
+	switch {
+	case in < int64(p.n):
+		p.t.Errorf("%s holds %d records (offsets %+v); the driver produced %d", p.orders, in, bounds, p.n)
+	case in > int64(p.n):
+		p.t.Logf("%s holds %d records; the driver produced %d (it sent a batch again)", p.orders, in, p.n)
+	}
+
+	gotBig := map[string]int{}
+	for _, r := range readAll(p.t, ctx, p.cl, p.sinkTopic(p.big)) {
+		var v struct{ SEQ, AMOUNT int64 }
+		p.decode(r, &v)
+		gotBig[rowKey(string(r.Key), v.SEQ, int(v.AMOUNT), "")]++
+	}
+	gotJn := map[string]int{}
+	for _, r := range readAll(p.t, ctx, p.cl, p.sinkTopic(p.joined)) {
+		var v struct {
+			SEQ, AMOUNT int64
+			NAME        string
+		}
+		p.decode(r, &v)
+		gotJn[rowKey(string(r.Key), v.SEQ, int(v.AMOUNT), v.NAME)]++
+	}
+	// The final count of each window is its key's last record; a key's
+	// records are in one partition, in offset order.
+	recs := readAll(p.t, ctx, p.cl, p.sinkTopic(p.counts))
+	sort.SliceStable(recs, func(i, j int) bool {
+		if recs[i].Partition != recs[j].Partition {
+			return recs[i].Partition < recs[j].Partition
+		}
+		return recs[i].Offset < recs[j].Offset
+	})
+	gotCnt := map[string]int{}
+	for _, r := range recs {
+		if len(r.Key) < 8 {
+			p.t.Fatalf("%s: key %q is not windowed", p.counts, r.Key)
+		}
+		k := windowKey(string(r.Key[:len(r.Key)-8]), int64(binary.BigEndian.Uint64(r.Key[len(r.Key)-8:])))
+		var v struct{ N int }
+		p.decode(r, &v)
+		gotCnt[k] = v.N
+	}
+	p.t.Logf("timing: reading the outputs took %s", time.Since(start).Round(time.Millisecond))
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.t.Logf("oracle: %d orders; %d filter rows, %d join rows, %d windows", p.n, total(p.wantBig), total(p.wantJn), len(p.wantCnt))
+	dups := p.compareRows("filter "+p.big, p.wantBig, gotBig)
+	dups += p.compareRows("join "+p.joined, p.wantJn, gotJn)
+	missing, over := 0, 0
+	for k, want := range p.wantCnt {
+		got := gotCnt[k]
+		switch {
+		case got < want:
+			missing++
+			if missing <= 5 {
+				p.t.Errorf("count %s: window %s final count %d, want %d", p.counts, k, got, want)
+			}
+		case got > want:
+			over += got - want
+		}
+	}
+	for k := range gotCnt {
+		if _, ok := p.wantCnt[k]; !ok {
+			p.t.Errorf("count %s: window %s is not in the input", p.counts, k)
+		}
+	}
+	p.t.Logf("count %s: %d windows missing or short, over-count %d", p.counts, missing, over)
+	if missing > 0 {
+		p.t.Errorf("count %s: %d of %d windows missing or short (seed %d)", p.counts, missing, len(p.wantCnt), p.seed)
+	}
+	if dups+over > maxDup {
+		p.t.Errorf("%d duplicates and over-counts, more than the %d allowed (seed %d)", dups+over, maxDup, p.seed)
+	}
+}
+
+// compareRows compares a multiset of output rows with the oracle's; it
+// returns the duplicates, having failed the test on anything missing or
+// unexpected.
+func (p *pipeline) compareRows(what string, want, got map[string]int) int {
+	missing, dups, wrong := 0, 0, 0
+	for k, w := range want {
+		g := got[k]
+		if g < w {
+			missing += w - g
+			if missing <= 5 {
+				p.t.Errorf("%s: row %s seen %d times, want %d", what, k, g, w)
+			}
+		} else {
+			dups += g - w
+		}
+	}
+	for k, g := range got {
+		if _, ok := want[k]; !ok {
+			wrong += g
+			if wrong <= 5 {
+				p.t.Errorf("%s: row %s is not in the oracle", what, k)
+			}
+		}
+	}
+	p.t.Logf("%s: %d rows, %d missing, %d duplicates, %d wrong", what, total(got), missing, dups, wrong)
+	if missing > 0 || wrong > 0 {
+		p.t.Errorf("%s: %d missing, %d wrong (seed %d)", what, missing, wrong, p.seed)
+	}
+	return dups
+}
+
+func total(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func (p *pipeline) decode(r *kafka.Record, v any) {
+	p.t.Helper()
+	if err := json.Unmarshal(r.Value, v); err != nil {
+		p.t.Fatalf("%s[%d]@%d: value %q: %v", r.Topic, r.Partition, r.Offset, r.Value, err)
+	}
+}
+
+// sinkTopic is the topic of a query's sink.
+func (p *pipeline) sinkTopic(name string) string {
+	p.t.Helper()
+	src, err := p.eng.DescribeSource(strings.ToUpper(name))
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	return src.Topic
+}
+
+// cleanup deletes every topic whose name holds the pipeline's tag: its
+// inputs, outputs, command and processing logs, changelogs.
+func (p *pipeline) cleanup() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	topics, err := p.drv.ListTopics(ctx)
+	if err != nil {
+		p.t.Logf("cleanup: %v", err)
+		return
+	}
+	for _, ti := range topics {
+		if strings.Contains(strings.ToLower(ti.Name), p.tag) {
+			_ = p.drv.DeleteTopic(ctx, ti.Name)
+		}
+	}
+}
+
+// TestPipeline runs the pipeline on each adapter without faults: the
+// outputs must equal the oracle, with no duplicates.
+func TestPipeline(t *testing.T) {
+	brokers := requireKafka(t)
+	for _, a := range adapters {
+		t.Run(a.name, func(t *testing.T) {
+			start := time.Now()
+			p := newPipeline(t, a, brokers, "plain")
+			n := driverRecords(t, 4000)
+			drain(p.drive(n, 250))
+			p.check(0)
+			t.Logf("timing: %s took %s", t.Name(), time.Since(start).Round(time.Millisecond))
+		})
+	}
+}
