@@ -101,7 +101,7 @@ func (c *jsonCodec) Encode(dst []byte, row []any) ([]byte, error) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONString(dst, col.Name)
+		dst = AppendJSONString(dst, col.Name)
 		dst = append(dst, ':')
 		if dst, err = appendJSON(dst, row[i], col.Type); err != nil {
 			return nil, fmt.Errorf("column %s: %w", col.Name, err)
@@ -131,7 +131,7 @@ func appendJSON(dst []byte, v any, t *types.Type) ([]byte, error) {
 	case types.Dec:
 		return append(dst, x.String()...), nil
 	case string:
-		return appendJSONString(dst, x), nil
+		return AppendJSONString(dst, x), nil
 	case []byte:
 		dst = append(dst, '"')
 		dst = base64.StdEncoding.AppendEncode(dst, x)
@@ -174,7 +174,7 @@ func appendJSON(dst []byte, v any, t *types.Type) ([]byte, error) {
 				if !ok {
 					ks = types.FormatValue(k, nil)
 				}
-				dst = appendJSONString(dst, ks)
+				dst = AppendJSONString(dst, ks)
 				dst = append(dst, ':')
 				if dst, err = appendJSON(dst, x.Values[i], vt); err != nil {
 					return nil, err
@@ -192,7 +192,7 @@ func appendJSON(dst []byte, v any, t *types.Type) ([]byte, error) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, f.Name)
+			dst = AppendJSONString(dst, f.Name)
 			dst = append(dst, ':')
 			var e any
 			if i < len(x) {
@@ -209,9 +209,9 @@ func appendJSON(dst []byte, v any, t *types.Type) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendJSONString appends s as a JSON string, escaping quotes, backslashes
+// AppendJSONString appends s as a JSON string, escaping quotes, backslashes
 // and control characters and replacing invalid UTF-8 with U+FFFD.
-func appendJSONString(dst []byte, s string) []byte {
+func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {

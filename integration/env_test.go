@@ -156,38 +156,12 @@ func createTopic(t *testing.T, cl kafka.Client, name string, parts int32) {
 	})
 }
 
-// readAll reads every record now in topic, in partition and offset order
-// per partition.
+// readAll reads every record now in topic, in partition and offset order.
 func readAll(t *testing.T, ctx context.Context, cl kafka.Client, topic string) []*kafka.Record {
 	t.Helper()
-	bounds, err := cl.ListOffsets(ctx, topic)
-	if err != nil {
-		t.Fatalf("list offsets of %s: %v", topic, err)
-	}
-	c, err := cl.NewConsumer(kafka.ConsumerOptions{ClientID: "sluice-it-reader"})
+	recs, err := kafka.ReadAll(ctx, cl, topic)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer c.Close()
-	assign := map[int32]int64{}
-	want := 0
-	for p, b := range bounds {
-		if b.End > b.Start {
-			assign[int32(p)] = b.Start
-			want += int(b.End - b.Start)
-		}
-	}
-	if want == 0 {
-		return nil
-	}
-	c.Assign(map[string]map[int32]int64{topic: assign})
-	var recs []*kafka.Record
-	for len(recs) < want {
-		got, err := c.Poll(ctx)
-		if err != nil {
-			t.Fatalf("read %s: %v (%d of %d records read)", topic, err, len(recs), want)
-		}
-		recs = append(recs, got...)
 	}
 	return recs
 }

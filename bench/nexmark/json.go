@@ -3,7 +3,8 @@ package nexmark
 import (
 	"encoding/binary"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/sluice-sql/sluice/format"
 )
 
 // The topics events are written to, one per kind.
@@ -100,30 +101,8 @@ func (w *jsonWriter) int(n string, v int64) {
 	w.b = strconv.AppendInt(w.b, v, 10)
 }
 
-// str writes a string; the generator's strings need escaping only for
-// quotes, backslashes and control characters, which it never makes, but
-// they are escaped all the same.
+// str writes a string.
 func (w *jsonWriter) str(n, v string) {
 	w.name(n)
-	w.b = append(w.b, '"')
-	for i := 0; i < len(v); {
-		c := v[i]
-		switch {
-		case c == '"' || c == '\\':
-			w.b = append(w.b, '\\', c)
-			i++
-		case c < 0x20:
-			w.b = append(w.b, `\u00`...)
-			w.b = append(w.b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
-			i++
-		case c < utf8.RuneSelf:
-			w.b = append(w.b, c)
-			i++
-		default:
-			_, size := utf8.DecodeRuneInString(v[i:])
-			w.b = append(w.b, v[i:i+size]...)
-			i += size
-		}
-	}
-	w.b = append(w.b, '"')
+	w.b = format.AppendJSONString(w.b, v)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/sluice-sql/sluice/kafka"
@@ -56,44 +55,4 @@ func Load(ctx context.Context, p kafka.Producer, cfg Config, from, to int64, bat
 		return counts, fmt.Errorf("nexmark: produce: %w", err)
 	}
 	return counts, nil
-}
-
-// ReadAll returns every record now in topic, by partition and offset.
-func ReadAll(ctx context.Context, c kafka.Client, topic string) ([]*kafka.Record, error) {
-	bounds, err := c.ListOffsets(ctx, topic)
-	if err != nil {
-		return nil, err
-	}
-	assign := map[int32]int64{}
-	want := 0
-	for p, b := range bounds {
-		if b.End > b.Start {
-			assign[int32(p)] = b.Start
-			want += int(b.End - b.Start)
-		}
-	}
-	if want == 0 {
-		return nil, nil
-	}
-	cons, err := c.NewConsumer(kafka.ConsumerOptions{ReadCommitted: true})
-	if err != nil {
-		return nil, err
-	}
-	defer cons.Close()
-	cons.Assign(map[string]map[int32]int64{topic: assign})
-	out := make([]*kafka.Record, 0, want)
-	for len(out) < want {
-		got, err := cons.Poll(ctx)
-		if err != nil {
-			return out, fmt.Errorf("nexmark: read %s: %w", topic, err)
-		}
-		out = append(out, got...)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Partition != out[j].Partition {
-			return out[i].Partition < out[j].Partition
-		}
-		return out[i].Offset < out[j].Offset
-	})
-	return out, nil
 }

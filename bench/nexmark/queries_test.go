@@ -70,7 +70,7 @@ func TestQueries(t *testing.T) {
 	}
 	for _, q := range nexmark.Queries {
 		topic := strings.ToUpper(q.Name)
-		recs, err := nexmark.ReadAll(ctx, client, topic)
+		recs, err := kafka.ReadAll(ctx, client, topic)
 		if err != nil {
 			t.Fatalf("%s: %v", q.Name, err)
 		}

@@ -131,7 +131,7 @@ func pick(list string) ([]nexmark.Query, error) {
 // are there already.
 func ensureLoaded(ctx context.Context, c kafka.Client, cfg nexmark.Config, events int64, partitions int32) error {
 	marker := fmt.Sprintf("events=%d rate=%d seed=%d partitions=%d pad=%t", events, cfg.EventsPerSecond, cfg.Seed, partitions, cfg.Pad)
-	if recs, err := nexmark.ReadAll(ctx, c, markerTopic); err == nil && len(recs) > 0 && string(recs[len(recs)-1].Value) == marker {
+	if recs, err := kafka.ReadAll(ctx, c, markerTopic); err == nil && len(recs) > 0 && string(recs[len(recs)-1].Value) == marker {
 		fmt.Fprintf(os.Stderr, "nexmark: reusing the %d events loaded before (%s)\n", events, marker)
 		return nil
 	}
@@ -225,7 +225,7 @@ func runQuery(ctx context.Context, c kafka.Client, bootstrap string, q nexmark.Q
 	r.EventsPerWall = float64(events) / wall.Seconds()
 	r.EventsPerCPU = float64(events) / cpu.Seconds()
 	r.PeakRSSBytes = report.PeakRSS
-	recs, err := nexmark.ReadAll(ctx, c, output)
+	recs, err := kafka.ReadAll(ctx, c, output)
 	if err != nil {
 		return fail(err)
 	}
