@@ -721,7 +721,9 @@ func retryGroup(ctx context.Context, fn func() error) error {
 	wait := 50 * time.Millisecond
 	for {
 		err := fn()
-		if err == nil || !kerr.IsRetriable(err) {
+		if err == nil || !kerr.IsRetriable(err) || errors.Is(err, kerr.UnknownTopicOrPartition) || errors.Is(err, kerr.UnknownTopicID) {
+			// An unknown topic is the caller's to judge: it may be
+			// missing for good (see AwaitTopic for one just created).
 			return err
 		}
 		t := time.NewTimer(wait)
