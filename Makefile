@@ -51,7 +51,7 @@ test-kafka:
 	  t=$$(date +%s); $(KAFKA_SH) down; addr=$$($(KAFKA_SH) up --sasl --tls); \
 	  echo "test-kafka: SASL+TLS broker up at $$addr in $$(($$(date +%s) - t)) s"; \
 	  t=$$(date +%s); SLUICE_TEST_KAFKA_SASL=$$addr SLUICE_TEST_KAFKA_CA=$${SLUICE_KAFKA_DIR:-$${TMPDIR:-/tmp}/sluice-kafka}/tls/ca.pem \
-	    $(GO) test -count=1 -v -run 'TestSASLBroker' ./kafka; \
+	    $(GO) test -count=1 -v -run 'TestSASLBroker|TestKafkaSASLServer' ./kafka ./cmd/server; \
 	  echo "test-kafka: SASL tests took $$(($$(date +%s) - t)) s"; \
 	  t=$$(date +%s); $(KAFKA_SH) down; addr=$$($(KAFKA_SH) up --brokers 3); \
 	  echo "test-kafka: 3-node cluster up at $$addr in $$(($$(date +%s) - t)) s"; \
