@@ -295,6 +295,14 @@ func exprQualified(e ast.Expr, quals map[*ast.ColumnRef]string) string {
 	if l, ok := e.(*ast.Literal); ok && l.Kind == ast.NullLit {
 		return "null"
 	}
+	var text string
+	withQualifiers(e, quals, func() { text = strings.ReplaceAll(ast.FormatExpr(e), "`", "") })
+	return text
+}
+
+// withQualifiers runs fn with every column of e that quals names
+// qualified by its alias there, then puts the columns back as they were.
+func withQualifiers(e ast.Expr, quals map[*ast.ColumnRef]string, fn func()) {
 	var refs []*ast.ColumnRef
 	var saved []string
 	ast.Walk(e, func(n ast.Expr) bool {
@@ -307,11 +315,12 @@ func exprQualified(e ast.Expr, quals map[*ast.ColumnRef]string) string {
 		}
 		return true
 	})
-	text := strings.ReplaceAll(ast.FormatExpr(e), "`", "")
-	for i, c := range refs {
-		c.Qualifier = saved[i]
-	}
-	return text
+	defer func() {
+		for i, c := range refs {
+			c.Qualifier = saved[i]
+		}
+	}()
+	fn()
 }
 
 // hasColumn reports whether a source row has a column called name.
@@ -378,22 +387,9 @@ func resolveOn(e ast.Expr, inputs []joinInput, quals map[*ast.ColumnRef]string) 
 // bindOn binds one side of a join condition over a side's row, every
 // column read through the alias resolveOn found for it.
 func bindOn(cat *catalog.Catalog, e ast.Expr, sc expr.Scope, quals map[*ast.ColumnRef]string) (*expr.Expr, error) {
-	var refs []*ast.ColumnRef
-	var saved []string
-	ast.Walk(e, func(n ast.Expr) bool {
-		if c, ok := n.(*ast.ColumnRef); ok {
-			if q, ok := quals[c]; ok {
-				refs = append(refs, c)
-				saved = append(saved, c.Qualifier)
-				c.Qualifier = q
-			}
-		}
-		return true
-	})
-	out, err := bind(cat, e, sc)
-	for i, c := range refs {
-		c.Qualifier = saved[i]
-	}
+	var out *expr.Expr
+	var err error
+	withQualifiers(e, quals, func() { out, err = bind(cat, e, sc) })
 	return out, err
 }
 
