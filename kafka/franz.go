@@ -212,14 +212,30 @@ func (c *franzClient) ListOffsets(ctx context.Context, topic string) ([]Offsets,
 	var out []Offsets
 	err := retryGroup(ctx, func() error {
 		var err error
-		out, err = c.listOffsets(ctx, topic)
+		out, err = c.listOffsets(ctx, topic, false)
 		return err
 	})
 	return out, err
 }
 
-// listOffsets asks the partitions' leaders once.
-func (c *franzClient) listOffsets(ctx context.Context, topic string) ([]Offsets, error) {
+func (c *franzClient) ListStableOffsets(ctx context.Context, topic string) ([]Offsets, error) {
+	if c.life.isClosed() {
+		return nil, ErrClosed
+	}
+	ctx, cancel := c.reqCtx(ctx)
+	defer cancel()
+	var out []Offsets
+	err := retryGroup(ctx, func() error {
+		var err error
+		out, err = c.listOffsets(ctx, topic, true)
+		return err
+	})
+	return out, err
+}
+
+// listOffsets asks the partitions' leaders once; stable asks for the last
+// stable offset as the end.
+func (c *franzClient) listOffsets(ctx context.Context, topic string, stable bool) ([]Offsets, error) {
 	t, err := c.describe(ctx, topic)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: list offsets of %q: %w", topic, err)
@@ -228,6 +244,9 @@ func (c *franzClient) listOffsets(ctx context.Context, topic string) ([]Offsets,
 	for _, which := range []int64{OffsetStart, OffsetEnd} {
 		req := kmsg.NewPtrListOffsetsRequest()
 		req.ReplicaID = -1
+		if stable {
+			req.IsolationLevel = 1 // read_committed: the end is the LSO
+		}
 		rt := kmsg.NewListOffsetsRequestTopic()
 		rt.Topic = topic
 		for p := range out {
@@ -377,6 +396,16 @@ type franzTxnProducer struct {
 	*franzProducer
 }
 
+func (p *franzTxnProducer) Init(ctx context.Context) error {
+	if p.isClosed() {
+		return ErrClosed
+	}
+	if _, _, err := p.cl.ProducerID(ctx); err != nil {
+		return fmt.Errorf("kafka: init transactional producer: %w", txnErr(err))
+	}
+	return nil
+}
+
 func (p *franzTxnProducer) Begin() error {
 	if p.isClosed() {
 		return ErrClosed
@@ -430,6 +459,9 @@ func (c *franzClient) NewConsumer(opts ConsumerOptions) (Consumer, error) {
 		kopts = append(kopts, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	} else {
 		kopts = append(kopts, kgo.FetchIsolationLevel(kgo.ReadUncommitted()))
+	}
+	if opts.KeepControl {
+		kopts = append(kopts, kgo.KeepControlRecords())
 	}
 	cl, err := kgo.NewClient(kopts...)
 	if err != nil {
@@ -593,6 +625,8 @@ type franzConsumer struct {
 	mu        sync.Mutex
 	closed    bool
 	pending   error // a fetch error held back because records came with it
+	// assigned are the partitions Assign added.
+	assigned map[string]map[int32]bool
 }
 
 func (c *franzConsumer) isClosed() bool {
@@ -605,17 +639,44 @@ func (c *franzConsumer) Assign(offsets map[string]map[int32]int64) {
 	if c.isClosed() {
 		return
 	}
+	// A partition already read moves to its new offset (what it buffered
+	// is dropped); kgo ignores a new start for it in
+	// AddConsumePartitions.
 	m := make(map[string]map[int32]kgo.Offset, len(offsets))
+	move := map[string]map[int32]kgo.EpochOffset{}
+	c.mu.Lock()
+	if c.assigned == nil {
+		c.assigned = map[string]map[int32]bool{}
+	}
 	for t, ps := range offsets {
 		if len(ps) == 0 {
 			continue
 		}
-		m[t] = make(map[int32]kgo.Offset, len(ps))
+		if c.assigned[t] == nil {
+			c.assigned[t] = map[int32]bool{}
+		}
 		for p, o := range ps {
+			if c.assigned[t][p] && o >= 0 {
+				if move[t] == nil {
+					move[t] = map[int32]kgo.EpochOffset{}
+				}
+				move[t][p] = kgo.EpochOffset{Epoch: -1, Offset: o}
+				continue
+			}
+			c.assigned[t][p] = true
+			if m[t] == nil {
+				m[t] = make(map[int32]kgo.Offset, len(ps))
+			}
 			m[t][p] = franzOffset(o)
 		}
 	}
-	c.cl.AddConsumePartitions(m)
+	c.mu.Unlock()
+	if len(move) > 0 {
+		c.cl.SetOffsets(move)
+	}
+	if len(m) > 0 {
+		c.cl.AddConsumePartitions(m)
+	}
 }
 
 func franzOffset(o int64) kgo.Offset {
@@ -690,6 +751,11 @@ func fromKgo(kr *kgo.Record) *Record {
 		Key:       kr.Key,
 		Value:     kr.Value,
 		Timestamp: kr.Timestamp,
+		Control:   kr.Attrs.IsControl(),
+	}
+	if r.Control {
+		r.Key, r.Value = nil, nil
+		return r
 	}
 	if len(kr.Headers) > 0 {
 		r.Headers = make([]Header, len(kr.Headers))

@@ -17,6 +17,10 @@ type Record struct {
 	Value     []byte
 	Timestamp time.Time
 	Headers   []Header
+	// Control marks a transaction marker (commit or abort) a consumer
+	// with ConsumerOptions.KeepControl returns: it carries no data, only
+	// its Offset, so that a reader's position can move past it.
+	Control bool
 }
 
 // Header is one record header.
@@ -76,6 +80,11 @@ type Client interface {
 	// ListOffsets returns the start and end offsets of every partition of a
 	// topic, indexed by partition.
 	ListOffsets(ctx context.Context, topic string) ([]Offsets, error)
+	// ListStableOffsets is ListOffsets with End the last stable offset
+	// (what a read_committed consumer can read up to: before the first
+	// record of a transaction still open). The sarama client, which runs
+	// no transactions, returns the high watermark.
+	ListStableOffsets(ctx context.Context, topic string) ([]Offsets, error)
 
 	// NewProducer returns a producer with acks=all and idempotence on.
 	NewProducer(opts ProducerOptions) (Producer, error)
@@ -116,6 +125,10 @@ type ProducerOptions struct {
 // of times, then Commit or Abort. Use from one goroutine at a time.
 type TxnProducer interface {
 	Producer
+	// Init registers the transactional id with the broker now instead of
+	// at the first transaction: older producers with the same id are
+	// fenced and their open transaction is aborted when it returns.
+	Init(ctx context.Context) error
 	// Begin starts a transaction.
 	Begin() error
 	// Commit commits the open transaction: its records become visible to
@@ -140,6 +153,12 @@ type ConsumerOptions struct {
 	ClientID string
 	// ReadCommitted reads only committed transactional records.
 	ReadCommitted bool
+	// KeepControl makes Poll return transaction markers as records with
+	// Control set, so that a reader comparing its position with an end
+	// offset sees it move past them (and past the aborted records a
+	// read_committed consumer skips). The sarama client never returns
+	// them.
+	KeepControl bool
 }
 
 // Consumer reads assigned partitions. Use from one goroutine at a time.

@@ -226,6 +226,12 @@ func (c *saramaClient) ListOffsets(ctx context.Context, topic string) ([]Offsets
 	return out, nil
 }
 
+// ListStableOffsets is ListOffsets: sarama runs no transactions here, so
+// this client never waits on one.
+func (c *saramaClient) ListStableOffsets(ctx context.Context, topic string) ([]Offsets, error) {
+	return c.ListOffsets(ctx, topic)
+}
+
 // retriableCoordinatorErr reports whether a group request should be
 // retried after looking the coordinator up again.
 func retriableCoordinatorErr(err error) bool {
