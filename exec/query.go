@@ -38,6 +38,20 @@ type Deps struct {
 	// source topic reached its offset there (a pull query on a stream: the
 	// end offsets when it started). Records from there on are not read.
 	EndOffsets []int64
+	// ExactlyOnce runs a persistent query under exactly_once_v2: each task
+	// commits in Kafka transactions (see eos.go), reads its inputs and
+	// changelogs with read_committed and keeps its positions in
+	// PositionsTopic, a compacted topic of one partition the caller
+	// creates. ServiceID starts the tasks' transactional ids.
+	ExactlyOnce    bool
+	PositionsTopic string
+	ServiceID      string
+
+	// afterCommit, set by tests, runs after a task's transaction
+	// committed, before its state is written; an error ends the query as
+	// a crash there would. beforeCommit runs before the commit; an error
+	// fails the transaction as a failed produce would.
+	afterCommit, beforeCommit func() error
 }
 
 // Output receives a push query's rows, one at a time, in the layout of the
@@ -78,6 +92,9 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 	}
 	if deps.StateNamespace == "" {
 		deps.StateNamespace = g.QueryID
+	}
+	if deps.ExactlyOnce && persistent(g) && deps.PositionsTopic == "" {
+		return nil, errors.New("exec: an exactly-once query needs a positions topic")
 	}
 	if len(stateSteps(g)) > 0 && deps.State == nil {
 		return nil, errors.New("exec: a query with state needs a state store")

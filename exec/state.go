@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/sluice-sql/sluice/internal/failpoint"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/state"
@@ -79,7 +80,14 @@ func restoreState(ctx context.Context, t *task) error {
 		if st.Changelog == "" {
 			continue
 		}
-		bounds, err := deps.Kafka.ListOffsets(ctx, st.Changelog)
+		var bounds []kafka.Offsets
+		if t.exactlyOnce() {
+			// Up to the last stable offset: the task's producer is
+			// registered, so no transaction of its own is open.
+			bounds, err = deps.Kafka.ListStableOffsets(ctx, st.Changelog)
+		} else {
+			bounds, err = deps.Kafka.ListOffsets(ctx, st.Changelog)
+		}
 		if err != nil {
 			return fmt.Errorf("exec: list offsets of changelog %s: %w", st.Changelog, err)
 		}
@@ -107,7 +115,7 @@ func restoreState(ctx context.Context, t *task) error {
 // and restores the entries into st's state table.
 func replayChangelog(ctx context.Context, t *task, st topology.Step, from, end int64) error {
 	deps, partition := t.q.deps, t.partition
-	c, err := deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: deps.StateNamespace + "-restore"})
+	c, err := deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: deps.StateNamespace + "-restore", ReadCommitted: t.exactlyOnce(), KeepControl: true})
 	if err != nil {
 		return err
 	}
@@ -126,6 +134,9 @@ func replayChangelog(ctx context.Context, t *task, st topology.Step, from, end i
 			}
 			t.restored.Add(r.Offset + 1 - next)
 			next = r.Offset + 1
+			if r.Control {
+				continue
+			}
 			entries = append(entries, state.Entry{Key: r.Key, Value: r.Value})
 		}
 		if len(entries) >= restoreChunk || (next >= end && len(entries) > 0) {
@@ -133,6 +144,7 @@ func replayChangelog(ctx context.Context, t *task, st topology.Step, from, end i
 				return err
 			}
 			entries = entries[:0]
+			failpoint.Hit("restore")
 		}
 	}
 	if next > from {
@@ -172,6 +184,7 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 		}
 		merged := make([]*kafka.Record, 0, len(logRecs)+len(t.pending))
 		t.pending = append(append(merged, logRecs...), t.pending...)
+		t.nChangelog = len(logRecs)
 	}
 	if err := t.produceAndCommit(ctx, next); err != nil {
 		return err

@@ -26,6 +26,15 @@ type task struct {
 	pos       atomic.Int64 // next offset to read; all before it is done
 	consumer  kafka.Consumer
 	producer  kafka.Producer
+	// txn is producer when the query runs exactly-once (see eos.go), with
+	// its transactional id; nChangelog counts the changelog records at
+	// the head of pending.
+	txn        kafka.TxnProducer
+	txnID      string
+	nChangelog int
+	// marks are the transaction markers polled whose offsets the task's
+	// positions have not passed yet (see passMarks).
+	marks []*kafka.Record
 
 	keyCodec, valueCodec format.Codec
 	nKey, nValue         int
@@ -109,11 +118,17 @@ func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, 
 	}
 	t.ready = make(chan struct{})
 	var err error
-	if t.consumer, err = q.deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: clientID}); err != nil {
+	eos := q.deps.ExactlyOnce && persistent(g)
+	if t.consumer, err = q.deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: clientID, ReadCommitted: eos, KeepControl: true}); err != nil {
 		t.close()
 		return nil, err
 	}
-	if t.producer, err = q.deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: clientID}); err != nil {
+	if eos {
+		err = t.newTxnProducer(clientID)
+	} else {
+		t.producer, err = q.deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: clientID})
+	}
+	if err != nil {
 		t.close()
 		return nil, err
 	}
@@ -310,6 +325,16 @@ func (t *task) close() {
 // even when ctx is cancelled meanwhile, so a stop never loses or repeats
 // work.
 func (t *task) run(ctx context.Context) error {
+	if t.exactlyOnce() {
+		// Fence older instances of the task before reading what they
+		// committed.
+		if err := t.startTxn(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
 	if t.restore {
 		err := restoreState(ctx, t)
 		t.restoring.Store(false)
@@ -389,7 +414,9 @@ func (t *task) run(ctx context.Context) error {
 			past = n < len(recs)
 			recs = recs[:n]
 		}
+		recs = t.dropControl(recs)
 		if len(recs) == 0 {
+			t.passMarks()
 			if past {
 				return nil
 			}
@@ -398,9 +425,24 @@ func (t *task) run(ctx context.Context) error {
 		work, cancel := batchCtx(ctx)
 		err = t.process(work, recs)
 		cancel()
+		var aborted *txnError
+		if errors.As(err, &aborted) {
+			// Nothing of the batch is visible: process it again.
+			if pollFails++; pollFails == 1 {
+				t.q.deps.Logger.Warn("transaction aborted; processing the batch again", "topic", t.g.Source.Topic, "partition", t.partition, "err", err)
+			}
+			if err := t.rewind(); err != nil {
+				return err
+			}
+			if !pollBackoff(ctx, pollFails) {
+				return nil
+			}
+			continue
+		}
 		if err != nil {
 			return err
 		}
+		t.passMarks()
 		if t.ended {
 			t.q.cancel()
 		}
@@ -409,6 +451,62 @@ func (t *task) run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// dropControl removes the transaction markers from recs, keeping them in
+// t.marks until the positions pass them.
+func (t *task) dropControl(recs []*kafka.Record) []*kafka.Record {
+	n := 0
+	for _, r := range recs {
+		if r.Control {
+			t.marks = append(t.marks, r)
+			continue
+		}
+		recs[n] = r
+		n++
+	}
+	clear(recs[n:])
+	return recs[:n]
+}
+
+// passMarks moves the positions of t and its sides past the transaction
+// markers read, so that a position reaches the end offset of a partition
+// written in transactions (which ends with a marker no record follows).
+// Only memory moves: reading a marker again after a restart is harmless.
+// The source's position waits while left records are held (processJoin).
+func (t *task) passMarks() {
+	if len(t.marks) == 0 {
+		return
+	}
+	moved := false
+	keep := t.marks[:0]
+	for _, m := range t.marks {
+		next := m.Offset + 1
+		if m.Topic == t.g.Source.Topic && m.Partition == t.partition {
+			if len(t.held) > 0 {
+				keep = append(keep, m)
+			} else if next > t.pos.Load() {
+				t.pos.Store(next)
+				moved = true
+			}
+			continue
+		}
+		for _, s := range t.sides {
+			if m.Topic != s.g.Source.Topic {
+				continue
+			}
+			if n := s.index(m.Partition); n >= 0 && next > s.pos[n].Load() {
+				s.next[n] = next
+				s.pos[n].Store(next)
+				moved = true
+			}
+		}
+	}
+	clear(t.marks[len(keep):])
+	t.marks = keep
+	if moved && t.q.deps.Progress != nil {
+		t.q.deps.Progress()
+	}
 }
 
 // reassign points the consumer at the task's positions again: its source
@@ -475,6 +573,9 @@ func (t *task) stageCommit(ctx context.Context) error {
 // produceAndCommit sends the pending records and commits the input offsets
 // up to next.
 func (t *task) produceAndCommit(ctx context.Context, next int64) error {
+	if t.exactlyOnce() {
+		return t.commitTxn(ctx, next)
+	}
 	if len(t.pending) > 0 {
 		err := retryKafka(ctx, t.q.deps.Logger, "produce", func() error {
 			return t.producer.Produce(ctx, t.pending)

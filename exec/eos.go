@@ -1,0 +1,285 @@
+package exec
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/sluice-sql/sluice/internal/failpoint"
+	"github.com/sluice-sql/sluice/kafka"
+)
+
+// Exactly-once (processing.guarantee exactly_once_v2): each task of a
+// persistent query owns a transactional producer, and one commit is one
+// Kafka transaction holding the batch's sink and processing-log records,
+// its changelog records, and one record of the query's positions topic
+// with the offsets the task has consumed after the batch:
+//
+//	Begin ─▶ produce changelogs ─▶ produce outputs ─▶ produce positions ─▶ Commit
+//	                                                                        │
+//	      Pebble batch (with the changelog offsets) ◀── group offsets ◀─────┘
+//
+// The transactional id names the task (service, query, stage input topic,
+// partition), so a new owner of the task fences the previous one when its
+// producer registers (Init), whichever server that one runs on: the broker
+// aborts the older producer's open transaction and refuses its later
+// writes. No consumer-group generation is involved.
+//
+// A task starts by registering its producer, then reads its positions
+// from the positions topic with read_committed (falling back on the
+// group's offsets for a query that ran at-least-once before), then
+// restores its state from its changelogs up to their last stable offset:
+// what a crash left between the transaction's commit and the Pebble write
+// is read back from the changelogs.
+
+// txnError is a transaction that failed and was aborted: nothing of the
+// batch is visible, and the task processes it again from its positions.
+type txnError struct{ err error }
+
+func (e *txnError) Error() string { return "exec: transaction aborted: " + e.err.Error() }
+func (e *txnError) Unwrap() error { return e.err }
+
+// TransactionalID is the transactional id of the task of query reading
+// partition of topic (the input of its stage).
+func TransactionalID(serviceID, queryID, topic string, partition int32) string {
+	return serviceID + "-" + queryID + "-" + topic + "-" + strconv.Itoa(int(partition))
+}
+
+// positionsKey is the key of a task's record in the positions topic.
+func positionsKey(topic string, partition int32) []byte {
+	return []byte(topic + "/" + strconv.Itoa(int(partition)))
+}
+
+// exactlyOnce reports whether t commits in transactions.
+func (t *task) exactlyOnce() bool { return t.txn != nil }
+
+// newTxnProducer gives t its transactional producer.
+func (t *task) newTxnProducer(clientID string) error {
+	deps := t.q.deps
+	id := TransactionalID(deps.ServiceID, t.g.QueryID, t.g.Source.Topic, t.partition)
+	p, err := deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: clientID, TransactionalID: id})
+	if err != nil {
+		return fmt.Errorf("exec: transactional producer %s: %w", id, err)
+	}
+	txn, ok := p.(kafka.TxnProducer)
+	if !ok {
+		p.Close()
+		return fmt.Errorf("exec: transactional producer %s: %w", id, kafka.ErrNoTransactions)
+	}
+	t.producer, t.txn, t.txnID = p, txn, id
+	return nil
+}
+
+// fenced is the error that stops a task a newer instance took over.
+func (t *task) fenced(err error) error {
+	return fmt.Errorf("exec: fenced by a newer instance of task %s[%d] (transactional id %s); this instance stopped writing: %w",
+		t.g.Source.Topic, t.partition, t.txnID, err)
+}
+
+// startTxn registers t's transactional producer, fencing older instances
+// of the task, and loads the positions the last committed transaction
+// recorded.
+func (t *task) startTxn(ctx context.Context) error {
+	ctx, cancel := boundedCtx(ctx)
+	defer cancel()
+	err := retryKafka(ctx, t.q.deps.Logger, "init transactions", func() error { return t.txn.Init(ctx) })
+	if errors.Is(err, kafka.ErrFenced) {
+		return t.fenced(err)
+	}
+	if err != nil {
+		return fmt.Errorf("exec: init transactional producer %s: %w", t.txnID, err)
+	}
+	return t.loadTxnPositions(ctx)
+}
+
+// loadTxnPositions reads the query's positions topic up to its last
+// stable offset and, when it holds a record for t, moves t and its sides
+// to the positions it gives.
+func (t *task) loadTxnPositions(ctx context.Context) error {
+	deps := t.q.deps
+	topic := deps.PositionsTopic
+	var bounds []kafka.Offsets
+	err := retryKafka(ctx, deps.Logger, "list offsets", func() (err error) {
+		bounds, err = deps.Kafka.ListStableOffsets(ctx, topic)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("exec: list offsets of positions topic %s: %w", topic, err)
+	}
+	if len(bounds) == 0 || bounds[0].Start >= bounds[0].End {
+		return nil
+	}
+	c, err := deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: t.txnID + "-positions", ReadCommitted: true, KeepControl: true})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.Assign(map[string]map[int32]int64{topic: {0: bounds[0].Start}})
+	key := string(positionsKey(t.g.Source.Topic, t.partition))
+	var last []byte
+	for next := bounds[0].Start; next < bounds[0].End; {
+		recs, err := c.Poll(ctx)
+		if err != nil {
+			return fmt.Errorf("exec: read positions topic %s: %w", topic, err)
+		}
+		for _, r := range recs {
+			next = r.Offset + 1
+			if !r.Control && string(r.Key) == key {
+				last = r.Value
+			}
+		}
+	}
+	if last == nil {
+		return nil
+	}
+	var pos map[string]int64
+	if err := json.Unmarshal(last, &pos); err != nil {
+		return fmt.Errorf("exec: bug: positions record %s of %s: %w", key, topic, err)
+	}
+	if off, ok := pos[t.g.Source.Topic]; ok {
+		t.pos.Store(off)
+	}
+	for _, s := range t.sides {
+		if s.global {
+			continue
+		}
+		if off, ok := pos[s.g.Source.Topic]; ok {
+			for n := range s.parts {
+				s.next[n] = off
+				s.pos[n].Store(off)
+			}
+		}
+	}
+	if t.q.deps.Progress != nil {
+		t.q.deps.Progress()
+	}
+	return nil
+}
+
+// positionsRecord is t's record of the positions topic after the batch:
+// next for its source partition, and its sides' (but global ones', kept
+// in state) for the same partition of theirs.
+func (t *task) positionsRecord(next int64) (*kafka.Record, error) {
+	pos := map[string]int64{t.g.Source.Topic: next}
+	for _, s := range t.sides {
+		if s.global {
+			continue
+		}
+		for n := range s.parts {
+			pos[s.g.Source.Topic] = s.next[n]
+		}
+	}
+	v, err := json.Marshal(pos)
+	if err != nil {
+		return nil, err
+	}
+	return &kafka.Record{Topic: t.q.deps.PositionsTopic, Partition: 0, Key: positionsKey(t.g.Source.Topic, t.partition), Value: v, Timestamp: t.q.deps.Now()}, nil
+}
+
+// commitTxn is produceAndCommit under exactly-once: the pending records
+// (changelogs first, t.nChangelog of them) and the positions record in one
+// transaction; then, best effort, the group's offsets for lag tools.
+func (t *task) commitTxn(ctx context.Context, next int64) error {
+	deps := t.q.deps
+	pos, err := t.positionsRecord(next)
+	if err != nil {
+		return err
+	}
+	recs := append(t.pending, pos)
+	nLog := t.nChangelog
+	defer func() {
+		clear(t.pending)
+		t.pending = t.pending[:0]
+		t.nChangelog = 0
+	}()
+	if err := t.txn.Begin(); err != nil {
+		return t.abort(ctx, err)
+	}
+	if failpoint.Enabled() && nLog > 1 {
+		// Half of the changelog records go first, so that a kill in the
+		// middle of the cache flush leaves an open transaction.
+		if err := t.txn.Produce(ctx, recs[:nLog/2]); err != nil {
+			return t.abort(ctx, err)
+		}
+		failpoint.Hit("cache-flush")
+		recs = recs[nLog/2:]
+	}
+	if err := t.txn.Produce(ctx, recs); err != nil {
+		return t.abort(ctx, err)
+	}
+	if deps.beforeCommit != nil {
+		if err := deps.beforeCommit(); err != nil {
+			return t.abort(ctx, err)
+		}
+	}
+	if err := t.txn.Commit(ctx); err != nil {
+		return t.abort(ctx, err)
+	}
+	failpoint.Hit("txn-committed")
+	if deps.afterCommit != nil {
+		if err := deps.afterCommit(); err != nil {
+			return err
+		}
+	}
+	if deps.Group != "" {
+		offs := map[string]map[int32]int64{t.g.Source.Topic: {t.partition: next}}
+		t.sideOffsets(offs)
+		if err := deps.Kafka.CommitOffsets(ctx, deps.Group, offs); err != nil {
+			deps.Logger.Warn("cannot commit the group's offsets after a transaction; lag tools show the query behind until the next commit", "err", err)
+		}
+	}
+	return nil
+}
+
+// abort aborts the open transaction after err; a fenced task stops.
+func (t *task) abort(ctx context.Context, err error) error {
+	if errors.Is(err, kafka.ErrFenced) {
+		return t.fenced(err)
+	}
+	if aerr := t.txn.Abort(ctx); aerr != nil {
+		if errors.Is(aerr, kafka.ErrFenced) {
+			return t.fenced(aerr)
+		}
+		return fmt.Errorf("exec: abort transaction of %s after %v: %w", t.txnID, err, aerr)
+	}
+	return &txnError{err}
+}
+
+// rewind brings t back to its last committed positions after an aborted
+// transaction: the state cache and the operators are rebuilt from the
+// store, and the consumer reads again from the positions.
+func (t *task) rewind() error {
+	if t.cache != nil {
+		t.cache.Reset()
+	}
+	clear(t.pending)
+	t.pending, t.nChangelog, t.held, t.marks = t.pending[:0], 0, nil, t.marks[:0]
+	if err := t.reopen(); err != nil {
+		return err
+	}
+	for _, s := range t.sides {
+		clear(s.pending)
+		s.pending = s.pending[:0]
+		for n := range s.parts {
+			s.next[n] = s.pos[n].Load()
+		}
+		if err := s.reopen(); err != nil {
+			return err
+		}
+	}
+	t.reassign()
+	return nil
+}
+
+// reopen builds t's operators and sink again, forgetting what they held in
+// memory.
+func (t *task) reopen() error {
+	for _, op := range t.ops {
+		_ = op.Close(context.Background())
+	}
+	t.ops, t.sink = nil, nil
+	_, err := newTaskParts(t, t.g)
+	return err
+}
