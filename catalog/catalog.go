@@ -72,6 +72,9 @@ type Query struct {
 	Sink  string          `json:"sink"`
 	State QueryState      `json:"state"`
 	Plan  *topology.Graph `json:"plan"`
+	// Guarantee is the processing guarantee the query was created with
+	// (at_least_once or exactly_once_v2); empty for the server's.
+	Guarantee string `json:"guarantee,omitempty"`
 }
 
 // Sources lists the names of the sources the query reads.

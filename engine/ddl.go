@@ -107,7 +107,7 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 		return Result{}, err
 	}
 	plan.Sink.Partitions, plan.Graph.Sink.Partitions = n, n
-	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: st.Name, State: catalog.Running, Plan: plan.Graph}
+	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: st.Name, State: catalog.Running, Plan: plan.Graph, Guarantee: e.sessionGuarantee(s)}
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.CreateQuery, Query: q, Source: plan.Sink}); err != nil {
 		return Result{}, &internalError{err}
 	}
@@ -141,7 +141,7 @@ func (e *Engine) insertInto(ctx context.Context, s *Session, st *ast.InsertInto)
 	if err != nil {
 		return Result{}, err
 	}
-	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: target.Name, State: catalog.Running, Plan: plan.Graph}
+	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: target.Name, State: catalog.Running, Plan: plan.Graph, Guarantee: e.sessionGuarantee(s)}
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.CreateQuery, Query: q}); err != nil {
 		return Result{}, &internalError{err}
 	}

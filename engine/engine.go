@@ -30,6 +30,10 @@ type Config struct {
 	// Now is the wall clock: the time of rows inserted with INSERT VALUES
 	// and of processing-log records. Default time.Now; tests fix it.
 	Now func() time.Time
+	// ProcessingGuarantee is the default processing.guarantee of new
+	// persistent queries: at_least_once (the default) or exactly_once_v2,
+	// which needs a Kafka client that runs transactions (franz-go).
+	ProcessingGuarantee string
 }
 
 // Engine is Sluice's one API: it runs statements, persistent queries and
@@ -85,6 +89,22 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.ProcessingGuarantee == "" {
+		cfg.ProcessingGuarantee = AtLeastOnce
+	}
+	g, deprecated, err := ParseGuarantee(cfg.ProcessingGuarantee)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	if deprecated {
+		cfg.Logger.Warn("processing.guarantee 'exactly_once' is deprecated; running exactly_once_v2")
+	}
+	cfg.ProcessingGuarantee = g
+	if g == ExactlyOnceV2 {
+		if err := checkTransactions(cfg.Kafka); err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+	}
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("engine: data directory: %w", err)
 	}
@@ -107,7 +127,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if err := e.ensureTopic(ctx, e.processing, nil); err != nil {
 		return nil, err
 	}
-	var err error
+
 	if e.store, err = state.Open(filepath.Join(cfg.DataDir, "state-store"), state.Options{Logger: cfg.Logger}); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
@@ -290,7 +310,7 @@ func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
 	if err := e.ensureChangelogs(ctx, q); err != nil {
 		return err
 	}
-	rq, err := exec.Start(ctx, q.Plan, exec.Deps{
+	deps := exec.Deps{
 		Kafka:         e.cfg.Kafka,
 		Group:         e.groupOf(q.ID),
 		ProcessingLog: e.processing,
@@ -298,7 +318,14 @@ func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
 		Progress:      e.notify,
 		Now:           e.cfg.Now,
 		State:         e.store,
-	}, nil)
+	}
+	if e.guaranteeOf(q) == ExactlyOnceV2 {
+		if err := e.ensurePositionsTopic(ctx, q.ID); err != nil {
+			return err
+		}
+		deps.ExactlyOnce, deps.PositionsTopic, deps.ServiceID = true, e.positionsTopic(q.ID), e.cfg.ServiceID
+	}
+	rq, err := exec.Start(ctx, q.Plan, deps, nil)
 	if err != nil {
 		return err
 	}

@@ -122,6 +122,13 @@ func (e *Engine) executeOne(ctx context.Context, s *Session, st ast.Statement) (
 	case *ast.Drop:
 		return e.drop(ctx, st)
 	case *ast.SetProperty:
+		if st.Name == propGuarantee || st.Name == propStreamsGuarantee {
+			if g, _, err := ParseGuarantee(strings.TrimSpace(st.Value)); err == nil && g == ExactlyOnceV2 {
+				if err := checkTransactions(e.cfg.Kafka); err != nil {
+					return Result{}, userError(st.Pos, "%v", err)
+				}
+			}
+		}
 		return setProperty(s, st)
 	case *ast.UnsetProperty:
 		return unsetProperty(s, st)

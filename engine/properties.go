@@ -33,6 +33,13 @@ var settable = map[string]func(string) error{
 	propDefaultValueFormat: checkFormatName,
 	propCollectListLimit:   checkLimit,
 	propCollectSetLimit:    checkLimit,
+	propGuarantee:          checkGuarantee,
+	propStreamsGuarantee:   checkGuarantee,
+}
+
+func checkGuarantee(v string) error {
+	_, _, err := ParseGuarantee(v)
+	return err
 }
 
 // limitProps maps the properties that limit an aggregate to its name.
@@ -81,7 +88,7 @@ func checkFormatName(v string) error {
 // ignoredPrefixes are the families of ksqlDB and Kafka properties that SET
 // accepts, for scripts written for ksqlDB, though Sluice does not use them;
 // the reply says so.
-var ignoredPrefixes = []string{"ksql.", "commit.interval.ms", "cache.max.bytes.buffering", "processing.guarantee", "num.stream.threads"}
+var ignoredPrefixes = []string{"ksql.", "commit.interval.ms", "cache.max.bytes.buffering", "num.stream.threads"}
 
 func setProperty(s *Session, st *ast.SetProperty) (Result, error) {
 	v := strings.TrimSpace(st.Value)
@@ -91,6 +98,9 @@ func setProperty(s *Session, st *ast.SetProperty) (Result, error) {
 	case ok:
 		if err := check(v); err != nil {
 			return Result{}, userError(st.Pos, "%v", err)
+		}
+		if _, deprecated, _ := ParseGuarantee(v); deprecated && (st.Name == propGuarantee || st.Name == propStreamsGuarantee) {
+			note = fmt.Sprintf(" '%s' is deprecated: new queries run '%s'.", v, ExactlyOnceV2)
 		}
 	case ignored(st.Name):
 		note = " Sluice accepts this property but does not use it."

@@ -57,7 +57,7 @@ func (e *Engine) replaceQuery(ctx context.Context, st *ast.CreateAsSelect, old *
 			e.log.Warn("the query being replaced had failed", "query", oq.ID, "err", err)
 		}
 	}
-	q := &catalog.Query{ID: oq.ID, SQL: st.SQL(), Sink: st.Name, State: oq.State, Plan: plan.Graph}
+	q := &catalog.Query{ID: oq.ID, SQL: st.SQL(), Sink: st.Name, State: oq.State, Plan: plan.Graph, Guarantee: oq.Guarantee}
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.ReplaceQuery, Query: q, Source: plan.Sink}); err != nil {
 		return Result{}, &internalError{err}
 	}

@@ -44,7 +44,7 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 	case ast.ShowQueries:
 		t := &Table{Columns: []string{"Query ID", "Query Type", "Status", "Sink Name", "Sink Kafka Topic", "Query String"}}
 		if st.Extended {
-			t.Columns = append(t.Columns, statsColumns...)
+			t.Columns = append(append(t.Columns, "Processing Guarantee"), statsColumns...)
 		}
 		for _, q := range e.cat.Queries() {
 			topic := ""
@@ -56,7 +56,7 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 				e.mu.Lock()
 				rq := e.running[q.ID]
 				e.mu.Unlock()
-				row = append(row, statsRow(ctx, rq)...)
+				row = append(append(row, e.guaranteeOf(q)), statsRow(ctx, rq)...)
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -73,7 +73,8 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 				e.mu.Lock()
 				tq := e.transient[id]
 				e.mu.Unlock()
-				row = append(row, statsRow(ctx, tq)...)
+				// A push query writes nothing to commit.
+				row = append(append(row, AtLeastOnce), statsRow(ctx, tq)...)
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -104,6 +105,9 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 		}
 		if _, ok := s.Properties[propOffsetReset]; !ok {
 			t.Rows = append(t.Rows, []string{propOffsetReset, "DEFAULT", "latest"})
+		}
+		if _, ok := s.Properties[propGuarantee]; !ok {
+			t.Rows = append(t.Rows, []string{propGuarantee, "SERVER", e.cfg.ProcessingGuarantee})
 		}
 		t.Rows = append(t.Rows, []string{"ksql.service.id", "SERVER", e.cfg.ServiceID})
 		return Result{Kind: ResultTable, Table: t}, nil
@@ -188,6 +192,11 @@ func (e *Engine) describe(ctx context.Context, st *ast.Describe) (Result, error)
 		fmt.Fprintf(&b, "Statement            : %s\n", src.SQL)
 		if ws := e.cat.Writers(src.Name); len(ws) > 0 {
 			fmt.Fprintf(&b, "Queries that write into this %s: %s\n", kindWord(src.Kind), strings.Join(ws, ", "))
+			for _, id := range ws {
+				if q, ok := e.cat.Query(id); ok {
+					fmt.Fprintf(&b, "Processing guarantee : %s (%s)\n", e.guaranteeOf(q), id)
+				}
+			}
 		}
 		if rs := e.cat.Readers(src.Name); len(rs) > 0 {
 			fmt.Fprintf(&b, "Queries that read from this %s: %s\n", kindWord(src.Kind), strings.Join(rs, ", "))

@@ -57,6 +57,9 @@ func (e *Engine) terminateQuery(ctx context.Context, id string) error {
 		return &internalError{err}
 	}
 	e.dropState(ctx, id, cq)
+	if cq != nil && e.guaranteeOf(cq) == ExactlyOnceV2 {
+		e.dropTopics(ctx, "terminated exactly-once query", []string{e.positionsTopic(id)})
+	}
 	if err := e.cfg.Kafka.DeleteGroup(ctx, e.groupOf(id)); err != nil {
 		e.log.Warn("cannot delete the consumer group of a terminated query", "query", id, "err", err)
 	}

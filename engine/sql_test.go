@@ -40,6 +40,8 @@ import (
 //	                     the producer's choice)
 //	  [sorted]           and offset (sorted: by partition and text, for
 //	                     outputs fed by several input partitions)
+//	needs-transactions   skip the rest of the file with a Kafka client that
+//	                     runs no transactions (sarama)
 //	restart              close the engine (and the server in front of it)
 //	                     and open it again on the same data directory and
 //	                     broker
@@ -224,6 +226,16 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		var topic string
 		d.ScanArgs(t, "topic", &topic)
 		return h.consume(ctx, topic, d.HasArg("sorted"))
+	case "needs-transactions":
+		p, err := h.client.NewProducer(kafka.ProducerOptions{TransactionalID: "sql-test-check"})
+		if errors.Is(err, kafka.ErrNoTransactions) {
+			t.Skip("this Kafka client runs no transactions")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Close()
+		return ""
 	case "restart":
 		if err := h.shut(); err != nil {
 			t.Fatal(err)
@@ -330,30 +342,40 @@ func (h *harness) consume(ctx context.Context, topic string, sorted bool) string
 	if err != nil {
 		return "error: " + err.Error() + "\n"
 	}
-	c, err := h.client.NewConsumer(kafka.ConsumerOptions{})
+	// Read committed, with the transaction markers counted as offsets
+	// read (an exactly-once query writes in transactions).
+	c, err := h.client.NewConsumer(kafka.ConsumerOptions{ReadCommitted: true, KeepControl: true})
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	defer c.Close()
 	assign := map[int32]int64{}
-	want := 0
+	left := 0
 	for p, b := range bounds {
 		if b.End > b.Start {
 			assign[int32(p)] = b.Start
-			want += int(b.End - b.Start)
+			left += int(b.End - b.Start)
 		}
 	}
-	if want == 0 {
+	if left == 0 {
 		return "(empty)\n"
 	}
 	c.Assign(map[string]map[int32]int64{topic: assign})
 	var recs []*kafka.Record
-	for len(recs) < want {
+	for left > 0 {
 		got, err := c.Poll(ctx)
 		if err != nil {
 			h.t.Fatalf("consume %s: %v", topic, err)
 		}
-		recs = append(recs, got...)
+		for _, r := range got {
+			left--
+			if !r.Control {
+				recs = append(recs, r)
+			}
+		}
+	}
+	if len(recs) == 0 {
+		return "(empty)\n"
 	}
 	sort.SliceStable(recs, func(i, j int) bool {
 		if recs[i].Partition != recs[j].Partition {
