@@ -63,24 +63,28 @@ type addrs struct {
 // config is the server's settings, from flags, the environment and a
 // properties file (see package server/config).
 type config struct {
-	grpcAddr        string
-	httpAddr        string
-	dataDir         string
-	bootstrap       []string
-	kafkaClient     string
-	playgroundAddr  string
-	serviceID       string
-	logLevel        slog.Level
-	logFormat       string
-	shutdownTimeout time.Duration
-	queriesFile     string
-	tlsCert         string
-	tlsKey          string
-	tlsClientCA     string
-	usersFile       string
-	user            string
-	password        string
-	version         bool
+	grpcAddr       string
+	httpAddr       string
+	dataDir        string
+	bootstrap      []string
+	kafkaClient    string
+	playgroundAddr string
+	serviceID      string
+	// guarantee is the processing.guarantee of new persistent queries,
+	// canonical; guaranteeDeprecated says it was given as exactly_once.
+	guarantee           string
+	guaranteeDeprecated bool
+	logLevel            slog.Level
+	logFormat           string
+	shutdownTimeout     time.Duration
+	queriesFile         string
+	tlsCert             string
+	tlsKey              string
+	tlsClientCA         string
+	usersFile           string
+	user                string
+	password            string
+	version             bool
 	// kafkaSec are the Kafka TLS and SASL settings; kafka holds the
 	// resulting TLS and SASL configuration.
 	kafkaSec kafkaSecurity
@@ -97,6 +101,9 @@ var aliases = map[string]serverconfig.Alias{
 	"ksql.service.id":   {Flag: "service-id"},
 	"listeners":         {Flag: "http", Convert: serverconfig.StripScheme},
 	"ksql.queries.file": {Flag: "queries-file"},
+	// Kafka Streams' name, and ksqlDB's for the same setting.
+	"processing.guarantee":              {Flag: "processing-guarantee"},
+	"ksql.streams.processing.guarantee": {Flag: "processing-guarantee"},
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -116,6 +123,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.kafkaClient, "kafka-client", "franz", "Kafka client library: franz or sarama")
 	fs.StringVar(&c.playgroundAddr, "playground-addr", "127.0.0.1:9092", "`address` of the playground broker")
 	fs.StringVar(&c.serviceID, "service-id", "sluice", "`id` of the Sluice cluster; prefixes its internal topics and groups")
+	fs.StringVar(&c.guarantee, "processing-guarantee", engine.AtLeastOnce, "default processing `guarantee` of persistent queries: at_least_once or exactly_once_v2 (Kafka transactions; needs --kafka-client franz)")
 	fs.StringVar(&level, "log-level", "info", "log `level`: debug, info, warn or error")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log `format`: text or json")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long calls in progress may take to finish on shutdown")
@@ -152,6 +160,14 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if c.kafkaClient != "franz" && c.kafkaClient != "sarama" {
 		return c, fmt.Errorf("--kafka-client: %q is not franz or sarama", c.kafkaClient)
+	}
+	raw := c.guarantee
+	if c.guarantee, c.guaranteeDeprecated, err = engine.ParseGuarantee(raw); err != nil {
+		return c, fmt.Errorf("--processing-guarantee: %q is not %s or %s", raw, engine.AtLeastOnce, engine.ExactlyOnceV2)
+	}
+	if c.guarantee == engine.ExactlyOnceV2 && c.kafkaClient == "sarama" {
+		return c, fmt.Errorf("--processing-guarantee %s needs Kafka transactions, which the sarama client does not run: use --kafka-client franz, or --processing-guarantee %s",
+			engine.ExactlyOnceV2, engine.AtLeastOnce)
 	}
 	for _, b := range strings.Split(bootstrap, ",") {
 		if b = strings.TrimSpace(b); b != "" {
@@ -200,6 +216,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	for _, k := range cfg.ignored {
 		log.Info("config file: property not used by Sluice", "property", k)
+	}
+	if cfg.guaranteeDeprecated {
+		log.Warn("processing guarantee 'exactly_once' is deprecated; running exactly_once_v2")
 	}
 	sec, err := newSecurity(cfg)
 	if err != nil {
@@ -261,6 +280,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		DataDir:   filepath.Join(cfg.dataDir, "state"),
 		ServiceID: cfg.serviceID,
 		Logger:    log.With("component", "engine"),
+
+		ProcessingGuarantee: cfg.guarantee,
 	})
 	if err != nil {
 		return fmt.Errorf("opening the engine: %w", err)

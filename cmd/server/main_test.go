@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,8 @@ func TestParseFlags(t *testing.T) {
 		{"--log-level", "loud"},
 		{"--data-dir", ""},
 		{"extra"},
+		{"--processing-guarantee", "twice"},
+		{"--processing-guarantee", "exactly_once_v2", "--kafka-client", "sarama"},
 	} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) succeeded", args)
@@ -57,5 +60,31 @@ func TestHealthAndInfo(t *testing.T) {
 	info, err := sluicev1.NewSluiceClient(srv.conn).Info(context.Background(), &sluicev1.InfoRequest{})
 	if err != nil || !info.GetPlayground() || info.GetKafkaBootstrapServers() != srv.addrs.Kafka || info.GetServiceId() != "sluice" {
 		t.Errorf("info = %v, %v", info, err)
+	}
+}
+
+func TestProcessingGuaranteeSetting(t *testing.T) {
+	env := map[string]string{"SLUICE_PROCESSING_GUARANTEE": "exactly_once"}
+	c, err := parseConfig(nil, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.guarantee != "exactly_once_v2" || !c.guaranteeDeprecated {
+		t.Errorf("from the environment: %q (deprecated %v), want exactly_once_v2 (deprecated)", c.guarantee, c.guaranteeDeprecated)
+	}
+	file := t.TempDir() + "/ksql-server.properties"
+	if err := os.WriteFile(file, []byte("ksql.streams.processing.guarantee=exactly_once_v2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err = parseConfig([]string{"--config", file}, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.guarantee != "exactly_once_v2" {
+		t.Errorf("from the properties file: %q, want exactly_once_v2", c.guarantee)
+	}
+	_, err = parseConfig([]string{"--config", file, "--kafka-client", "sarama"}, func(string) string { return "" }, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "--kafka-client franz") {
+		t.Errorf("exactly_once_v2 with sarama: %v, want a refusal naming --kafka-client franz", err)
 	}
 }
