@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -35,6 +36,8 @@ type pipeline struct {
 	drv  kafka.Client // the driver's client (franz: it waits out outages)
 	eng  *engine.Engine
 	sess *engine.Session
+	// engCfg opens the engine again on the same data (restartEngine).
+	engCfg engine.Config
 
 	orders, customers   string // input topics
 	big, counts, joined string // sink names
@@ -91,8 +94,9 @@ func driverRecords(t *testing.T, def int) int {
 }
 
 // newPipeline creates the topics, opens an engine with client cl and
-// starts the queries. scenario names the test in topic names.
-func newPipeline(t *testing.T, a adapter, brokers []string, scenario string) *pipeline {
+// starts the queries. scenario names the test in topic names; settings
+// are SET statements run before the queries are created.
+func newPipeline(t *testing.T, a adapter, brokers []string, scenario string, settings ...string) *pipeline {
 	t.Helper()
 	ctx := context.Background()
 	tag := scenario + "_" + a.name + "_" + runID
@@ -118,20 +122,24 @@ func newPipeline(t *testing.T, a adapter, brokers []string, scenario string) *pi
 		wantCnt:   map[string]int{},
 	}
 	t.Cleanup(p.cleanup)
-	eng, err := engine.Open(ctx, engine.Config{
+	p.engCfg = engine.Config{
 		Kafka: p.cl, DataDir: filepath.Join(t.TempDir(), "data"),
 		ServiceID: "it_" + tag, Logger: testLogger(t),
-	})
+	}
+	eng, err := engine.Open(ctx, p.engCfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p.eng = eng
 	t.Cleanup(func() {
-		if err := eng.Close(); err != nil {
+		if err := p.eng.Close(); err != nil {
 			t.Errorf("close engine: %v", err)
 		}
 	})
 	p.exec(`SET 'auto.offset.reset'='earliest';`)
+	for _, st := range settings {
+		p.exec(st)
+	}
 	p.exec(fmt.Sprintf(`CREATE STREAM %s (cust VARCHAR KEY, seq BIGINT, amount BIGINT)
   WITH (KAFKA_TOPIC='%s', VALUE_FORMAT='JSON', PARTITIONS=%d);`, p.orders, p.orders, partitions))
 	p.exec(fmt.Sprintf(`CREATE TABLE %s (id VARCHAR PRIMARY KEY, name VARCHAR)
@@ -529,4 +537,47 @@ func TestPipeline(t *testing.T) {
 			t.Logf("timing: %s took %s", t.Name(), time.Since(start).Round(time.Millisecond))
 		})
 	}
+}
+
+// TestPipelineExactlyOnce runs the pipeline's queries under
+// exactly_once_v2 on the franz-go adapter: the outputs, read with
+// read_committed, must equal the oracle with no duplicate, and the
+// queries must have restarted from their transactions' positions after
+// a restart of the engine in the middle of the stream.
+func TestPipelineExactlyOnce(t *testing.T) {
+	brokers := requireKafka(t)
+	a := adapters[0]
+	if a.name != "franz" {
+		t.Fatalf("the first adapter is %s; exactly-once needs franz", a.name)
+	}
+	start := time.Now()
+	p := newPipeline(t, a, brokers, "eos", `SET 'processing.guarantee'='exactly_once_v2';`)
+	n := driverRecords(t, 4000)
+	ch := p.drive(n, 250)
+	waitProduced(ch, n/2)
+	p.restartEngine()
+	drain(ch)
+	p.check(0)
+	for _, row := range p.exec("SHOW QUERIES EXTENDED;")[0].Table.Rows {
+		if !slices.Contains(row, "exactly_once_v2") {
+			t.Errorf("query %s does not run exactly_once_v2: %q", row[0], row)
+		}
+	}
+	t.Logf("timing: %s took %s", t.Name(), time.Since(start).Round(time.Millisecond))
+}
+
+// restartEngine closes the engine and opens it again on the same data
+// directory: its queries resume where they committed.
+func (p *pipeline) restartEngine() {
+	p.t.Helper()
+	start := time.Now()
+	if err := p.eng.Close(); err != nil {
+		p.t.Fatalf("close engine: %v", err)
+	}
+	eng, err := engine.Open(p.ctx, p.engCfg)
+	if err != nil {
+		p.t.Fatalf("open engine again: %v", err)
+	}
+	p.eng = eng
+	p.t.Logf("timing: engine restart took %s", time.Since(start).Round(time.Millisecond))
 }
