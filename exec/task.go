@@ -138,8 +138,14 @@ func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, 
 // newTaskParts builds what a task needs besides Kafka: codecs, operators
 // and the sink encoder.
 func newTaskParts(t *task, g *topology.Graph) (*task, error) {
-	t.g = g
-	t.internal = g.Source.KeyFormat == internalFormat
+	// Set once: reopen (after an aborted transaction) builds the parts
+	// again while other goroutines read these (Positions, Stats).
+	if t.g != g {
+		t.g = g
+	}
+	if internal := g.Source.KeyFormat == internalFormat; internal != t.internal {
+		t.internal = internal
+	}
 	src := g.Source
 	var err error
 	switch {
