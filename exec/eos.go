@@ -82,9 +82,9 @@ func (t *task) fenced(err error) error {
 // of the task, and loads the positions the last committed transaction
 // recorded.
 func (t *task) startTxn(ctx context.Context) error {
-	ctx, cancel := boundedCtx(ctx)
+	initCtx, cancel := boundedCtx(ctx)
 	defer cancel()
-	err := retryKafka(ctx, t.q.deps.Logger, "init transactions", func() error { return t.txn.Init(ctx) })
+	err := retryKafka(initCtx, t.q.deps.Logger, "init transactions", func() error { return t.txn.Init(initCtx) })
 	if errors.Is(err, kafka.ErrFenced) {
 		return t.fenced(err)
 	}
@@ -94,19 +94,31 @@ func (t *task) startTxn(ctx context.Context) error {
 	return t.loadTxnPositions(ctx)
 }
 
-// loadTxnPositions reads the query's positions topic up to its last
-// stable offset and, when it holds a record for t, moves t and its sides
-// to the positions it gives.
+// loadTxnPositions reads the query's positions topic to its end and, when
+// it holds a record for t, moves t and its sides to the positions it
+// gives.
+//
+// To the end, not the last stable offset: the query's other tasks share
+// the topic's partition, and one of them that died in a transaction
+// holds the last stable offset back until its next instance registers
+// (or the transaction times out), while t's own later transactions may
+// have committed after it. Reading with read_committed waits for that
+// transaction's end.
 func (t *task) loadTxnPositions(ctx context.Context) error {
 	deps := t.q.deps
 	topic := deps.PositionsTopic
 	var bounds []kafka.Offsets
-	err := retryKafka(ctx, deps.Logger, "list offsets", func() (err error) {
-		bounds, err = deps.Kafka.ListStableOffsets(ctx, topic)
+	lctx, cancel := boundedCtx(ctx)
+	err := retryKafka(lctx, deps.Logger, "list offsets", func() (err error) {
+		bounds, err = deps.Kafka.ListOffsets(lctx, topic)
 		return err
 	})
+	cancel()
 	if err != nil {
 		return fmt.Errorf("exec: list offsets of positions topic %s: %w", topic, err)
+	}
+	if deps.positionsEnd != nil {
+		deps.positionsEnd()
 	}
 	if len(bounds) == 0 || bounds[0].Start >= bounds[0].End {
 		return nil
@@ -119,12 +131,18 @@ func (t *task) loadTxnPositions(ctx context.Context) error {
 	c.Assign(map[string]map[int32]int64{topic: {0: bounds[0].Start}})
 	key := string(positionsKey(t.g.Source.Topic, t.partition))
 	var last []byte
-	for next := bounds[0].Start; next < bounds[0].End; {
+	for next, end := bounds[0].Start, bounds[0].End; next < end; {
 		recs, err := c.Poll(ctx)
 		if err != nil {
 			return fmt.Errorf("exec: read positions topic %s: %w", topic, err)
 		}
 		for _, r := range recs {
+			if r.Offset >= end && !r.Control {
+				// Written after the task started: not its own, and
+				// everything before the end was read (or compacted).
+				next = end
+				break
+			}
 			next = r.Offset + 1
 			if !r.Control && string(r.Key) == key {
 				last = r.Value

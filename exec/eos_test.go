@@ -258,3 +258,58 @@ func TestExactlyOnceZombieFenced(t *testing.T) {
 		t.Fatalf("read_committed output %q, want %q", got, want)
 	}
 }
+
+// TestExactlyOnceOtherTaskOpenTransaction restarts a query while another
+// producer's transaction, opened before the task's last commit, is still
+// open on the positions topic (a task of the query that died in a
+// transaction): the task must still resume from its last commit, not
+// from the last stable offset's view, which would repeat output.
+func TestExactlyOnceOtherTaskOpenTransaction(t *testing.T) {
+	g := testGraph(t)
+	r := newEOSRun(t, g, "orders", "BIG")
+	row := func(i int) string { return fmt.Sprintf(`{"name":"n%d","amount":%d}`, i, 100+i) }
+	deps := r.deps(nil)
+
+	first := r.start(deps)
+	r.send(row(0))
+	r.wait(first, 1)
+	p, err := r.client.NewProducer(kafka.ProducerOptions{TransactionalID: "test-other-task"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	dead := p.(kafka.TxnProducer)
+	if err := dead.Begin(); err != nil {
+		t.Fatal(err)
+	}
+	if err := dead.Produce(r.ctx, []*kafka.Record{{Topic: "positions", Partition: 0, Key: []byte("orders/1"), Value: []byte(`{"orders":0}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	r.send(row(1))
+	r.wait(first, 2)
+	if err := first.Stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The open transaction ends (its task's next instance would abort
+	// it) once the second instance knows how far to read the positions.
+	deps.positionsEnd = func() {
+		if err := dead.Abort(r.ctx); err != nil {
+			t.Error(err)
+		}
+	}
+	second := r.start(deps)
+	if err := second.WaitRestored(r.ctx); err != nil {
+		t.Fatal(err)
+	}
+	r.send(row(2))
+	r.wait(second, 3)
+	if err := second.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	got := r.read("BIG", true, 3)
+	slices.Sort(got)
+	if want := []string{`k {"NAME":"n0","DOUBLED":200}`, `k {"NAME":"n1","DOUBLED":202}`, `k {"NAME":"n2","DOUBLED":204}`}; !slices.Equal(got, want) {
+		t.Fatalf("read_committed output %q, want %q", got, want)
+	}
+}

@@ -50,8 +50,10 @@ type Deps struct {
 	// afterCommit, set by tests, runs after a task's transaction
 	// committed, before its state is written; an error ends the query as
 	// a crash there would. beforeCommit runs before the commit; an error
-	// fails the transaction as a failed produce would.
+	// fails the transaction as a failed produce would. positionsEnd runs
+	// once a task knows up to where it reads the positions topic.
 	afterCommit, beforeCommit func() error
+	positionsEnd              func()
 }
 
 // Output receives a push query's rows, one at a time, in the layout of the

@@ -574,10 +574,11 @@ func (p *pipeline) restartEngine() {
 	if err := p.eng.Close(); err != nil {
 		p.t.Fatalf("close engine: %v", err)
 	}
+	closed := time.Now()
 	eng, err := engine.Open(p.ctx, p.engCfg)
 	if err != nil {
 		p.t.Fatalf("open engine again: %v", err)
 	}
 	p.eng = eng
-	p.t.Logf("timing: engine restart took %s", time.Since(start).Round(time.Millisecond))
+	p.t.Logf("timing: engine restart took %s (close %s)", time.Since(start).Round(time.Millisecond), closed.Sub(start).Round(time.Millisecond))
 }
