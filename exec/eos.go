@@ -215,14 +215,16 @@ func (t *task) commitTxn(ctx context.Context, next int64) error {
 	if err := t.txn.Begin(); err != nil {
 		return t.abort(ctx, err)
 	}
-	if failpoint.Enabled() && nLog > 1 {
+	if failpoint.Enabled() && nLog > 0 {
 		// Half of the changelog records go first, so that a kill in the
 		// middle of the cache flush leaves an open transaction.
-		if err := t.txn.Produce(ctx, recs[:nLog/2]); err != nil {
-			return t.abort(ctx, err)
+		if half := nLog / 2; half > 0 {
+			if err := t.txn.Produce(ctx, recs[:half]); err != nil {
+				return t.abort(ctx, err)
+			}
+			recs = recs[half:]
 		}
 		failpoint.Hit("cache-flush")
-		recs = recs[nLog/2:]
 	}
 	if err := t.txn.Produce(ctx, recs); err != nil {
 		return t.abort(ctx, err)

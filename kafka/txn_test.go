@@ -126,3 +126,70 @@ func readUntil(t *testing.T, c kafka.Client, topic string, committed bool, last 
 		}
 	}
 }
+
+// TestStableOffsetsAndMarkers checks what readers of transactional topics
+// rely on: while a transaction is open the last stable offset stays
+// before it (the high watermark does not), and a consumer with
+// KeepControl sees the markers, so that reading up to the high watermark
+// ends; ReadAll returns the committed records only.
+func TestStableOffsetsAndMarkers(t *testing.T) {
+	brokers := map[string]string{"playground": startPlayground(t, "").Addr()}
+	if addr := os.Getenv("SLUICE_TEST_KAFKA"); addr != "" {
+		brokers["kafka"] = addr
+	}
+	for name, addr := range brokers {
+		t.Run(name, func(t *testing.T) {
+			c := newClient(t, kafka.NewFranz, addr)
+			topic := fmt.Sprintf("lso-%d", time.Now().UnixNano())
+			createTopic(t, c, topic, 1)
+			ctx := testCtx(t)
+			p := newTxnProducer(t, c, topic+"-producer")
+			mustDo(t, p.Init(ctx))
+			rec := func(v string) []*kafka.Record {
+				return []*kafka.Record{{Topic: topic, Partition: 0, Key: []byte(v), Value: []byte(v)}}
+			}
+			mustDo(t, p.Begin())
+			mustDo(t, p.Produce(ctx, rec("aborted")))
+			mustDo(t, p.Abort(ctx))
+			mustDo(t, p.Begin())
+			mustDo(t, p.Produce(ctx, rec("committed")))
+			mustDo(t, p.Commit(ctx))
+			mustDo(t, p.Begin())
+			mustDo(t, p.Produce(ctx, rec("open")))
+			hw, err := c.ListOffsets(ctx, topic)
+			mustDo(t, err)
+			stable, err := c.ListStableOffsets(ctx, topic)
+			mustDo(t, err)
+			// aborted@0, abort marker@1, committed@2, commit marker@3, open@4.
+			if hw[0].End != 5 || stable[0].End != 4 {
+				t.Fatalf("high watermark %d, last stable offset %d; want 5 and 4", hw[0].End, stable[0].End)
+			}
+			recs, err := kafka.ReadAll(ctx, c, topic)
+			mustDo(t, err)
+			if len(recs) != 1 || string(recs[0].Value) != "committed" {
+				t.Fatalf("ReadAll read %d records, want the committed one", len(recs))
+			}
+			mustDo(t, p.Commit(ctx))
+			cons, err := c.NewConsumer(kafka.ConsumerOptions{ReadCommitted: true, KeepControl: true})
+			mustDo(t, err)
+			defer cons.Close()
+			cons.Assign(map[string]map[int32]int64{topic: {0: kafka.OffsetStart}})
+			var got []string
+			for next := int64(0); next < 6; {
+				rs, err := cons.Poll(ctx)
+				mustDo(t, err)
+				for _, r := range rs {
+					next = r.Offset + 1
+					if r.Control {
+						got = append(got, fmt.Sprintf("marker@%d", r.Offset))
+					} else {
+						got = append(got, fmt.Sprintf("%s@%d", r.Value, r.Offset))
+					}
+				}
+			}
+			if want := "marker@1 committed@2 marker@3 open@4 marker@5"; strings.Join(got, " ") != want {
+				t.Fatalf("read %q, want %q", strings.Join(got, " "), want)
+			}
+		})
+	}
+}
