@@ -324,6 +324,7 @@ func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
 			return err
 		}
 		deps.ExactlyOnce, deps.PositionsTopic, deps.ServiceID = true, e.positionsTopic(q.ID), e.cfg.ServiceID
+		deps.CommitInterval = eosCommitInterval
 	}
 	rq, err := exec.Start(ctx, q.Plan, deps, nil)
 	if err != nil {

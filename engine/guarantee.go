@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/sluice-sql/sluice/catalog"
 	"github.com/sluice-sql/sluice/kafka"
@@ -76,6 +77,11 @@ func (e *Engine) sessionGuarantee(s *Session) string {
 	}
 	return e.cfg.ProcessingGuarantee
 }
+
+// eosCommitInterval is how long an exactly-once task gathers records for
+// one transaction: Kafka Streams' commit.interval.ms default under
+// exactly-once.
+const eosCommitInterval = 100 * time.Millisecond
 
 // positionsTopic is the compacted topic in which the tasks of an
 // exactly-once query keep their positions.

@@ -66,7 +66,7 @@ func (r *eosRun) send(values ...string) {
 }
 
 func (r *eosRun) deps(store *state.Store) Deps {
-	return Deps{Kafka: r.client, Group: "eos-test", State: store, Logger: discardLogger(), ExactlyOnce: true, PositionsTopic: "positions", ServiceID: "test"}
+	return Deps{Kafka: r.client, Group: "eos-test", State: store, Logger: discardLogger(), ExactlyOnce: true, PositionsTopic: "positions", ServiceID: "test", CommitInterval: 20 * time.Millisecond}
 }
 
 // start starts the query; wait waits until it read its source to the end.

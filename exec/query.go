@@ -46,6 +46,11 @@ type Deps struct {
 	ExactlyOnce    bool
 	PositionsTopic string
 	ServiceID      string
+	// CommitInterval, under ExactlyOnce, is how long a task gathers
+	// records after a poll before it processes and commits them in one
+	// transaction (Kafka Streams' commit.interval.ms, 100 ms under
+	// exactly-once); 0 commits every poll.
+	CommitInterval time.Duration
 
 	// afterCommit, set by tests, runs after a task's transaction
 	// committed, before its state is written; an error ends the query as

@@ -35,6 +35,8 @@ type task struct {
 	// marks are the transaction markers polled whose offsets the task's
 	// positions have not passed yet (see passMarks).
 	marks []*kafka.Record
+	// pollErr is a poll error gather met, for the next poll to return.
+	pollErr error
 
 	keyCodec, valueCodec format.Codec
 	nKey, nValue         int
@@ -379,7 +381,7 @@ func (t *task) run(ctx context.Context) error {
 		if end >= 0 && t.pos.Load() >= end {
 			return nil
 		}
-		recs, err := t.consumer.Poll(ctx)
+		recs, err := t.poll(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
