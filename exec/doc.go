@@ -65,4 +65,16 @@
 // key, and hold a preserved side's unmatched rows until their window
 // closes; foreign-key joins index left keys by foreign key so that a right
 // change reaches every left row referencing it.
+//
+// Under exactly_once_v2 (Deps.ExactlyOnce, eos.go) a persistent query's
+// task commits in Kafka transactions with a producer whose transactional
+// id names the task, so that a newer instance fences an older one:
+//
+//	poll (read_committed, 100 ms) ─▶ operators ─▶ Begin ─▶ changelogs, outputs, positions record ─▶ Commit ─▶ Pebble
+//
+// It starts by registering its producer, then reads its positions from the
+// query's positions topic and restores its state from the changelogs.
+// Consumers return transaction markers (kafka.Record.Control) so that a
+// task's positions move past them and reach the end offsets the engine's
+// flush barrier compares them with.
 package exec
