@@ -231,7 +231,7 @@ func (sr *sharedReads) subscribe(s *subscriber, p int32, start int64) bool {
 	defer sr.mu.Unlock()
 	r := sr.readers[s.topic]
 	if r == nil {
-		c, err := sr.client.NewConsumer(kafka.ConsumerOptions{ClientID: "sluice-shared-" + s.topic})
+		c, err := sr.client.NewConsumer(kafka.ConsumerOptions{ClientID: "sluice-shared-" + s.topic, ReadCommitted: true})
 		if err != nil {
 			sr.log.Warn("cannot open a shared reader; the push query reads on its own", "topic", s.topic, "err", err)
 			return false

@@ -121,7 +121,12 @@ func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, 
 	t.ready = make(chan struct{})
 	var err error
 	eos := q.deps.ExactlyOnce && persistent(g)
-	if t.consumer, err = q.deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: clientID, ReadCommitted: eos, KeepControl: true}); err != nil {
+	// Every query reads committed records only, whatever its own
+	// guarantee: a topic written by an exactly-once query (or any
+	// transactional producer) may hold records of aborted transactions,
+	// which must never reach a row. On a topic without transactions it
+	// changes nothing.
+	if t.consumer, err = q.deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: clientID, ReadCommitted: true, KeepControl: true}); err != nil {
 		t.close()
 		return nil, err
 	}
