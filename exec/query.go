@@ -59,7 +59,15 @@ type Deps struct {
 	// once a task knows up to where it reads the positions topic.
 	afterCommit, beforeCommit func() error
 	positionsEnd              func()
+	// Partitions, when set, says which input partitions this server owns:
+	// Start creates the tasks of those only (in every stage, so that
+	// co-partitioned tasks stay together), and commits start offsets for
+	// those only. Nil runs every partition.
+	Partitions func(p int32) bool
 }
+
+// owns reports whether the query runs partition p here.
+func (d *Deps) owns(p int32) bool { return d.Partitions == nil || d.Partitions(p) }
 
 // Output receives a push query's rows, one at a time, in the layout of the
 // graph's Output schema. row is valid only during the call. It returns false
@@ -143,6 +151,9 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 			stageOut = out
 		}
 		for p, off := range starts {
+			if !deps.owns(int32(p)) {
+				continue
+			}
 			t, err := newTask(ctx, q, sg, int32(p), off, sides[p], stageOut)
 			if err != nil {
 				cancel()
@@ -211,6 +222,10 @@ func startOffsets(ctx context.Context, g *topology.Graph, deps Deps) ([]int64, e
 			starts[p] = b.End
 			fresh[int32(p)] = b.End
 		}
+		if !deps.owns(int32(p)) {
+			// Another server's to start and commit.
+			delete(fresh, int32(p))
+		}
 	}
 	if deps.Group != "" && len(fresh) > 0 {
 		err := retryKafka(ctx, deps.Logger, "commit offsets", func() error {
@@ -270,7 +285,8 @@ func (q *Query) Positions() []int64 {
 // InputTopics): its source or one of its repartition topics.
 //
 // A partition several tasks read (the right table of a foreign-key join)
-// shows the least of their positions.
+// shows the least of their positions; one no task of this server reads
+// (another server owns it, see Deps.Partitions) shows -1.
 func (q *Query) PositionsOf(topic string) []int64 {
 	pos := map[int32]int64{}
 	note := func(p int32, off int64) {
@@ -293,9 +309,16 @@ func (q *Query) PositionsOf(topic string) []int64 {
 	if len(pos) == 0 {
 		return nil
 	}
-	out := make([]int64, len(pos))
+	n := int32(0)
+	for p := range pos {
+		n = max(n, p+1)
+	}
+	out := make([]int64, n)
+	for p := range out {
+		out[p] = -1
+	}
 	for p, off := range pos {
-		if int(p) < len(out) {
+		if p >= 0 {
 			out[p] = off
 		}
 	}
@@ -427,7 +450,7 @@ func (q *Query) Lag(ctx context.Context) (Lag, error) {
 		}
 		pos := q.PositionsOf(topic)
 		for p, b := range ends {
-			if p >= len(pos) || b.End <= pos[p] {
+			if p >= len(pos) || pos[p] < 0 || b.End <= pos[p] {
 				continue
 			}
 			lag.Records += b.End - pos[p]
@@ -455,7 +478,7 @@ func (q *Query) Lag(ctx context.Context) (Lag, error) {
 			}
 			pos := q.PositionsOf(topic)
 			for p, b := range ends {
-				if p < len(pos) && b.End > pos[p] {
+				if p < len(pos) && pos[p] >= 0 && b.End > pos[p] {
 					lag.Records += b.End - pos[p]
 					since := q.started
 					if ms := s.stats.lastTime.Load(); ms > 0 {

@@ -38,6 +38,9 @@ type Bounds struct {
 	// Window, when set, is checked on the window bounds (in ms) of the
 	// rows of a windowed table before their value is decoded.
 	Window func(start, end int64) bool
+	// Partitions, when set, says which partitions to read (those this
+	// server owns in a cluster); nil reads them all.
+	Partitions func(p int32) bool
 }
 
 // scanBatch is how many rows ScanTable hands over at a time.
@@ -89,6 +92,9 @@ func ScanTable(ctx context.Context, store *state.Store, g *topology.Graph, parti
 	for p := int32(0); p < partitions && !s.done; p++ {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if b.Partitions != nil && !b.Partitions(p) {
+			continue
 		}
 		s.partition = p
 		if b.Keys != nil {
