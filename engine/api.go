@@ -242,7 +242,7 @@ func (e *Engine) PullQuery(ctx context.Context, s *Session, sql string) (PullRes
 		return PullResult{}, statementError(st, userError(st.Position(), "a pull query is a SELECT without EMIT CHANGES; run push queries with PushQuery and other statements with Execute"))
 	}
 	var res PullResult
-	cols, err := e.pull(ctx, sel, func(row []any) bool {
+	cols, err := e.pull(ctx, s, sel, func(row []any) bool {
 		res.Rows = append(res.Rows, append([]any(nil), row...))
 		return true
 	}, nil)

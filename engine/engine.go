@@ -34,6 +34,10 @@ type Config struct {
 	// persistent queries: at_least_once (the default) or exactly_once_v2,
 	// which needs a Kafka client that runs transactions (franz-go).
 	ProcessingGuarantee string
+	// Cluster, when set, makes the engine one server of a cluster with
+	// the others sharing ServiceID (see ClusterConfig); nil runs every
+	// partition of every query here.
+	Cluster *ClusterConfig
 }
 
 // Engine is Sluice's one API: it runs statements, persistent queries and
@@ -69,6 +73,9 @@ type Engine struct {
 
 	// shared holds the readers that live-tail push queries share.
 	shared *sharedReads
+
+	// cluster is the cluster membership; nil outside cluster mode.
+	cluster *cluster
 }
 
 // Open starts an engine: it replays the command log to rebuild the catalog
@@ -121,6 +128,13 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		progress:   make(chan struct{}),
 	}
 	e.shared = newSharedReads(cfg.Kafka, cfg.Logger)
+	if cfg.Cluster != nil {
+		if _, ok := cfg.Kafka.(kafka.Membership); !ok {
+			return nil, fmt.Errorf("engine: this Kafka client cannot run a cluster of servers: %w", kafka.ErrNotSupported)
+		}
+		e.cluster = &cluster{cfg: *cfg.Cluster, origin: newOrigin(), wake: make(chan struct{}, 1)}
+		e.cluster.slots.Store(1)
+	}
 	if err := e.ensureTopic(ctx, e.commands, map[string]string{"cleanup.policy": "delete", "retention.ms": "-1"}); err != nil {
 		return nil, err
 	}
@@ -135,17 +149,26 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		_ = e.store.Close()
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	if err := e.replay(ctx); err != nil {
+	next, err := e.replay(ctx)
+	if err != nil {
 		e.producer.Close()
 		_ = e.store.Close()
 		return nil, err
 	}
+	// In cluster mode this only notes the partitions the queries need:
+	// they start on the first assignment.
 	for _, q := range e.cat.Queries() {
 		if q.State != catalog.Running {
 			continue
 		}
 		if err := e.startPersistent(ctx, q); err != nil {
 			e.log.Error("cannot restart query", "query", q.ID, "err", err)
+		}
+	}
+	if e.cluster != nil {
+		if err := e.joinCluster(ctx, next); err != nil {
+			_ = e.Close()
+			return nil, err
 		}
 	}
 	e.log.Info("engine ready", "sources", len(e.cat.Sources()), "queries", len(e.cat.Queries()), "data_dir", filepath.Clean(cfg.DataDir))
@@ -176,22 +199,23 @@ func (e *Engine) createTopic(ctx context.Context, spec kafka.TopicSpec) error {
 }
 
 // replay reads the command log from its start to its current end and
-// applies every command. A record that cannot be read is a bug: Open fails.
-func (e *Engine) replay(ctx context.Context) error {
+// applies every command; it returns that end. A record that cannot be
+// read is a bug: Open fails.
+func (e *Engine) replay(ctx context.Context) (int64, error) {
 	bounds, err := e.cfg.Kafka.ListOffsets(ctx, e.commands)
 	if err != nil {
-		return fmt.Errorf("engine: command log offsets: %w", err)
+		return 0, fmt.Errorf("engine: command log offsets: %w", err)
 	}
 	if len(bounds) != 1 {
-		return fmt.Errorf("engine: command log %s has %d partitions; it must have exactly 1", e.commands, len(bounds))
+		return 0, fmt.Errorf("engine: command log %s has %d partitions; it must have exactly 1", e.commands, len(bounds))
 	}
 	end := bounds[0].End
 	if bounds[0].Start >= end {
-		return nil
+		return end, nil
 	}
 	c, err := e.cfg.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: "sluice-command-replay"})
 	if err != nil {
-		return fmt.Errorf("engine: %w", err)
+		return 0, fmt.Errorf("engine: %w", err)
 	}
 	defer c.Close()
 	c.Assign(map[string]map[int32]int64{e.commands: {0: bounds[0].Start}})
@@ -199,7 +223,7 @@ func (e *Engine) replay(ctx context.Context) error {
 	for next := bounds[0].Start; next < end; {
 		recs, err := c.Poll(ctx)
 		if err != nil {
-			return fmt.Errorf("engine: read command log: %w", err)
+			return 0, fmt.Errorf("engine: read command log: %w", err)
 		}
 		for _, r := range recs {
 			if r.Offset >= end {
@@ -208,16 +232,16 @@ func (e *Engine) replay(ctx context.Context) error {
 			next = r.Offset + 1
 			cmd, err := catalog.DecodeCommand(r.Value)
 			if err != nil {
-				return fmt.Errorf("engine: command log %s offset %d: %w", e.commands, r.Offset, err)
+				return 0, fmt.Errorf("engine: command log %s offset %d: %w", e.commands, r.Offset, err)
 			}
 			if err := e.cat.Apply(cmd); err != nil {
-				return fmt.Errorf("engine: command log %s offset %d: %w", e.commands, r.Offset, err)
+				return 0, fmt.Errorf("engine: command log %s offset %d: %w", e.commands, r.Offset, err)
 			}
 			n++
 		}
 	}
 	e.log.Info("catalog rebuilt from command log", "commands", n, "topic", e.commands)
-	return nil
+	return end, nil
 }
 
 // write appends a command to the log (acknowledged by all in-sync replicas)
@@ -227,7 +251,13 @@ func (e *Engine) write(ctx context.Context, cmd *catalog.Command) error {
 	if err != nil {
 		return err
 	}
-	if err := e.produce(ctx, []*kafka.Record{{Topic: e.commands, Partition: 0, Value: b, Timestamp: e.cfg.Now()}}); err != nil {
+	rec := &kafka.Record{Topic: e.commands, Partition: 0, Value: b, Timestamp: e.cfg.Now()}
+	if e.cluster != nil {
+		// The other servers apply it from their tail of the log; this
+		// one's tail skips it.
+		rec.Headers = []kafka.Header{{Key: originHeader, Value: []byte(e.cluster.origin)}}
+	}
+	if err := e.produce(ctx, []*kafka.Record{rec}); err != nil {
 		return fmt.Errorf("cannot write to the command log: %w", err)
 	}
 	return e.cat.Apply(cmd)
@@ -318,6 +348,22 @@ func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
 		Progress:      e.notify,
 		Now:           e.cfg.Now,
 		State:         e.store,
+	}
+	if e.cluster != nil {
+		owns, assigned, err := e.clusterPartitions(ctx, q.Plan.Source.Topic)
+		if err != nil {
+			return err
+		}
+		if !assigned {
+			return nil
+		}
+		e.mu.Lock()
+		_, runs := e.running[q.ID]
+		e.mu.Unlock()
+		if runs {
+			return nil
+		}
+		deps.Partitions = owns
 	}
 	if e.guaranteeOf(q) == ExactlyOnceV2 {
 		if err := e.ensurePositionsTopic(ctx, q.ID); err != nil {
@@ -445,7 +491,7 @@ func (e *Engine) waitFor(ctx context.Context, ends map[inputKey][]int64) error {
 			}
 			pos := q.PositionsOf(in.topic)
 			for p := range end {
-				if p < len(pos) && pos[p] < end[p] {
+				if p < len(pos) && pos[p] >= 0 && pos[p] < end[p] {
 					behind = in.query
 				}
 			}
@@ -471,6 +517,11 @@ func (e *Engine) Close() error {
 		return nil
 	}
 	e.closed = true
+	e.mu.Unlock()
+	// Leaving the group stops the queries (see revoke); the others take
+	// the partitions.
+	e.leaveCluster()
+	e.mu.Lock()
 	qs := make([]*exec.Query, 0, len(e.running)+len(e.transient))
 	for _, q := range e.running {
 		qs = append(qs, q)

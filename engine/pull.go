@@ -3,6 +3,8 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
+	"strings"
 	"sync"
 
 	"github.com/sluice-sql/sluice/exec"
@@ -16,10 +18,10 @@ import (
 // state its persistent query last committed; on a stream it reads the
 // topic from its start to the end offsets it has when the query starts.
 // Either way the rows come back as one table.
-func (e *Engine) pullQuery(ctx context.Context, st *ast.Select) (Result, error) {
+func (e *Engine) pullQuery(ctx context.Context, s *Session, st *ast.Select) (Result, error) {
 	t := &Table{}
 	var out []types.Column
-	cols, err := e.pull(ctx, st, func(row []any) bool {
+	cols, err := e.pull(ctx, s, st, func(row []any) bool {
 		t.Rows = append(t.Rows, formatCells(row, out))
 		return true
 	}, func(cols []types.Column) { out = cols })
@@ -36,7 +38,7 @@ func (e *Engine) pullQuery(ctx context.Context, st *ast.Select) (Result, error) 
 // pull runs a pull query: add receives its rows (valid during the call)
 // up to its LIMIT, after planned received its output columns. It returns
 // the output columns.
-func (e *Engine) pull(ctx context.Context, st *ast.Select, add func(row []any) bool, planned func([]types.Column)) ([]types.Column, error) {
+func (e *Engine) pull(ctx context.Context, s *Session, st *ast.Select, add func(row []any) bool, planned func([]types.Column)) ([]types.Column, error) {
 	plan, err := planner.PlanPull(e.cat, st.Query, planner.PullOptions{Materialized: exec.Materialized, RowTime: exec.RowTime})
 	if err != nil {
 		return nil, err
@@ -53,7 +55,7 @@ func (e *Engine) pull(ctx context.Context, st *ast.Select, add func(row []any) b
 	if plan.Query == nil {
 		err = e.pullStream(ctx, g, limited)
 	} else {
-		err = e.pullTable(ctx, plan, limited)
+		err = e.pullTable(ctx, s, st.SQL(), plan, limited)
 	}
 	return g.Output, err
 }
@@ -77,9 +79,25 @@ func (e *Engine) explainPull(ex *ast.Explain, st *ast.Select) (Result, error) {
 
 // pullTable reads the committed state of the table's query and runs the
 // pull query's filter and projection over its rows.
-func (e *Engine) pullTable(ctx context.Context, plan *planner.PullPlan, add func(row []any) bool) error {
+//
+// In a cluster it reads the partitions this server owns, and gathers the
+// others' rows from their owners (see ClusterConfig.Forward), unless the
+// query was forwarded here.
+func (e *Engine) pullTable(ctx context.Context, s *Session, sql string, plan *planner.PullPlan, add func(row []any) bool) error {
 	qg := plan.Query.Plan
 	g := plan.Graph
+	bounds := scanBounds(plan.Lookup)
+	var forward []string
+	if e.cluster != nil {
+		a, ok := e.assignment()
+		if !ok {
+			return userError(plan.Pos, "This server has no partitions of %s assigned yet: the servers of the cluster are rebalancing. Run the pull query again in a few seconds.", plan.Source.Name)
+		}
+		bounds.Partitions = a.Owns
+		if s == nil || s.Properties[PullLocalProperty] != "true" {
+			forward = assignmentView(a).owners(e.cluster.cfg.Address)[1:]
+		}
+	}
 	e.mu.Lock()
 	rq := e.running[plan.Query.ID]
 	e.mu.Unlock()
@@ -91,7 +109,7 @@ func (e *Engine) pullTable(ctx context.Context, plan *planner.PullPlan, add func
 			return userError(plan.Pos, "The state of %s is still being restored from its changelog (%d %%). Run the pull query again once SHOW QUERIES shows %s RUNNING.", plan.Source.Name, pct, plan.Query.ID)
 		}
 	}
-	bounds, err := e.cfg.Kafka.ListOffsets(ctx, qg.Source.Topic)
+	parts, err := e.cfg.Kafka.ListOffsets(ctx, qg.Source.Topic)
 	if err != nil {
 		return internal("cannot list the partitions of %s: %v", qg.Source.Topic, err)
 	}
@@ -100,7 +118,7 @@ func (e *Engine) pullTable(ctx context.Context, plan *planner.PullPlan, add func
 		return internal("cannot run pull query: %v", err)
 	}
 	more := true
-	err = exec.ScanTable(ctx, e.store, qg, int32(len(bounds)), scanBounds(plan.Lookup), func(ctx context.Context, b *exec.Batch) (bool, error) {
+	err = exec.ScanTable(ctx, e.store, qg, int32(len(parts)), bounds, func(ctx context.Context, b *exec.Batch) (bool, error) {
 		err := pipe.Run(ctx, b, func(row []any, _ int64) bool {
 			more = add(row)
 			return more
@@ -109,6 +127,40 @@ func (e *Engine) pullTable(ctx context.Context, plan *planner.PullPlan, add func
 	})
 	if err != nil {
 		return internal("cannot read the state of %s: %v", plan.Query.ID, err)
+	}
+	return e.gather(ctx, s, sql, plan, forward, func(row []any) bool {
+		more = more && add(row)
+		return more
+	})
+}
+
+// gather runs a pull query on each server at addrs, which answer from
+// their own partitions, and hands their rows to add until it returns
+// false.
+func (e *Engine) gather(ctx context.Context, s *Session, sql string, plan *planner.PullPlan, addrs []string, add func(row []any) bool) error {
+	if len(addrs) == 0 {
+		return nil
+	}
+	fwd := e.cluster.cfg.Forward
+	if fwd == nil {
+		return userError(plan.Pos, "Partitions of %s are owned by other servers (%s) and this server cannot forward pull queries to them. Run the pull query against each server, or start the servers with their gRPC API.", plan.Source.Name, strings.Join(addrs, ", "))
+	}
+	fs := NewSession()
+	if s != nil {
+		maps.Copy(fs.Properties, s.Properties)
+		maps.Copy(fs.Variables, s.Variables)
+	}
+	fs.Properties[PullLocalProperty] = "true"
+	for _, addr := range addrs {
+		res, err := fwd(ctx, addr, fs, sql)
+		if err != nil {
+			return internal("cannot read the partitions of %s that %s owns: %v", plan.Source.Name, addr, err)
+		}
+		for _, row := range res.Rows {
+			if !add(row) {
+				return nil
+			}
+		}
 	}
 	return nil
 }

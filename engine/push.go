@@ -19,7 +19,7 @@ const pushBuffer = 1024
 
 func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (Result, error) {
 	if st.Query.Emit != ast.EmitChanges {
-		return e.pullQuery(ctx, st)
+		return e.pullQuery(ctx, s, st)
 	}
 	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{OffsetReset: s.offsetReset(), AggregateLimits: s.aggregateLimits()})
 	if err != nil {

@@ -1,0 +1,199 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/kafka"
+)
+
+// TestClusterSplitsAndFailsOver runs two engines of one cluster over the
+// playground broker: the second joins and takes half the partitions, a
+// statement run on one starts the query on both, pull queries gather
+// every partition from either, and when one leaves the other takes its
+// partitions and restores their state.
+func TestClusterSplitsAndFailsOver(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	broker, err := kafka.StartPlayground(ctx, kafka.PlaygroundConfig{Addr: "127.0.0.1:0", DataDir: filepath.Join(dir, "kafka")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer broker.Close()
+
+	var mu sync.Mutex
+	engines := map[string]*engine.Engine{}
+	forward := func(ctx context.Context, addr string, s *engine.Session, sql string) (engine.PullResult, error) {
+		mu.Lock()
+		e := engines[addr]
+		mu.Unlock()
+		if e == nil {
+			return engine.PullResult{}, fmt.Errorf("no server at %s", addr)
+		}
+		return e.PullQuery(ctx, s, sql)
+	}
+	open := func(addr string) *engine.Engine {
+		t.Helper()
+		client, err := kafka.NewFranz(kafka.Config{Brokers: []string{broker.Addr()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(client.Close)
+		e, err := engine.Open(ctx, engine.Config{
+			Kafka: client, DataDir: filepath.Join(dir, addr), ServiceID: "scale",
+			Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+			Cluster: &engine.ClusterConfig{Address: addr, SessionTimeout: 6 * time.Second, Forward: forward},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		engines[addr] = e
+		mu.Unlock()
+		return e
+	}
+	a := open("a:1")
+	defer a.Close()
+	if err := a.WaitCluster(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	s := engine.NewSession()
+	mustExec(ctx, t, a, s, `SET 'auto.offset.reset'='earliest';
+		CREATE STREAM clicks (user_id VARCHAR KEY, ms BIGINT) WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=4);
+		CREATE TABLE per_user AS SELECT user_id, COUNT(*) AS n FROM clicks GROUP BY user_id;`)
+	insert := func(e *engine.Engine, from, to int) {
+		t.Helper()
+		var b strings.Builder
+		for i := from; i < to; i++ {
+			fmt.Fprintf(&b, "INSERT INTO clicks (user_id, ms) VALUES ('u%d', %d);\n", i%10, i)
+		}
+		mustExec(ctx, t, e, s, b.String())
+	}
+	insert(a, 0, 40)
+
+	b := open("b:2")
+	closedB := false
+	defer func() {
+		if !closedB {
+			b.Close()
+		}
+	}()
+	for _, e := range []*engine.Engine{a, b} {
+		if err := e.WaitCluster(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insert(b, 40, 80)
+	flush(ctx, t, a, b)
+	for name, e := range map[string]*engine.Engine{"a": a, "b": b} {
+		if got := counts(ctx, t, e, "SELECT * FROM per_user;"); !allCount(got, 8) {
+			t.Fatalf("pull on %s: got %v, want 10 users with 8 clicks each", name, got)
+		}
+		if got := counts(ctx, t, e, "SELECT * FROM per_user WHERE user_id IN ('u1', 'u2', 'u7');"); len(got) != 3 || got["u1"] != 8 || got["u7"] != 8 {
+			t.Fatalf("key lookups on %s: got %v", name, got)
+		}
+	}
+
+	// A query created on b runs on a too.
+	mustExec(ctx, t, b, s, `CREATE STREAM big AS SELECT * FROM clicks WHERE ms >= 70;`)
+	waitFor(ctx, t, "a runs the query b created", func() bool {
+		for _, q := range a.Queries() {
+			if strings.HasPrefix(q.ID, "CSAS_BIG") && q.Status == "RUNNING" {
+				return true
+			}
+		}
+		return false
+	})
+	if err := a.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// b leaves: a takes its partitions and restores their counts.
+	closedB = true
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	delete(engines, "b:2")
+	mu.Unlock()
+	if err := a.WaitCluster(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	insert(a, 80, 100)
+	flush(ctx, t, a)
+	if got := counts(ctx, t, a, "SELECT * FROM per_user;"); !allCount(got, 10) {
+		t.Fatalf("after failover: got %v, want 10 users with 10 clicks each", got)
+	}
+}
+
+func mustExec(ctx context.Context, t *testing.T, e *engine.Engine, s *engine.Session, sql string) {
+	t.Helper()
+	if _, err := e.Execute(ctx, s, sql); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func flush(ctx context.Context, t *testing.T, es ...*engine.Engine) {
+	t.Helper()
+	for _, e := range es {
+		if err := e.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// counts runs a pull query on per_user and returns the counts by user.
+func counts(ctx context.Context, t *testing.T, e *engine.Engine, sql string) map[string]int64 {
+	t.Helper()
+	res, err := e.PullQuery(ctx, engine.NewSession(), sql)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	out := map[string]int64{}
+	for _, row := range res.Rows {
+		user := fmt.Sprint(row[0])
+		if _, dup := out[user]; dup {
+			t.Fatalf("%s: %s twice in %v", sql, user, res.Rows)
+		}
+		n, _ := row[1].(int64)
+		out[user] = n
+	}
+	return out
+}
+
+func allCount(got map[string]int64, n int64) bool {
+	if len(got) != 10 {
+		return false
+	}
+	for _, c := range got {
+		if c != n {
+			return false
+		}
+	}
+	return true
+}
+
+// waitFor polls cond until it holds; what says what it waits for.
+func waitFor(ctx context.Context, t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			t.Fatalf("waiting until %s: %v", what, ctx.Err())
+		}
+	}
+}
+
+
