@@ -78,6 +78,9 @@ type config struct {
 	logFormat           string
 	shutdownTimeout     time.Duration
 	queriesFile         string
+	cluster             bool
+	advertised          string
+	sessionTimeout      time.Duration
 	tlsCert             string
 	tlsKey              string
 	tlsClientCA         string
@@ -104,6 +107,7 @@ var aliases = map[string]serverconfig.Alias{
 	// Kafka Streams' name, and ksqlDB's for the same setting.
 	"processing.guarantee":              {Flag: "processing-guarantee"},
 	"ksql.streams.processing.guarantee": {Flag: "processing-guarantee"},
+	"ksql.advertised.listener":          {Flag: "advertised-address", Convert: serverconfig.StripScheme},
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -134,6 +138,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.usersFile, "auth-users-file", "", "require HTTP basic authentication with the users of this `file` (\"user: password[,role ...]\" lines, ksqlDB's password file format)")
 	fs.StringVar(&c.user, "auth-user", "", "require HTTP basic authentication as this `user` (with --auth-password or SLUICE_AUTH_PASSWORD)")
 	fs.StringVar(&c.password, "auth-password", "", "password of --auth-user; prefer the SLUICE_AUTH_PASSWORD environment variable, which ps does not show")
+	fs.BoolVar(&c.cluster, "cluster", false, "run as one server of a cluster: the servers with the same --service-id split the partitions of every persistent query and forward pull queries to each other (needs --bootstrap-servers and the franz client)")
+	fs.StringVar(&c.advertised, "advertised-address", "", "`address` (host:port of the gRPC API) the other servers of a --cluster reach this one at; default the gRPC listen address")
+	fs.DurationVar(&c.sessionTimeout, "cluster-session-timeout", 6*time.Second, "how long a --cluster waits for a silent server before moving its partitions to the others")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	c.kafkaSec.register(fs)
 	all := maps.Clone(aliases)
@@ -191,6 +198,18 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if err := c.kafkaSec.apply(&c.kafka); err != nil {
 		return c, err
+	}
+	if c.cluster && len(c.bootstrap) == 0 {
+		return c, errors.New("--cluster needs --bootstrap-servers: the playground broker runs inside one server, and a cluster of servers shares a Kafka cluster")
+	}
+	if c.cluster && c.kafkaClient != "franz" {
+		return c, errors.New("--cluster needs --kafka-client=franz: the sarama client cannot run the cluster's group membership")
+	}
+	if c.advertised != "" && !c.cluster {
+		return c, errors.New("--advertised-address is where the other servers of a cluster reach this one: add --cluster")
+	}
+	if c.sessionTimeout < time.Second {
+		return c, fmt.Errorf("--cluster-session-timeout: %s is too short; give at least 1s (the broker's group.min.session.timeout.ms bounds it too)", c.sessionTimeout)
 	}
 	return c, nil
 }
@@ -275,14 +294,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	}
 	defer client.Close()
 
-	e, err := engine.Open(ctx, engine.Config{
+	// Listen before the engine opens: a cluster advertises the address.
+	grpcLis, err := net.Listen("tcp", cfg.grpcAddr)
+	if err != nil {
+		return fmt.Errorf("listening for gRPC on %s: %w", cfg.grpcAddr, err)
+	}
+	defer grpcLis.Close()
+	ecfg := engine.Config{
 		Kafka:     client,
 		DataDir:   filepath.Join(cfg.dataDir, "state"),
 		ServiceID: cfg.serviceID,
 		Logger:    log.With("component", "engine"),
 
 		ProcessingGuarantee: cfg.guarantee,
-	})
+	}
+	if cfg.cluster {
+		cc, fwd, err := clusterConfig(cfg, grpcLis.Addr().String(), sec)
+		if err != nil {
+			return err
+		}
+		defer fwd.Close()
+		ecfg.Cluster = cc
+	}
+	e, err := engine.Open(ctx, ecfg)
 	if err != nil {
 		return fmt.Errorf("opening the engine: %w", err)
 	}
@@ -305,10 +339,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		log.Info("headless mode: interactive statements are refused", "queries_file", cfg.queriesFile, "statements_run", n)
 	}
 
-	grpcLis, err := net.Listen("tcp", cfg.grpcAddr)
-	if err != nil {
-		return fmt.Errorf("listening for gRPC on %s: %w", cfg.grpcAddr, err)
-	}
 	grpcOpts := sec.grpc()
 	if cfg.queriesFile != "" {
 		grpcOpts = append(grpcOpts, headless.ServerOptions()...)
