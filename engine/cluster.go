@@ -371,8 +371,8 @@ func newOrigin() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Assignment describes which server owns which partitions, for SHOW
-// QUERIES EXTENDED and DESCRIBE EXTENDED: "" outside cluster mode.
+// ownership says which server owns which partitions, for SHOW QUERIES
+// EXTENDED and DESCRIBE EXTENDED: "" outside cluster mode.
 func (e *Engine) ownership() string {
 	a, ok := e.assignment()
 	if !ok {
@@ -396,9 +396,9 @@ func (e *Engine) ownership() string {
 		if addr == e.cluster.cfg.Address {
 			mark = " (this server)"
 		}
-		parts[i] = addr + mark + ": " + strings.Join(by[addr], ",")
+		parts[i] = addr + mark + " owns " + strings.Join(by[addr], ",")
 	}
-	return fmt.Sprintf("partitions mod %d: %s", len(a.Owners), strings.Join(parts, "; "))
+	return fmt.Sprintf("%s (partitions mod %d)", strings.Join(parts, "; "), len(a.Owners))
 }
 
 // owners returns the distinct addresses of the servers that own a

@@ -45,7 +45,11 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 		t := &Table{Columns: []string{"Query ID", "Query Type", "Status", "Sink Name", "Sink Kafka Topic", "Query String"}}
 		if st.Extended {
 			t.Columns = append(append(t.Columns, "Processing Guarantee"), statsColumns...)
+			if e.cluster != nil {
+				t.Columns = append(t.Columns, "Partitions")
+			}
 		}
+		owners := e.ownership()
 		for _, q := range e.cat.Queries() {
 			topic := ""
 			if q.Plan.Sink != nil {
@@ -57,6 +61,9 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 				rq := e.running[q.ID]
 				e.mu.Unlock()
 				row = append(append(row, e.guaranteeOf(q)), statsRow(ctx, rq)...)
+				if e.cluster != nil {
+					row = append(row, owners)
+				}
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -75,6 +82,9 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 				e.mu.Unlock()
 				// A push query writes nothing to commit.
 				row = append(append(row, AtLeastOnce), statsRow(ctx, tq)...)
+				if e.cluster != nil {
+					row = append(row, "this server")
+				}
 			}
 			t.Rows = append(t.Rows, row)
 		}
@@ -189,6 +199,9 @@ func (e *Engine) describe(ctx context.Context, st *ast.Describe) (Result, error)
 		}
 		fmt.Fprintf(&b, "Value format         : %s\n", src.ValueFormat)
 		fmt.Fprintf(&b, "Kafka topic          : %s (partitions: %d)\n", src.Topic, src.Partitions)
+		if owners := e.ownership(); owners != "" {
+			fmt.Fprintf(&b, "Cluster              : %s\n", owners)
+		}
 		fmt.Fprintf(&b, "Statement            : %s\n", src.SQL)
 		if ws := e.cat.Writers(src.Name); len(ws) > 0 {
 			fmt.Fprintf(&b, "Queries that write into this %s: %s\n", kindWord(src.Kind), strings.Join(ws, ", "))

@@ -29,13 +29,16 @@ import (
 //	       ├──WINDOW TUMBLING (SIZE 10 SECONDS) COUNT(*) BY CUST─▶ COUNTS_*
 //	       └──JOIN customers (table, key ID) ON CUST = ID───────▶ ENRICHED_*
 type pipeline struct {
-	t    *testing.T
-	ctx  context.Context
-	tag  string // in every name the pipeline creates
-	cl   kafka.Client
-	drv  kafka.Client // the driver's client (franz: it waits out outages)
-	eng  *engine.Engine
-	sess *engine.Session
+	t   *testing.T
+	ctx context.Context
+	tag string // in every name the pipeline creates
+	cl  kafka.Client
+	drv kafka.Client // the driver's client (franz: it waits out outages)
+	eng *engine.Engine
+	// servers, when set, are the server processes the pipeline runs on
+	// instead of eng.
+	servers *servers
+	sess    *engine.Session
 	// engCfg opens the engine again on the same data (restartEngine).
 	engCfg engine.Config
 
@@ -98,12 +101,34 @@ func driverRecords(t *testing.T, def int) int {
 // are SET statements run before the queries are created.
 func newPipeline(t *testing.T, a adapter, brokers []string, scenario string, settings ...string) *pipeline {
 	t.Helper()
-	ctx := context.Background()
+	p := newPipelineState(t, a, brokers, scenario)
+	p.engCfg = engine.Config{
+		Kafka: p.cl, DataDir: filepath.Join(t.TempDir(), "data"),
+		ServiceID: p.serviceID(), Logger: testLogger(t),
+	}
+	eng, err := engine.Open(p.ctx, p.engCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.eng = eng
+	t.Cleanup(func() {
+		if err := p.eng.Close(); err != nil {
+			t.Errorf("close engine: %v", err)
+		}
+	})
+	p.setup(settings...)
+	return p
+}
+
+// newPipelineState returns a pipeline with its clients and its oracle,
+// and no engine yet.
+func newPipelineState(t *testing.T, a adapter, brokers []string, scenario string) *pipeline {
+	t.Helper()
 	tag := scenario + "_" + a.name + "_" + runID
 	seed := driverSeed(t)
 	t.Logf("driver seed %d (SLUICE_TEST_SEED=%d replays it)", seed, seed)
 	p := &pipeline{
-		t: t, ctx: ctx, tag: tag,
+		t: t, ctx: context.Background(), tag: tag,
 		cl:        newClient(t, a, brokers),
 		drv:       newClient(t, adapters[0], brokers),
 		sess:      engine.NewSession(),
@@ -122,20 +147,19 @@ func newPipeline(t *testing.T, a adapter, brokers []string, scenario string, set
 		wantCnt:   map[string]int{},
 	}
 	t.Cleanup(p.cleanup)
-	p.engCfg = engine.Config{
-		Kafka: p.cl, DataDir: filepath.Join(t.TempDir(), "data"),
-		ServiceID: "it_" + tag, Logger: testLogger(t),
-	}
-	eng, err := engine.Open(ctx, p.engCfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.eng = eng
-	t.Cleanup(func() {
-		if err := p.eng.Close(); err != nil {
-			t.Errorf("close engine: %v", err)
-		}
-	})
+	return p
+}
+
+// serviceID is the service id of the pipeline's engine or servers.
+func (p *pipeline) serviceID() string { return "it_" + p.tag }
+
+// setup creates the input streams and tables, fills the customers table
+// and starts the three queries; settings are SET statements run before
+// the queries are created.
+func (p *pipeline) setup(settings ...string) {
+	t := p.t
+	t.Helper()
+	ctx := p.ctx
 	p.exec(`SET 'auto.offset.reset'='earliest';`)
 	for _, st := range settings {
 		p.exec(st)
@@ -168,13 +192,16 @@ func newPipeline(t *testing.T, a adapter, brokers []string, scenario string, set
 	p.exec(fmt.Sprintf(`CREATE STREAM %s AS SELECT o.cust, seq, amount, name FROM %s o
   JOIN %s c ON o.cust = c.id;`, p.joined, p.orders, p.customers))
 	p.flush(2 * time.Minute)
-	return p
 }
 
 func (p *pipeline) exec(sql string) []engine.Result {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, time.Minute)
 	defer cancel()
+	if p.servers != nil {
+		p.servers.exec(ctx, p.sess, sql)
+		return nil
+	}
 	res, err := p.eng.Execute(ctx, p.sess, sql)
 	if err != nil {
 		p.t.Fatalf("%s: %v", sql, err)
@@ -305,7 +332,11 @@ func (p *pipeline) flush(timeout time.Duration) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(p.ctx, timeout)
 	defer cancel()
-	if err := p.eng.Flush(ctx); err != nil {
+	flush := p.eng.Flush
+	if p.servers != nil {
+		flush = p.servers.flush
+	}
+	if err := flush(ctx); err != nil {
 		p.t.Fatalf("flush: %v (queries: %s)", err, p.queryStates())
 	}
 	p.t.Logf("timing: flush took %s", time.Since(start).Round(time.Millisecond))
@@ -315,11 +346,19 @@ func (p *pipeline) flush(timeout time.Duration) {
 func (p *pipeline) queryStates() string {
 	ctx, cancel := context.WithTimeout(p.ctx, time.Minute)
 	defer cancel()
-	res, err := p.eng.Execute(ctx, p.sess, "SHOW QUERIES;")
-	if err != nil {
-		return err.Error()
+	var tb *engine.Table
+	if p.servers != nil {
+		var err error
+		if tb, err = p.servers.table(ctx, "SHOW QUERIES;"); err != nil {
+			return err.Error()
+		}
+	} else {
+		res, err := p.eng.Execute(ctx, p.sess, "SHOW QUERIES;")
+		if err != nil {
+			return err.Error()
+		}
+		tb = res[0].Table
 	}
-	tb := res[0].Table
 	id, status := -1, -1
 	for i, c := range tb.Columns {
 		switch strings.ToLower(c) {
@@ -350,7 +389,7 @@ func (p *pipeline) checkRunningN(n int) {
 			p.t.Fatalf("a query is not RUNNING: %s", states)
 		}
 	}
-	if got := len(p.eng.Queries()); got != n {
+	if got := len(strings.Split(states, ", ")); got != n {
 		p.t.Fatalf("%d queries, want %d: %s", got, n, states)
 	}
 }
@@ -499,6 +538,9 @@ func (p *pipeline) decode(r *kafka.Record, v any) {
 // sinkTopic is the topic of a query's sink.
 func (p *pipeline) sinkTopic(name string) string {
 	p.t.Helper()
+	if p.servers != nil {
+		return p.servers.sinkTopic(p.t, strings.ToUpper(name))
+	}
 	src, err := p.eng.DescribeSource(strings.ToUpper(name))
 	if err != nil {
 		p.t.Fatal(err)

@@ -1,0 +1,493 @@
+package integration
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/internal/wire"
+	"github.com/sluice-sql/sluice/kafka"
+	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
+)
+
+// TestScaleOut runs the pipeline on two sluice-server processes of one
+// cluster (same service id, --cluster): they split the partitions, both
+// answer pull queries for every key, and when one is killed (SIGKILL)
+// mid-stream the other takes its partitions, restores their state from
+// the changelogs, and the oracle check holds (at-least-once: the killed
+// server's uncommitted work is done again, within the duplicates
+// allowed).
+func TestScaleOut(t *testing.T) {
+	brokers := requireKafka(t)
+	requireNodes(t, 1)
+	start := time.Now()
+	bin := buildServer(t)
+	p := newPipelineState(t, adapters[0], brokers, "scale")
+	s := &servers{t: t, bin: bin, brokers: brokers, service: p.serviceID(), cl: p.cl}
+	t.Cleanup(s.stopAll)
+	a := s.start("a")
+	b := s.start("b")
+	p.servers = s
+	p.setup()
+	t.Logf("timing: two servers up and the queries started in %s", time.Since(start).Round(time.Millisecond))
+
+	// Both servers own partitions, and either answers for every key.
+	s.waitOwners(a, 2)
+	s.waitOwners(b, 2)
+	n := driverRecords(t, 4000)
+	drain(p.drive(n/2, 250))
+	p.flush(5 * time.Minute)
+	keys := []string{"c00", "c01", "c05", "c17", "c42", "c63"}
+	want := p.windowCounts(keys)
+	for _, srv := range []*server{a, b} {
+		if got := s.pullCounts(srv, p.counts, keys); !equalCounts(got, want) {
+			t.Fatalf("pull on server %s: got %v, want %v", srv.name, got, want)
+		}
+	}
+
+	// Kill b in the middle of the second half.
+	progress := p.drive(n-n/2, 250)
+	waitProduced(progress, n/4)
+	s.kill(b)
+	killed := time.Now()
+	drain(progress)
+	s.waitOwners(a, 1)
+	t.Logf("timing: server a owned every partition %s after the kill", time.Since(killed).Round(time.Millisecond))
+	p.check(n / 10)
+
+	// The survivor answers for every key: at least the oracle's counts
+	// (at-least-once may count a record twice).
+	want = p.windowCounts(keys)
+	got := s.pullCounts(a, p.counts, keys)
+	for k, w := range want {
+		if got[k] < w {
+			t.Errorf("pull on a after the kill: window %s count %d, want %d", k, got[k], w)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("pull on a after the kill: window %s is not in the input", k)
+		}
+	}
+	t.Logf("timing: %s took %s", t.Name(), time.Since(start).Round(time.Millisecond))
+}
+
+// windowCounts is the oracle's count per window of keys, by windowKey.
+func (p *pipeline) windowCounts(keys []string) map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := map[string]int{}
+	for k, n := range p.wantCnt {
+		for _, key := range keys {
+			if strings.HasPrefix(k, key+"@") {
+				out[k] = n
+			}
+		}
+	}
+	return out
+}
+
+func equalCounts(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// buildServer builds cmd/server into the test's temporary directory.
+func buildServer(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "sluice-server")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/server")
+	cmd.Dir = repoRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/server: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// servers are sluice-server processes of one cluster.
+type servers struct {
+	t       *testing.T
+	bin     string
+	brokers []string
+	service string
+	cl      kafka.Client
+
+	mu   sync.Mutex
+	live []*server
+}
+
+// server is one sluice-server process.
+type server struct {
+	name string
+	cmd  *exec.Cmd
+	addr string
+	log  string // its log file
+	conn *grpc.ClientConn
+	api  sluicev1.SluiceClient
+	done chan struct{}
+}
+
+// start starts a server and waits until it serves.
+func (s *servers) start(name string) *server {
+	t := s.t
+	t.Helper()
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "server.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(s.bin, "--cluster", "--bootstrap-servers", strings.Join(s.brokers, ","),
+		"--service-id", s.service, "--data-dir", filepath.Join(dir, "data"),
+		"--grpc", "127.0.0.1:0", "--http", "127.0.0.1:0", "--cluster-session-timeout", "6s")
+	cmd.Stderr = logf
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	srv := &server{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			if a, ok := strings.CutPrefix(sc.Text(), "Sluice server listening on "); ok {
+				addr <- a
+			}
+		}
+		_, _ = io.Copy(io.Discard, out)
+	}()
+	go func() {
+		_ = cmd.Wait()
+		logf.Close()
+		close(srv.done)
+	}()
+	select {
+	case srv.addr = <-addr:
+	case <-srv.done:
+		t.Fatalf("server %s exited at start:\n%s", name, readLog(logPath))
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("server %s did not start in 2 minutes:\n%s", name, readLog(logPath))
+	}
+	srv.conn, err = grpc.NewClient(srv.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.api = sluicev1.NewSluiceClient(srv.conn)
+	s.mu.Lock()
+	s.live = append(s.live, srv)
+	s.mu.Unlock()
+	t.Logf("server %s listening on %s (log %s)", name, srv.addr, logPath)
+	return srv
+}
+
+func readLog(path string) string {
+	b, _ := os.ReadFile(path)
+	return string(b)
+}
+
+// kill kills a server with SIGKILL: no commit, no leaving the group.
+func (s *servers) kill(srv *server) {
+	s.t.Helper()
+	if err := srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		s.t.Fatal(err)
+	}
+	<-srv.done
+	_ = srv.conn.Close()
+	s.mu.Lock()
+	for i, l := range s.live {
+		if l == srv {
+			s.live = append(s.live[:i], s.live[i+1:]...)
+			break
+		}
+	}
+	s.mu.Unlock()
+	s.t.Logf("killed server %s", srv.name)
+}
+
+// stopAll stops the live servers with SIGTERM; it logs their logs when
+// the test failed.
+func (s *servers) stopAll() {
+	s.mu.Lock()
+	live := s.live
+	s.live = nil
+	s.mu.Unlock()
+	for _, srv := range live {
+		_ = srv.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-srv.done:
+		case <-time.After(30 * time.Second):
+			_ = srv.cmd.Process.Kill()
+			<-srv.done
+		}
+		_ = srv.conn.Close()
+		if s.t.Failed() || os.Getenv("SLUICE_TEST_KAFKA_LOG") != "" {
+			s.t.Logf("server %s log:\n%s", srv.name, readLog(srv.log))
+		}
+	}
+}
+
+// first is the first live server.
+func (s *servers) first() *server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.live) == 0 {
+		s.t.Fatal("no live server")
+	}
+	return s.live[0]
+}
+
+// exec runs sql on the first live server.
+func (s *servers) exec(ctx context.Context, sess *engine.Session, sql string) {
+	s.t.Helper()
+	if _, err := s.execute(ctx, s.first(), sess, sql); err != nil {
+		s.t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// execute runs sql on srv and returns the last table result, if any. A
+// SET changes sess.
+func (s *servers) execute(ctx context.Context, srv *server, sess *engine.Session, sql string) (*engine.Table, error) {
+	var props map[string]string
+	if sess != nil {
+		props = sess.Properties
+	}
+	stream, err := srv.api.Execute(ctx, &sluicev1.ExecuteRequest{Sql: sql, Properties: props})
+	if err != nil {
+		return nil, err
+	}
+	var tb *engine.Table
+	for {
+		m, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return tb, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if ss := m.GetSession(); ss != nil && sess != nil {
+			sess.Properties = ss.GetProperties()
+		}
+		if r := m.GetTable(); r != nil {
+			tb = &engine.Table{Columns: r.GetColumns()}
+			for _, row := range r.GetRows() {
+				tb.Rows = append(tb.Rows, row.GetCells())
+			}
+		}
+	}
+}
+
+// table runs a statement giving a table on the first live server.
+func (s *servers) table(ctx context.Context, sql string) (*engine.Table, error) {
+	tb, err := s.execute(ctx, s.first(), nil, sql)
+	if err == nil && tb == nil {
+		err = fmt.Errorf("%s: no table", sql)
+	}
+	return tb, err
+}
+
+// sinkTopic is the topic of a source, from the first live server.
+func (s *servers) sinkTopic(t *testing.T, name string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	resp, err := s.first().api.Describe(ctx, &sluicev1.DescribeRequest{Target: &sluicev1.DescribeRequest_Source{Source: name}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.GetSource().GetTopic()
+}
+
+// flush waits until each persistent query's consumer group has committed
+// the end offsets of its input topics (its source and repartition
+// topics) as they are now: whichever server owns a partition processed
+// it. The flush barrier of servers outside the test's process.
+func (s *servers) flush(ctx context.Context) error {
+	tb, err := s.table(ctx, "SHOW QUERIES;")
+	if err != nil {
+		return err
+	}
+	topics, err := s.cl.ListTopics(ctx)
+	if err != nil {
+		return err
+	}
+	prefix := "_sluice-" + s.service + "-"
+	for _, row := range tb.Rows {
+		id := row[0]
+		src, err := s.queryInput(ctx, id)
+		if err != nil {
+			return err
+		}
+		inputs := []string{src}
+		for _, ti := range topics {
+			if strings.HasPrefix(ti.Name, prefix+id+"-") && strings.HasSuffix(ti.Name, "-repartition") {
+				inputs = append(inputs, ti.Name)
+			}
+		}
+		group := prefix + "query-" + id
+		for _, topic := range inputs {
+			if err := s.waitCommitted(ctx, group, topic); err != nil {
+				return fmt.Errorf("query %s: %w", id, err)
+			}
+		}
+	}
+	return nil
+}
+
+// queryInput is the topic a persistent query reads (its first source).
+func (s *servers) queryInput(ctx context.Context, id string) (string, error) {
+	resp, err := s.first().api.Describe(ctx, &sluicev1.DescribeRequest{Target: &sluicev1.DescribeRequest_QueryId{QueryId: id}})
+	if err != nil {
+		return "", err
+	}
+	srcs := resp.GetQuery().GetSources()
+	if len(srcs) == 0 {
+		return "", fmt.Errorf("query %s reads no source", id)
+	}
+	d, err := s.first().api.Describe(ctx, &sluicev1.DescribeRequest{Target: &sluicev1.DescribeRequest_Source{Source: srcs[0]}})
+	if err != nil {
+		return "", err
+	}
+	return d.GetSource().GetTopic(), nil
+}
+
+// waitCommitted waits until group has committed topic's end offsets.
+func (s *servers) waitCommitted(ctx context.Context, group, topic string) error {
+	bounds, err := s.cl.ListOffsets(ctx, topic)
+	if err != nil {
+		return err
+	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		committed, err := s.cl.FetchOffsets(ctx, group, topic)
+		if err != nil {
+			return err
+		}
+		behind := ""
+		for p, b := range bounds {
+			if b.End > b.Start && (p >= len(committed) || committed[p] < b.End) {
+				behind = fmt.Sprintf("%s partition %d committed %d of %d", topic, p, committed[p], b.End)
+			}
+		}
+		if behind == "" {
+			return nil
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return fmt.Errorf("%s: %w", behind, ctx.Err())
+		}
+	}
+}
+
+// waitOwners waits until SHOW QUERIES EXTENDED on srv shows the
+// partitions of its queries split between n servers.
+func (s *servers) waitOwners(srv *server, n int) {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	last := ""
+	for {
+		tb, err := s.execute(ctx, srv, nil, "SHOW QUERIES EXTENDED;")
+		if err == nil && tb != nil {
+			col := -1
+			for i, c := range tb.Columns {
+				if c == "Partitions" {
+					col = i
+				}
+			}
+			if col < 0 {
+				s.t.Fatalf("SHOW QUERIES EXTENDED on %s has no Partitions column: %v", srv.name, tb.Columns)
+			}
+			ok := len(tb.Rows) > 0
+			for _, row := range tb.Rows {
+				last = row[col]
+				if strings.Count(row[col], " owns ") != n || strings.Contains(row[col], "unassigned") {
+					ok = false
+				}
+			}
+			if ok {
+				s.t.Logf("server %s: %s", srv.name, last)
+				return
+			}
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			s.t.Fatalf("server %s: the partitions are not split between %d servers: %q (err %v)", srv.name, n, last, err)
+		}
+	}
+}
+
+// pullCounts runs a pull query for keys on the windowed count table on
+// srv, and returns the counts by windowKey.
+func (s *servers) pullCounts(srv *server, table string, keys []string) map[string]int {
+	s.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	quoted := make([]string, len(keys))
+	for i, k := range keys {
+		quoted[i] = "'" + k + "'"
+	}
+	sql := fmt.Sprintf("SELECT cust, windowstart, n FROM %s WHERE cust IN (%s);", table, strings.Join(quoted, ", "))
+	resp, err := srv.api.PullQuery(ctx, &sluicev1.PullQueryRequest{Sql: sql})
+	if err != nil {
+		s.t.Fatalf("pull on server %s: %s: %v", srv.name, sql, err)
+	}
+	out := map[string]int{}
+	for _, row := range resp.GetRows() {
+		vs := row.GetValues()
+		if len(vs) != 3 {
+			s.t.Fatalf("pull on server %s: row of %d values", srv.name, len(vs))
+		}
+		key, _ := wire.DecodeValue(vs[0])
+		start, _ := wire.DecodeValue(vs[1])
+		n, _ := wire.DecodeValue(vs[2])
+		k := windowKey(fmt.Sprint(key), toInt64(start))
+		if _, dup := out[k]; dup {
+			s.t.Fatalf("pull on server %s: window %s twice", srv.name, k)
+		}
+		out[k] = int(toInt64(n))
+	}
+	return out
+}
+
+func toInt64(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case int32:
+		return int64(x)
+	case int:
+		return int64(x)
+	case time.Time:
+		return x.UnixMilli()
+	}
+	return -1
+}
