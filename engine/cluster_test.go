@@ -116,6 +116,22 @@ func TestClusterSplitsAndFailsOver(t *testing.T) {
 	if err := a.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// TERMINATE on a ends it on b.
+	var big string
+	for _, q := range b.Queries() {
+		if strings.HasPrefix(q.ID, "CSAS_BIG") {
+			big = q.ID
+		}
+	}
+	mustExec(ctx, t, a, s, "TERMINATE "+big+";")
+	waitFor(ctx, t, "b no longer runs the query a terminated", func() bool {
+		for _, q := range b.Queries() {
+			if q.ID == big {
+				return false
+			}
+		}
+		return true
+	})
 
 	// b leaves: a takes its partitions and restores their counts.
 	closedB = true
