@@ -401,26 +401,9 @@ func (e *Engine) ownership() string {
 	return fmt.Sprintf("%s (partitions mod %d)", strings.Join(parts, "; "), len(a.Owners))
 }
 
-// owners returns the distinct addresses of the servers that own a
-// partition, this server's first.
-func (a assignmentView) owners(self string) []string {
-	seen := map[string]bool{}
-	out := []string{self}
-	seen[self] = true
-	for _, addr := range a.Owners {
-		if !seen[addr] {
-			seen[addr] = true
-			out = append(out, addr)
-		}
-	}
-	slices.Sort(out[1:])
-	return out
-}
-
-type assignmentView kafka.Assignment
-
 // WaitCluster blocks until this server runs its queries on an assignment
-// that splits the partitions between servers servers, or ctx ends. Tests
+// that splits the partitions between servers servers, this one among
+// them, or ctx ends. Tests
 // and tools use it after starting or stopping a server of a cluster.
 func (e *Engine) WaitCluster(ctx context.Context, servers int) error {
 	if e.cluster == nil {
@@ -433,7 +416,7 @@ func (e *Engine) WaitCluster(ctx context.Context, servers int) error {
 		e.cluster.mu.Lock()
 		a, pending := e.cluster.applied, e.cluster.pending
 		e.cluster.mu.Unlock()
-		if a != nil && pending == nil && len(assignmentView(*a).owners(e.cluster.cfg.Address)) == servers && slices.Contains(a.Owners, e.cluster.cfg.Address) == (servers > 0) {
+		if a != nil && pending == nil && len(a.Addresses()) == servers && slices.Contains(a.Owners, e.cluster.cfg.Address) {
 			return nil
 		}
 		select {

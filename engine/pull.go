@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -95,7 +96,7 @@ func (e *Engine) pullTable(ctx context.Context, s *Session, sql string, plan *pl
 		}
 		bounds.Partitions = a.Owns
 		if s == nil || s.Properties[PullLocalProperty] != "true" {
-			forward = assignmentView(a).owners(e.cluster.cfg.Address)[1:]
+			forward = slices.DeleteFunc(a.Addresses(), func(addr string) bool { return addr == e.cluster.cfg.Address })
 		}
 	}
 	e.mu.Lock()

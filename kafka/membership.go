@@ -97,6 +97,13 @@ func (a Assignment) Owner(p int32) string {
 	return a.Owners[p%int32(len(a.Owners))]
 }
 
+// Addresses returns the distinct addresses of the slots' owners, sorted.
+func (a Assignment) Addresses() []string {
+	out := slices.Clone(a.Owners)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // ClusterProtocol is the name of the group protocol of Sluice's servers.
 const ClusterProtocol = "sluice-slots"
 
