@@ -32,9 +32,11 @@ func TestClusterSplitsAndFailsOver(t *testing.T) {
 
 	var mu sync.Mutex
 	engines := map[string]*engine.Engine{}
+	forwards := 0
 	forward := func(ctx context.Context, addr string, s *engine.Session, sql string) (engine.PullResult, error) {
 		mu.Lock()
 		e := engines[addr]
+		forwards++
 		mu.Unlock()
 		if e == nil {
 			return engine.PullResult{}, fmt.Errorf("no server at %s", addr)
@@ -68,13 +70,14 @@ func TestClusterSplitsAndFailsOver(t *testing.T) {
 	}
 	s := engine.NewSession()
 	mustExec(ctx, t, a, s, `SET 'auto.offset.reset'='earliest';
-		CREATE STREAM clicks (user_id VARCHAR KEY, ms BIGINT) WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=4);
-		CREATE TABLE per_user AS SELECT user_id, COUNT(*) AS n FROM clicks GROUP BY user_id;`)
+		CREATE STREAM clicks (user_id VARCHAR KEY, ms BIGINT, page VARCHAR) WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=4);
+		CREATE TABLE per_user AS SELECT user_id, COUNT(*) AS n FROM clicks GROUP BY user_id;
+		CREATE TABLE per_page AS SELECT page, COUNT(*) AS n FROM clicks GROUP BY page;`)
 	insert := func(e *engine.Engine, from, to int) {
 		t.Helper()
 		var b strings.Builder
 		for i := from; i < to; i++ {
-			fmt.Fprintf(&b, "INSERT INTO clicks (user_id, ms) VALUES ('u%d', %d);\n", i%10, i)
+			fmt.Fprintf(&b, "INSERT INTO clicks (user_id, ms, page) VALUES ('u%d', %d, 'p%d');\n", i%10, i, i%5)
 		}
 		mustExec(ctx, t, e, s, b.String())
 	}
@@ -101,7 +104,26 @@ func TestClusterSplitsAndFailsOver(t *testing.T) {
 		if got := counts(ctx, t, e, "SELECT * FROM per_user WHERE user_id IN ('u1', 'u2', 'u7');"); len(got) != 3 || got["u1"] != 8 || got["u7"] != 8 {
 			t.Fatalf("key lookups on %s: got %v", name, got)
 		}
+		// per_page's state is placed by its repartition topic.
+		if got := counts(ctx, t, e, "SELECT * FROM per_page WHERE page IN ('p0', 'p3', 'p9');"); len(got) != 2 || got["p0"] != 16 || got["p3"] != 16 {
+			t.Fatalf("key lookups of a repartitioned table on %s: got %v", name, got)
+		}
 	}
+	// A key lookup goes only to the key's owner: from a, those of the
+	// keys a owns are answered without forwarding.
+	mu.Lock()
+	forwards = 0
+	mu.Unlock()
+	for i := range 10 {
+		if got := counts(ctx, t, a, fmt.Sprintf("SELECT * FROM per_user WHERE user_id = 'u%d';", i)); got[fmt.Sprintf("u%d", i)] != 8 {
+			t.Fatalf("lookup of u%d on a: got %v", i, got)
+		}
+	}
+	mu.Lock()
+	if forwards == 0 || forwards == 10 {
+		t.Errorf("10 key lookups on a forwarded %d times; want those of the keys b owns only", forwards)
+	}
+	mu.Unlock()
 
 	// A query created on b runs on a too.
 	mustExec(ctx, t, b, s, `CREATE STREAM big AS SELECT * FROM clicks WHERE ms >= 70;`)

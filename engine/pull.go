@@ -114,6 +114,9 @@ func (e *Engine) pullTable(ctx context.Context, s *Session, sql string, plan *pl
 	if err != nil {
 		return internal("cannot list the partitions of %s: %v", qg.Source.Topic, err)
 	}
+	if len(forward) > 0 && bounds.Keys != nil {
+		forward = e.keyOwners(qg, bounds.Keys, int32(len(parts)), forward)
+	}
 	pipe, err := exec.NewPipeline(g.Steps, g.Source.Schema(), len(g.Source.Key))
 	if err != nil {
 		return internal("cannot run pull query: %v", err)
@@ -133,6 +136,26 @@ func (e *Engine) pullTable(ctx context.Context, s *Session, sql string, plan *pl
 		more = more && add(row)
 		return more
 	})
+}
+
+// keyOwners narrows the servers to forward a key lookup to (addrs) to
+// the owners of the keys' partitions, when the table's placement of keys
+// is known (see exec.KeyPartitioner); else it returns addrs.
+func (e *Engine) keyOwners(qg *topology.Graph, keys [][]any, n int32, addrs []string) []string {
+	place, ok := exec.KeyPartitioner(qg)
+	a, assigned := e.assignment()
+	if !ok || !assigned {
+		return addrs
+	}
+	need := map[string]bool{}
+	for _, k := range keys {
+		p, err := place(k, n)
+		if err != nil {
+			return addrs
+		}
+		need[a.Owner(p)] = true
+	}
+	return slices.DeleteFunc(addrs, func(addr string) bool { return !need[addr] })
 }
 
 // gather runs a pull query on each server at addrs, which answer from
