@@ -22,6 +22,13 @@ func TestParseFlags(t *testing.T) {
 	if strings.Join(c.bootstrap, "|") != "a:9092|b:9092" || c.kafkaClient != "sarama" || c.logLevel != slog.LevelDebug {
 		t.Errorf("config = %+v", c)
 	}
+	cl, err := parseFlags([]string{"--cluster", "--bootstrap-servers", "k:9092", "--advertised-address", "h:8089"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !cl.cluster || cl.advertised != "h:8089" || cl.sessionTimeout != 6*time.Second {
+		t.Errorf("cluster config = %+v", cl)
+	}
 	d, err := parseFlags(nil, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +47,10 @@ func TestParseFlags(t *testing.T) {
 		{"extra"},
 		{"--processing-guarantee", "twice"},
 		{"--processing-guarantee", "exactly_once_v2", "--kafka-client", "sarama"},
+		{"--cluster"}, // no brokers: the playground is one server's
+		{"--cluster", "--bootstrap-servers", "k:9092", "--kafka-client", "sarama"},
+		{"--advertised-address", "h:8089"},
+		{"--cluster", "--bootstrap-servers", "k:9092", "--cluster-session-timeout", "10ms"},
 	} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) succeeded", args)
@@ -86,5 +97,36 @@ func TestProcessingGuaranteeSetting(t *testing.T) {
 	_, err = parseConfig([]string{"--config", file, "--kafka-client", "sarama"}, func(string) string { return "" }, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "--kafka-client franz") {
 		t.Errorf("exactly_once_v2 with sarama: %v, want a refusal naming --kafka-client franz", err)
+	}
+}
+
+func TestClusterConfig(t *testing.T) {
+	dir := t.TempDir()
+	cfg := config{dataDir: dir, serviceID: "svc", sessionTimeout: 6 * time.Second}
+	cc, fwd, err := clusterConfig(cfg, "127.0.0.1:8089", &security{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fwd.Close()
+	if cc.Address != "127.0.0.1:8089" || !strings.HasPrefix(cc.InstanceID, "svc-") || cc.Forward == nil {
+		t.Errorf("cluster config = %+v", cc)
+	}
+	// The server id is kept: a restart rejoins as the same member.
+	again, fwd, err := clusterConfig(cfg, "127.0.0.1:8089", &security{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fwd.Close()
+	if again.InstanceID != cc.InstanceID {
+		t.Errorf("instance id %q after a restart, was %q", again.InstanceID, cc.InstanceID)
+	}
+	if _, _, err := clusterConfig(cfg, "0.0.0.0:8089", &security{}); err == nil || !strings.Contains(err.Error(), "--advertised-address") {
+		t.Errorf("listening on 0.0.0.0 without --advertised-address: err %v", err)
+	}
+	cfg.advertised = "host:8089"
+	if cc, fwd, err := clusterConfig(cfg, "0.0.0.0:8089", &security{}); err != nil || cc.Address != "host:8089" {
+		t.Errorf("advertised: %+v, %v", cc, err)
+	} else {
+		fwd.Close()
 	}
 }
