@@ -205,6 +205,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if c.cluster && c.kafkaClient != "franz" {
 		return c, errors.New("--cluster needs --kafka-client=franz: the sarama client cannot run the cluster's group membership")
 	}
+	if c.cluster && c.queriesFile != "" {
+		return c, errors.New("--cluster and --queries-file do not go together yet: each server would run the file's statements; run them once against one server of the cluster instead")
+	}
 	if c.advertised != "" && !c.cluster {
 		return c, errors.New("--advertised-address is where the other servers of a cluster reach this one: add --cluster")
 	}

@@ -50,6 +50,7 @@ func TestParseFlags(t *testing.T) {
 		{"--cluster"}, // no brokers: the playground is one server's
 		{"--cluster", "--bootstrap-servers", "k:9092", "--kafka-client", "sarama"},
 		{"--advertised-address", "h:8089"},
+		{"--cluster", "--bootstrap-servers", "k:9092", "--queries-file", "q.sql"},
 		{"--cluster", "--bootstrap-servers", "k:9092", "--cluster-session-timeout", "10ms"},
 	} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
