@@ -285,6 +285,13 @@ func (e *Engine) tailCommands(ctx context.Context, next int64) {
 				return
 			}
 			e.log.Warn("command log tail", "err", err)
+			t := time.NewTimer(time.Second)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
 			continue
 		}
 		var cmds []*catalog.Command
