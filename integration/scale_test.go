@@ -30,7 +30,7 @@ import (
 // mid-stream the other takes its partitions, restores their state from
 // the changelogs, and the oracle check holds (at-least-once: the killed
 // server's uncommitted work is done again, within the duplicates
-// allowed).
+// allowed). The killed server then restarts and takes its share back.
 func TestScaleOut(t *testing.T) {
 	brokers := requireKafka(t)
 	requireNodes(t, 1)
@@ -81,6 +81,26 @@ func TestScaleOut(t *testing.T) {
 	for k := range got {
 		if _, ok := want[k]; !ok {
 			t.Errorf("pull on a after the kill: window %s is not in the input", k)
+		}
+	}
+
+	// b restarts on its data directory: it rejoins, takes partitions
+	// back (restoring what it missed from the changelogs), and the
+	// oracle still holds.
+	restarted := time.Now()
+	b = s.startIn("b", b.dir)
+	s.waitOwners(a, 2)
+	s.waitOwners(b, 2)
+	t.Logf("timing: server b owned partitions again %s after its restart", time.Since(restarted).Round(time.Millisecond))
+	drain(p.drive(n/4, 250))
+	p.check(n / 10)
+	want = p.windowCounts(keys)
+	for _, srv := range []*server{a, b} {
+		got := s.pullCounts(srv, p.counts, keys)
+		for k, w := range want {
+			if got[k] < w {
+				t.Errorf("pull on %s after the restart: window %s count %d, want %d", srv.name, k, got[k], w)
+			}
 		}
 	}
 	t.Logf("timing: %s took %s", t.Name(), time.Since(start).Round(time.Millisecond))
@@ -140,6 +160,7 @@ type servers struct {
 // server is one sluice-server process.
 type server struct {
 	name string
+	dir  string // its data directory is dir/data
 	cmd  *exec.Cmd
 	addr string
 	log  string // its log file
@@ -148,12 +169,19 @@ type server struct {
 	done chan struct{}
 }
 
-// start starts a server and waits until it serves.
+// start starts a server with a new data directory and waits until it
+// serves.
 func (s *servers) start(name string) *server {
+	s.t.Helper()
+	return s.startIn(name, s.t.TempDir())
+}
+
+// startIn starts a server on data directory dir (that of a server that
+// ran before: a restart) and waits until it serves.
+func (s *servers) startIn(name, dir string) *server {
 	t := s.t
 	t.Helper()
-	dir := t.TempDir()
-	logPath := filepath.Join(dir, "server.log")
+	logPath := filepath.Join(dir, fmt.Sprintf("server-%d.log", time.Now().UnixNano()))
 	logf, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +197,7 @@ func (s *servers) start(name string) *server {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	srv := &server{name: name, cmd: cmd, log: logPath, done: make(chan struct{})}
+	srv := &server{name: name, dir: dir, cmd: cmd, log: logPath, done: make(chan struct{})}
 	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
