@@ -9,14 +9,15 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/server/auth"
 	"github.com/sluice-sql/sluice/internal/wire"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
 )
 
 // Forwarder runs pull queries on the other servers of a cluster with their
 // typed PullQuery RPC: its PullQuery is engine.ClusterConfig.Forward. The
-// caller's credentials (the "authorization" metadata of the incoming call)
-// go with the forwarded call. Safe for concurrent use.
+// caller's credentials (see auth.Caller: the Authorization of the REST
+// request or gRPC call being answered) go with the forwarded call. Safe for concurrent use.
 type Forwarder struct {
 	dial []grpc.DialOption
 
@@ -50,10 +51,8 @@ func (f *Forwarder) PullQuery(ctx context.Context, addr string, s *engine.Sessio
 	if err != nil {
 		return engine.PullResult{}, fmt.Errorf("dial %s: %w", addr, err)
 	}
-	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if auth := md.Get("authorization"); len(auth) > 0 {
-			ctx = metadata.AppendToOutgoingContext(ctx, "authorization", auth[0])
-		}
+	if h := auth.Caller(ctx); h != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", h)
 	}
 	req := &sluicev1.PullQueryRequest{Sql: sql, Session: &sluicev1.Session{Properties: s.Properties, Variables: s.Variables}}
 	resp, err := sluicev1.NewSluiceClient(c).PullQuery(ctx, req)

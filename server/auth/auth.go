@@ -156,8 +156,12 @@ func (u *Users) Middleware(next http.Handler, exempt ...string) http.Handler {
 		skip[p] = true
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if skip[r.URL.Path] || u.checkHeader(r.Header.Get("Authorization")) {
+		if skip[r.URL.Path] {
 			next.ServeHTTP(w, r)
+			return
+		}
+		if h := r.Header.Get("Authorization"); u.checkHeader(h) {
+			next.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), h)))
 			return
 		}
 		w.Header().Set("WWW-Authenticate", `Basic realm="`+Realm+`", charset="UTF-8"`)
@@ -165,6 +169,29 @@ func (u *Users) Middleware(next http.Handler, exempt ...string) http.Handler {
 		w.WriteHeader(http.StatusUnauthorized)
 		_, _ = io.WriteString(w, `{"@type":"generic_error","error_code":40100,"message":"Unauthorized: pass a user and password with HTTP basic authentication"}`+"\n")
 	})
+}
+
+type callerKey struct{}
+
+// WithCaller returns ctx carrying the Authorization header value a
+// request was accepted with, for calls made on the caller's behalf (a
+// pull query forwarded to another server of a cluster).
+func WithCaller(ctx context.Context, header string) context.Context {
+	return context.WithValue(ctx, callerKey{}, header)
+}
+
+// Caller returns the Authorization header value of the call ctx belongs
+// to: the one WithCaller stored (REST requests), else the "authorization"
+// metadata of an incoming gRPC call; "" when there is none.
+func Caller(ctx context.Context) string {
+	if h, ok := ctx.Value(callerKey{}).(string); ok {
+		return h
+	}
+	md, _ := metadata.FromIncomingContext(ctx)
+	if v := md.Get("authorization"); len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // errUnauthenticated is what a refused gRPC call gets.

@@ -1,6 +1,7 @@
 package auth
 
 import (
+	"context"
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"google.golang.org/grpc/metadata"
 )
 
 func TestParseUsers(t *testing.T) {
@@ -63,5 +66,25 @@ func TestMiddleware(t *testing.T) {
 		if w.Code == 401 && !strings.HasPrefix(w.Header().Get("WWW-Authenticate"), "Basic ") {
 			t.Errorf("401 without a Basic challenge")
 		}
+	}
+}
+
+func TestCaller(t *testing.T) {
+	u := NewUsers()
+	u.Add("alice", "pw")
+	var got string
+	h := u.Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = Caller(r.Context()) }))
+	r := httptest.NewRequest("GET", "/query", nil)
+	r.Header.Set("Authorization", HeaderValue("alice", "pw"))
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if got != HeaderValue("alice", "pw") {
+		t.Errorf("Caller in a REST request: %q", got)
+	}
+	ctx := metadata.NewIncomingContext(context.Background(), metadata.Pairs("authorization", "Basic x"))
+	if got := Caller(ctx); got != "Basic x" {
+		t.Errorf("Caller in a gRPC call: %q", got)
+	}
+	if got := Caller(context.Background()); got != "" {
+		t.Errorf("Caller without credentials: %q", got)
 	}
 }
