@@ -9,9 +9,9 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/sluice-sql/sluice/engine"
-	"github.com/sluice-sql/sluice/server/auth"
 	"github.com/sluice-sql/sluice/internal/wire"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
+	"github.com/sluice-sql/sluice/server/auth"
 )
 
 // Forwarder runs pull queries on the other servers of a cluster with their
