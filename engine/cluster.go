@@ -175,15 +175,19 @@ func (e *Engine) stopAll() {
 }
 
 // applyAssignments starts the queries on the partitions of each new
-// assignment.
+// assignment. A query that cannot start (Kafka not answering) is tried
+// again every startRetry.
 func (e *Engine) applyAssignments(ctx context.Context) {
 	c := e.cluster
+	var retry <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-c.wake:
+		case <-retry:
 		}
+		retry = nil
 		e.ddl.Lock()
 		c.mu.Lock()
 		a := c.pending
@@ -191,20 +195,18 @@ func (e *Engine) applyAssignments(ctx context.Context) {
 		if a != nil {
 			c.assign = a
 		}
+		assigned := c.assign != nil
 		c.mu.Unlock()
-		if a != nil && !e.isClosed() {
-			e.log.Info("cluster assignment", "generation", a.Generation, "slots", len(a.Owners), "mine", fmt.Sprint(a.Mine))
-			e.stopAll()
-			for _, q := range e.cat.Queries() {
-				if q.State != catalog.Running {
-					continue
-				}
-				if err := e.startPersistent(ctx, q); err != nil {
-					e.log.Error("cannot start query on the assigned partitions", "query", q.ID, "err", err)
-				}
+		if assigned && !e.isClosed() {
+			if a != nil {
+				e.log.Info("cluster assignment", "generation", a.Generation, "slots", len(a.Owners), "mine", fmt.Sprint(a.Mine))
+				e.stopAll()
+			}
+			if !e.startMissing(ctx) {
+				retry = time.After(startRetry)
 			}
 			c.mu.Lock()
-			if c.assign == a {
+			if a != nil && c.assign == a {
 				c.applied = a
 			}
 			c.mu.Unlock()
@@ -212,6 +214,29 @@ func (e *Engine) applyAssignments(ctx context.Context) {
 		e.ddl.Unlock()
 		e.notify()
 	}
+}
+
+// startRetry is how long a server waits before it tries again to start
+// the queries that failed to start on its partitions.
+const startRetry = 5 * time.Second
+
+// startMissing starts the catalog's running queries that do not run
+// here; it returns false if one failed to. The caller holds e.ddl.
+func (e *Engine) startMissing(ctx context.Context) bool {
+	ok := true
+	for _, q := range e.cat.Queries() {
+		e.mu.Lock()
+		_, runs := e.running[q.ID]
+		e.mu.Unlock()
+		if q.State != catalog.Running || runs {
+			continue
+		}
+		if err := e.startPersistent(ctx, q); err != nil {
+			e.log.Error("cannot start a query on this server's partitions; trying again", "query", q.ID, "err", err, "retry", startRetry)
+			ok = false
+		}
+	}
+	return ok
 }
 
 func (e *Engine) isClosed() bool {
@@ -359,14 +384,11 @@ func (e *Engine) reconcile(ctx context.Context) {
 			e.log.Warn("cannot delete the state of a terminated query", "query", id, "err", err)
 		}
 	}
-	for _, q := range e.cat.Queries() {
-		e.mu.Lock()
-		_, runs := e.running[q.ID]
-		e.mu.Unlock()
-		if q.State == catalog.Running && !runs {
-			if err := e.startPersistent(ctx, q); err != nil {
-				e.log.Error("cannot start a query another server created", "query", q.ID, "err", err)
-			}
+	if !e.startMissing(ctx) {
+		// The assignment loop tries again.
+		select {
+		case e.cluster.wake <- struct{}{}:
+		default:
 		}
 	}
 }
