@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -97,6 +98,19 @@ func TestClusterSplitsAndFailsOver(t *testing.T) {
 	}
 	insert(b, 40, 80)
 	flush(ctx, t, a, b)
+	// SHOW QUERIES EXTENDED and DESCRIBE EXTENDED say who owns what.
+	res, err := a.Execute(ctx, s, "SHOW QUERIES EXTENDED; DESCRIBE per_user EXTENDED;")
+	if err != nil {
+		t.Fatal(err)
+	}
+	show := res[0].Table
+	if col := slices.Index(show.Columns, "Partitions"); col < 0 || !strings.Contains(show.Rows[0][col], "a:1 (this server) owns ") ||
+		!strings.Contains(show.Rows[0][col], "b:2 owns ") {
+		t.Errorf("SHOW QUERIES EXTENDED: %v %v", show.Columns, show.Rows)
+	}
+	if footer := res[1].Table.Footer; !strings.Contains(footer, "Cluster              : a:1 (this server) owns ") {
+		t.Errorf("DESCRIBE EXTENDED:\n%s", footer)
+	}
 	for name, e := range map[string]*engine.Engine{"a": a, "b": b} {
 		if got := counts(ctx, t, e, "SELECT * FROM per_user;"); !allCount(got, 8) {
 			t.Fatalf("pull on %s: got %v, want 10 users with 8 clicks each", name, got)
