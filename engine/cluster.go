@@ -46,8 +46,8 @@ type ClusterConfig struct {
 	// before moving its partitions; 6s when zero.
 	SessionTimeout time.Duration
 	// Forward runs a pull query on the server at address, answering from
-	// that server's partitions only (see PullLocalProperty); nil answers
-	// from this server's partitions only.
+	// that server's partitions only (see PullLocalProperty). When nil, a
+	// pull query that needs another server's partitions fails, saying so.
 	Forward func(ctx context.Context, address string, s *Session, sql string) (PullResult, error)
 }
 

@@ -14,6 +14,12 @@
 // repartition) on one source share one read of its topic: see
 // shared_read.go. Push queries from the earliest offset read on their own.
 //
+// With Config.Cluster, the engine is one server of a cluster (cluster.go):
+// it joins the cluster's consumer group, runs only the partitions the
+// group's plan gives it, follows the command log so that statements run
+// on the other servers take effect here, and gathers pull queries from the
+// owners of the other partitions.
+//
 // Besides Execute, api.go offers typed results for API servers: sources,
 // queries and topics as values, pull query rows, plans, TERMINATE, PAUSE,
 // RESUME and inserts of typed rows.
