@@ -25,6 +25,14 @@
 // the log (below its start or past its end) reads from the log start, so
 // no record that still exists is skipped.
 //
+// Membership (implemented by the franz-go client; sarama answers
+// ErrNotSupported by not implementing it) makes a server a member of the
+// cluster group of the servers sharing a service id. The group's own
+// balancer assigns no partition of any topic: it assigns slots, partition
+// numbers that stand for partition p of every topic of every query, so
+// that co-partitioned work stays on one server, and sends every member
+// the slot-to-address map (see Assignment).
+//
 // StartPlayground runs an in-process, single-node Kafka-protocol broker
 // (franz-go's kfake) that persists topics, records and committed offsets
 // under a data directory: Sluice's playground mode when no brokers are
