@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,22 +29,57 @@ import (
 // cluster (same service id, --cluster): they split the partitions, both
 // answer pull queries for every key, and when one is killed (SIGKILL)
 // mid-stream the other takes its partitions, restores their state from
-// the changelogs, and the oracle check holds (at-least-once: the killed
-// server's uncommitted work is done again, within the duplicates
-// allowed). The killed server then restarts and takes its share back.
+// the changelogs, and the oracle check holds: under at_least_once the
+// killed server's uncommitted work is done again, within the duplicates
+// allowed; under exactly_once_v2 the survivor fences the killed server's
+// transactions and nothing is duplicated. The killed server then
+// restarts and takes its share back.
 func TestScaleOut(t *testing.T) {
 	brokers := requireKafka(t)
 	requireNodes(t, 1)
-	start := time.Now()
 	bin := buildServer(t)
-	p := newPipelineState(t, adapters[0], brokers, "scale")
+	for _, g := range []struct{ name, set, tag string }{
+		{"at_least_once", "", "scale"},
+		{"exactly_once_v2", `SET 'processing.guarantee'='exactly_once_v2';`, "scaleeos"},
+	} {
+		t.Run(g.name, func(t *testing.T) { scaleOut(t, brokers, bin, g.tag, g.set) })
+	}
+}
+
+// scaleOut is TestScaleOut under the guarantee settings set ("" for the
+// default, at_least_once).
+func scaleOut(t *testing.T, brokers []string, bin, scenario, set string) {
+	start := time.Now()
+	eos := set != ""
+	p := newPipelineState(t, adapters[0], brokers, scenario)
 	s := &servers{t: t, bin: bin, brokers: brokers, service: p.serviceID(), cl: p.cl}
 	t.Cleanup(s.stopAll)
 	a := s.start("a")
 	b := s.start("b")
 	p.servers = s
-	p.setup()
+	var settings []string
+	if eos {
+		settings = append(settings, set)
+	}
+	p.setup(settings...)
 	t.Logf("timing: two servers up and the queries started in %s", time.Since(start).Round(time.Millisecond))
+	if eos {
+		tb, err := s.table(context.Background(), "SHOW QUERIES EXTENDED;")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range tb.Rows {
+			if !slices.Contains(row, "exactly_once_v2") {
+				t.Fatalf("query %s does not run exactly_once_v2: %q", row[0], row)
+			}
+		}
+	}
+	maxDup := func(n int) int {
+		if eos {
+			return 0
+		}
+		return n / 10
+	}
 
 	// Both servers own partitions, and either answers for every key.
 	s.waitOwners(a, 2)
@@ -67,12 +103,16 @@ func TestScaleOut(t *testing.T) {
 	drain(progress)
 	s.waitOwners(a, 1)
 	t.Logf("timing: server a owned every partition %s after the kill", time.Since(killed).Round(time.Millisecond))
-	p.check(n / 10)
+	p.check(maxDup(n))
 
 	// The survivor answers for every key: at least the oracle's counts
-	// (at-least-once may count a record twice).
+	// (at-least-once may count a record twice), exactly them under
+	// exactly-once.
 	want = p.windowCounts(keys)
 	got := s.pullCounts(a, p.counts, keys)
+	if eos && !equalCounts(got, want) {
+		t.Errorf("pull on a after the kill: got %v, want %v", got, want)
+	}
 	for k, w := range want {
 		if got[k] < w {
 			t.Errorf("pull on a after the kill: window %s count %d, want %d", k, got[k], w)
@@ -93,12 +133,12 @@ func TestScaleOut(t *testing.T) {
 	s.waitOwners(b, 2)
 	t.Logf("timing: server b owned partitions again %s after its restart", time.Since(restarted).Round(time.Millisecond))
 	drain(p.drive(n/4, 250))
-	p.check(n / 10)
+	p.check(maxDup(n))
 	want = p.windowCounts(keys)
 	for _, srv := range []*server{a, b} {
 		got := s.pullCounts(srv, p.counts, keys)
 		for k, w := range want {
-			if got[k] < w {
+			if got[k] < w || eos && got[k] != w {
 				t.Errorf("pull on %s after the restart: window %s count %d, want %d", srv.name, k, got[k], w)
 			}
 		}
