@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/internal/oracle"
 	"github.com/sluice-sql/sluice/kafka"
 )
 
@@ -161,10 +162,10 @@ func TestOutsideClients(t *testing.T) {
 			amount := (i * 13) % 100
 			fmt.Fprintf(&in, "%s|{\"SEQ\":%d,\"AMOUNT\":%d}\n", key, i, amount)
 			if amount >= 50 {
-				wantBig[rowKey(key, int64(i), amount, "")]++
+				wantBig[oracle.RowKey(key, int64(i), amount, "")]++
 			}
 			if name, ok := names[key]; ok {
-				wantJoin[rowKey(key, int64(i), amount, name)]++
+				wantJoin[oracle.RowKey(key, int64(i), amount, name)]++
 			}
 		}
 		run(t, in.Bytes(), kcat, "-b", bootstrap, "-P", "-t", orders, "-K", "|", "-X", "partitioner=murmur2_random", "-X", "acks=all")
@@ -182,7 +183,7 @@ func TestOutsideClients(t *testing.T) {
 		for _, r := range readAll(t, ctx, cl, bigTopic) {
 			var v struct{ SEQ, AMOUNT int64 }
 			p.decode(r, &v)
-			gotBig[rowKey(string(r.Key), v.SEQ, int(v.AMOUNT), "")]++
+			gotBig[oracle.RowKey(string(r.Key), v.SEQ, int(v.AMOUNT), "")]++
 		}
 		p.seed = 0
 		p.compareRows("filter over kcat's records", wantBig, gotBig)
@@ -243,7 +244,7 @@ func joinRows(t *testing.T, rows []outsideRow) map[string]int {
 		if err := json.Unmarshal([]byte(r.value), &v); err != nil {
 			t.Fatalf("join output %q: %v", r.value, err)
 		}
-		got[rowKey(r.key, v.SEQ, int(v.AMOUNT), v.NAME)]++
+		got[oracle.RowKey(r.key, v.SEQ, int(v.AMOUNT), v.NAME)]++
 	}
 	return got
 }

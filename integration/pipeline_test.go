@@ -2,14 +2,12 @@ package integration
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,13 +15,14 @@ import (
 	"time"
 
 	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/internal/oracle"
 	"github.com/sluice-sql/sluice/kafka"
 )
 
 // pipeline is an engine on the real broker running three persistent
 // queries over keyed input on 4-partition topics, a seeded driver feeding
 // them, and an oracle computing from the same input what they must
-// output:
+// output (package internal/oracle):
 //
 //	orders (stream, key CUST) ──WHERE AMOUNT >= 50──────────────▶ BIG_*
 //	       ├──WINDOW TUMBLING (SIZE 10 SECONDS) COUNT(*) BY CUST─▶ COUNTS_*
@@ -46,20 +45,9 @@ type pipeline struct {
 	big, counts, joined string // sink names
 
 	seed uint64
-	rng  *rand.Rand
-	// base is the event time of the first order (ms, a multiple of
-	// windowMs): ten minutes ago, so that the records are neither older
-	// than the topics' retention (the broker would delete them) nor too
-	// far in the future for log.message.timestamp.after.max.ms.
-	base int64
 
-	mu      sync.Mutex
-	seq     map[string]int64 // next sequence number per key
-	n       int              // orders produced
-	names   map[string]string
-	wantBig map[string]int // oracle: rows of BIG, as rowKey
-	wantJn  map[string]int // oracle: rows of ENRICHED
-	wantCnt map[string]int // oracle: count per windowKey
+	mu  sync.Mutex
+	src *oracle.Driver // the orders and the oracle
 }
 
 const (
@@ -68,6 +56,7 @@ const (
 	windowMs     = 10_000
 	stepMs       = 7     // event time per order
 	jitterMs     = 3_000 // out of order by up to this (grace is ksqlDB's default, 24 h)
+	graceMs      = 24 * 60 * 60 * 1000
 )
 
 // driverSeed is SLUICE_TEST_SEED or a random seed; either way it is logged.
@@ -138,14 +127,16 @@ func newPipelineState(t *testing.T, a adapter, brokers []string, scenario string
 		counts:    "counts_" + tag,
 		joined:    "enriched_" + tag,
 		seed:      seed,
-		rng:       rand.New(rand.NewPCG(seed, seed^0x5eed)),
-		base:      time.Now().Add(-10*time.Minute).UnixMilli() / windowMs * windowMs,
-		seq:       map[string]int64{},
-		names:     map[string]string{},
-		wantBig:   map[string]int{},
-		wantJn:    map[string]int{},
-		wantCnt:   map[string]int{},
 	}
+	p.src = oracle.New(oracle.Config{
+		Orders: p.orders, Customers: p.customers, Partitions: partitions, Keys: customerKeys,
+		WindowMs: windowMs, GraceMs: graceMs, StepMs: stepMs, JitterMs: jitterMs,
+		// Ten minutes ago, so that the records are neither older than the
+		// topics' retention (the broker would delete them) nor too far in
+		// the future for log.message.timestamp.after.max.ms.
+		Base:      time.Now().Add(-10*time.Minute).UnixMilli() / windowMs * windowMs,
+		MinAmount: 50,
+	}, seed)
 	t.Cleanup(p.cleanup)
 	return p
 }
@@ -171,20 +162,7 @@ func (p *pipeline) setup(settings ...string) {
 
 	// The table first, so that every order meets its customer whatever
 	// the order the join reads its two inputs in.
-	var recs []*kafka.Record
-	for i := range customerKeys {
-		if i%4 == 3 {
-			continue
-		}
-		key := fmt.Sprintf("c%02d", i)
-		p.names[key] = "name-" + key
-		recs = append(recs, &kafka.Record{
-			Topic: p.customers, Partition: -1, Key: []byte(key),
-			Value:     fmt.Appendf(nil, `{"NAME":%q}`, p.names[key]),
-			Timestamp: time.UnixMilli(p.base - 60_000),
-		})
-	}
-	p.produceRecords(ctx, recs)
+	p.produceRecords(ctx, p.src.Customers())
 
 	p.exec(fmt.Sprintf(`CREATE STREAM %s AS SELECT cust, seq, amount FROM %s WHERE amount >= 50;`, p.big, p.orders))
 	p.exec(fmt.Sprintf(`CREATE TABLE %s AS SELECT cust, COUNT(*) AS n FROM %s
@@ -228,35 +206,8 @@ func (p *pipeline) produceRecords(ctx context.Context, recs []*kafka.Record) {
 func (p *pipeline) nextOrders(n int) []*kafka.Record {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	recs := make([]*kafka.Record, n)
-	for i := range recs {
-		key := fmt.Sprintf("c%02d", p.rng.IntN(customerKeys))
-		seq := p.seq[key]
-		p.seq[key]++
-		amount := p.rng.IntN(100)
-		ts := p.base + int64(p.n)*stepMs - p.rng.Int64N(jitterMs)
-		p.n++
-		recs[i] = &kafka.Record{
-			Topic: p.orders, Partition: -1, Key: []byte(key),
-			Value:     fmt.Appendf(nil, `{"SEQ":%d,"AMOUNT":%d}`, seq, amount),
-			Timestamp: time.UnixMilli(ts),
-		}
-		if amount >= 50 {
-			p.wantBig[rowKey(key, seq, amount, "")]++
-		}
-		if name, ok := p.names[key]; ok {
-			p.wantJn[rowKey(key, seq, amount, name)]++
-		}
-		p.wantCnt[windowKey(key, ts-ts%windowMs)]++
-	}
-	return recs
+	return p.src.Next(n)
 }
-
-func rowKey(key string, seq int64, amount int, name string) string {
-	return fmt.Sprintf("%s/%d/%d/%s", key, seq, amount, name)
-}
-
-func windowKey(key string, start int64) string { return fmt.Sprintf("%s@%d", key, start) }
 
 // drive produces n orders in batches of batch from a goroutine; after
 // each acknowledged batch it sends the count of orders produced so far on
@@ -415,109 +366,56 @@ func (p *pipeline) check(maxDup int) {
 		in += b.End - b.Start
 	}
 	switch {
-	case in < int64(p.n):
-		p.t.Errorf("%s holds %d records (offsets %+v); the driver produced %d", p.orders, in, bounds, p.n)
-	case in > int64(p.n):
-		p.t.Logf("%s holds %d records; the driver produced %d (it sent a batch again)", p.orders, in, p.n)
+	case in < int64(p.produced()):
+		p.t.Errorf("%s holds %d records (offsets %+v); the driver produced %d", p.orders, in, bounds, p.produced())
+	case in > int64(p.produced()):
+		p.t.Logf("%s holds %d records; the driver produced %d (it sent a batch again)", p.orders, in, p.produced())
 	}
 
-	gotBig := map[string]int{}
-	for _, r := range readAll(p.t, ctx, p.cl, p.sinkTopic(p.big)) {
-		var v struct{ SEQ, AMOUNT int64 }
-		p.decode(r, &v)
-		gotBig[rowKey(string(r.Key), v.SEQ, int(v.AMOUNT), "")]++
-	}
-	gotJn := map[string]int{}
-	for _, r := range readAll(p.t, ctx, p.cl, p.sinkTopic(p.joined)) {
-		var v struct {
-			SEQ, AMOUNT int64
-			NAME        string
-		}
-		p.decode(r, &v)
-		gotJn[rowKey(string(r.Key), v.SEQ, int(v.AMOUNT), v.NAME)]++
-	}
-	// The final count of each window is its key's last record; a key's
-	// records are in one partition, in offset order.
-	recs := readAll(p.t, ctx, p.cl, p.sinkTopic(p.counts))
-	sort.SliceStable(recs, func(i, j int) bool {
-		if recs[i].Partition != recs[j].Partition {
-			return recs[i].Partition < recs[j].Partition
-		}
-		return recs[i].Offset < recs[j].Offset
-	})
-	gotCnt := map[string]int{}
-	for _, r := range recs {
-		if len(r.Key) < 8 {
-			p.t.Fatalf("%s: key %q is not windowed", p.counts, r.Key)
-		}
-		k := windowKey(string(r.Key[:len(r.Key)-8]), int64(binary.BigEndian.Uint64(r.Key[len(r.Key)-8:])))
-		var v struct{ N int }
-		p.decode(r, &v)
-		gotCnt[k] = v.N
+	out := oracle.Outputs{
+		Filter: readAll(p.t, ctx, p.cl, p.sinkTopic(p.big)),
+		Join:   readAll(p.t, ctx, p.cl, p.sinkTopic(p.joined)),
+		Count:  readAll(p.t, ctx, p.cl, p.sinkTopic(p.counts)),
 	}
 	p.t.Logf("timing: reading the outputs took %s", time.Since(start).Round(time.Millisecond))
 
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.t.Logf("oracle: %d orders; %d filter rows, %d join rows, %d windows", p.n, total(p.wantBig), total(p.wantJn), len(p.wantCnt))
-	dups := p.compareRows("filter "+p.big, p.wantBig, gotBig)
-	dups += p.compareRows("join "+p.joined, p.wantJn, gotJn)
-	missing, over := 0, 0
-	for k, want := range p.wantCnt {
-		got := gotCnt[k]
-		switch {
-		case got < want:
-			missing++
-			if missing <= 5 {
-				p.t.Errorf("count %s: window %s final count %d, want %d", p.counts, k, got, want)
-			}
-		case got > want:
-			over += got - want
-		}
+	filter, join, counts := p.src.Want()
+	p.t.Logf("oracle: %d orders; %d filter rows, %d join rows, %d windows", p.src.Orders(), total(filter), total(join), len(counts))
+	p.t.Logf("read: %d filter rows, %d join rows, %d count updates", len(out.Filter), len(out.Join), len(out.Count))
+	// Duplicated rows and over-counts are allowed up to maxDup; anything
+	// missing or wrong fails. With none allowed, a count update seen
+	// twice is a duplicate too.
+	res := p.src.Check(out, maxDup == 0)
+	p.t.Logf("outputs: %s", res)
+	p.report(res)
+	if res.Duplicated > maxDup {
+		p.t.Errorf("%d duplicates and over-counts, more than the %d allowed (seed %d)", res.Duplicated, maxDup, p.seed)
 	}
-	for k := range gotCnt {
-		if _, ok := p.wantCnt[k]; !ok {
-			p.t.Errorf("count %s: window %s is not in the input", p.counts, k)
-		}
+}
+
+// report fails the test on what res found missing or wrong.
+func (p *pipeline) report(res oracle.Tally) {
+	p.t.Helper()
+	if res.Missing == 0 && res.Wrong == 0 {
+		return
 	}
-	p.t.Logf("count %s: %d windows missing or short, over-count %d", p.counts, missing, over)
-	if missing > 0 {
-		p.t.Errorf("count %s: %d of %d windows missing or short (seed %d)", p.counts, missing, len(p.wantCnt), p.seed)
+	for _, n := range res.Notes {
+		p.t.Error(n)
 	}
-	if dups+over > maxDup {
-		p.t.Errorf("%d duplicates and over-counts, more than the %d allowed (seed %d)", dups+over, maxDup, p.seed)
-	}
+	p.t.Errorf("%d missing, %d wrong (seed %d)", res.Missing, res.Wrong, p.seed)
 }
 
 // compareRows compares a multiset of output rows with the oracle's; it
 // returns the duplicates, having failed the test on anything missing or
 // unexpected.
 func (p *pipeline) compareRows(what string, want, got map[string]int) int {
-	missing, dups, wrong := 0, 0, 0
-	for k, w := range want {
-		g := got[k]
-		if g < w {
-			missing += w - g
-			if missing <= 5 {
-				p.t.Errorf("%s: row %s seen %d times, want %d", what, k, g, w)
-			}
-		} else {
-			dups += g - w
-		}
-	}
-	for k, g := range got {
-		if _, ok := want[k]; !ok {
-			wrong += g
-			if wrong <= 5 {
-				p.t.Errorf("%s: row %s is not in the oracle", what, k)
-			}
-		}
-	}
-	p.t.Logf("%s: %d rows, %d missing, %d duplicates, %d wrong", what, total(got), missing, dups, wrong)
-	if missing > 0 || wrong > 0 {
-		p.t.Errorf("%s: %d missing, %d wrong (seed %d)", what, missing, wrong, p.seed)
-	}
-	return dups
+	p.t.Helper()
+	res := oracle.CompareRows(what, want, got)
+	p.t.Logf("%s: %d rows, %s", what, total(got), res)
+	p.report(res)
+	return res.Duplicated
 }
 
 func total(m map[string]int) int {
@@ -526,6 +424,13 @@ func total(m map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// produced is how many orders the driver made.
+func (p *pipeline) produced() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.src.Orders()
 }
 
 func (p *pipeline) decode(r *kafka.Record, v any) {
