@@ -5,7 +5,7 @@ BIN       ?= bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 
-.PHONY: bench all build run test test-kafka unit corpus lint fuzz fmt proto proto-check release release-check clean
+.PHONY: bench crash all build run test test-kafka unit corpus lint fuzz fmt proto proto-check release release-check clean
 
 all: build
 
@@ -115,3 +115,25 @@ bench:
 	@set -e; export SLUICE_KAFKA_PORT=$${SLUICE_KAFKA_BENCH_PORT:-19192} SLUICE_KAFKA_DIR=$${TMPDIR:-/tmp}/sluice-kafka-bench; \
 	  ./scripts/kafka.sh up >/dev/null; trap './scripts/kafka.sh down' EXIT; \
 	  $(GO) run ./bench/nexmark/cmd/nexmark --bootstrap $$(./scripts/kafka.sh bootstrap) --events $(EVENTS) $(if $(QUERIES),--queries $(QUERIES)) --out bench/out/latest.json
+
+# The kill -9 harness (integration/crash) on a Kafka broker of its own
+# (port SLUICE_KAFKA_CRASH_PORT, default 19292, so that it runs beside
+# test-kafka's and bench's): builds bin/sluice-server, creates a filter, a
+# windowed count with a grace period and a stream-table join, and kills
+# the server CYCLES times (SIGKILL at a seeded record count, or a seeded
+# failpoint) under the GUARANTEE given; then checks the outputs, read with
+# read_committed, against the oracle. SEED replays a run. Fails when
+# anything is missing or wrong (or, under exactly_once_v2, duplicated).
+CYCLES    ?= 10
+GUARANTEE ?= exactly_once_v2
+SEED      ?=
+crash:
+	@export SLUICE_KAFKA_PORT=$${SLUICE_KAFKA_CRASH_PORT:-19292} SLUICE_KAFKA_DIR=$${TMPDIR:-/tmp}/sluice-kafka-crash-make; \
+	  if $(KAFKA_SH) bootstrap >/dev/null 2>&1 || bash -c "exec 3<>/dev/tcp/127.0.0.1/$$SLUICE_KAFKA_PORT" 2>/dev/null; then \
+	    echo "crash: a broker is up on port $$SLUICE_KAFKA_PORT already: stop it (scripts/kafka.sh down with its SLUICE_KAFKA_PORT and SLUICE_KAFKA_DIR) or set SLUICE_KAFKA_CRASH_PORT to a free port"; exit 1; fi; \
+	  trap '$(KAFKA_SH) down >/dev/null 2>&1 || true' EXIT; set -e; \
+	  $(GO) build -o $(BIN)/sluice-server ./cmd/server; \
+	  t=$$(date +%s); addr=$$($(KAFKA_SH) up); \
+	  echo "crash: broker up at $$addr in $$(($$(date +%s) - t)) s"; \
+	  $(GO) run ./integration/crash --bootstrap $$addr --server $(BIN)/sluice-server \
+	    --cycles $(CYCLES) --guarantee $(GUARANTEE) $(if $(SEED),--seed $(SEED))
