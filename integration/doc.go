@@ -1,7 +1,9 @@
 // Package integration holds Sluice's tests against a real Apache Kafka:
 // both client adapters, the engine end to end with an at-least-once
 // oracle, broker faults, and outside clients (kcat, Python
-// confluent_kafka). The package has tests only.
+// confluent_kafka). The package has tests only; the kill -9 harness
+// (`make crash`) is the command in integration/crash, and the seeded
+// driver and oracle both use are in internal/oracle.
 //
 // The tests read the bootstrap address from SLUICE_TEST_KAFKA and skip
 // without it (they fail under CI=true). `make test-kafka` starts a broker
