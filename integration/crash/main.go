@@ -29,6 +29,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -47,7 +48,9 @@ import (
 
 func main() {
 	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "crash:", err)
+		if !errors.Is(err, errFailed) {
+			fmt.Println("crash: error:", err)
+		}
 		os.Exit(1)
 	}
 }
@@ -121,10 +124,9 @@ func run() error {
 	}
 	defer h.close()
 	tally, err := h.run()
-	fmt.Printf("crash: %d cycles, %d records, %d missing, %d duplicated, %d wrong\n",
-		o.cycles, h.drv.Orders(), tally.Missing, tally.Duplicated, tally.Wrong)
 	if err != nil {
-		return err
+		h.failed = true
+		return fmt.Errorf("%w (seed %d; work directory %s and the run's topics kept)", err, o.seed, h.dir)
 	}
 	bad := tally.Missing + tally.Wrong
 	if o.guarantee == "exactly_once_v2" {
@@ -132,10 +134,20 @@ func run() error {
 	}
 	if bad > 0 {
 		h.failed = true
-		return fmt.Errorf("the outputs differ from the oracle (seed %d; work directory %s kept)", o.seed, h.dir)
+		fmt.Printf("crash: FAIL: the outputs differ from the oracle (seed %d; work directory %s and the run's topics kept)\n", o.seed, h.dir)
+	}
+	// The last line, whatever the outcome.
+	fmt.Printf("crash: %d cycles, %d records, %d missing, %d duplicated, %d wrong\n",
+		o.cycles, h.drv.Orders(), tally.Missing, tally.Duplicated, tally.Wrong)
+	if bad > 0 {
+		return errFailed
 	}
 	return nil
 }
+
+// errFailed: the run ended, its outputs differ from the oracle; it has
+// said so.
+var errFailed = errors.New("outputs differ from the oracle")
 
 // harness is one run: the broker client, the driver, the server in turn.
 type harness struct {
@@ -150,8 +162,14 @@ type harness struct {
 	rng    *rand.Rand // kill choices, apart from the driver's sequence
 	srv    *server
 	starts int
-	// eos says the server knows --processing-guarantee.
+	// flagGuarantee says the server knows --processing-guarantee.
 	flagGuarantee bool
+	// lastHit is the failpoint that ended the last server, "" if none;
+	// hits counts the failpoints hit, missed those set and not hit, and
+	// sigkills the cycles the harness ended at a record count.
+	lastHit          string
+	hits             map[string]int
+	missed, sigkills int
 
 	filter, count, join string // sink topics
 }
@@ -161,7 +179,7 @@ func newHarness(o options) (*harness, error) {
 	if _, err := crand.Read(b); err != nil {
 		return nil, err
 	}
-	h := &harness{o: o, id: hex.EncodeToString(b), dir: o.dir}
+	h := &harness{o: o, id: hex.EncodeToString(b), dir: o.dir, hits: map[string]int{}}
 	if h.dir == "" {
 		d, err := os.MkdirTemp("", "sluice-crash-")
 		if err != nil {
@@ -239,6 +257,12 @@ func (k kill) String() string {
 
 func (h *harness) pickKill() kill {
 	k := kill{budget: 300 + h.rng.IntN(2200)}
+	if h.lastHit == "txn-committed" && h.rng.IntN(2) == 0 {
+		// Pebble is behind the committed changelog now: the restart
+		// restores, so kill it there too, often.
+		k.failpoint = fmt.Sprintf("restore=%d", 1+h.rng.IntN(2))
+		return k
+	}
 	switch h.rng.IntN(5) {
 	case 0, 1:
 	case 2:
@@ -282,6 +306,7 @@ func (h *harness) run() (oracle.Tally, error) {
 			}
 			restarts = append(restarts, restart{c, rec})
 			if rec < 0 {
+				h.noteHit()
 				fmt.Printf("crash: cycle %d: killed by %s during recovery, after %s\n", c, h.srv.failpointHit(), time.Since(h.srv.start).Round(time.Millisecond))
 				h.srv = nil
 				continue
@@ -318,6 +343,12 @@ func (h *harness) run() (oracle.Tally, error) {
 	restarts = append(restarts, restart{h.o.cycles + 1, rec})
 	fmt.Printf("crash: last restart: recovered in %s\n", rec.Round(time.Millisecond))
 	summarize(restarts)
+	var hits []string
+	for _, name := range slices.Sorted(maps.Keys(h.hits)) {
+		hits = append(hits, fmt.Sprintf("%s %d", name, h.hits[name]))
+	}
+	fmt.Printf("crash: kills: %d by the harness at a record count (%d of them with a failpoint set that was not hit), %d at failpoints (%s)\n",
+		h.sigkills, h.missed, h.o.cycles-h.sigkills, strings.Join(hits, ", "))
 	for done := 0; done < tail; done += batch {
 		if err := h.produce(batch); err != nil {
 			return oracle.Tally{}, err
@@ -399,23 +430,36 @@ func (h *harness) cycle(k kill) (string, int, error) {
 		pause(pace)
 	}
 	if h.srv.exited() {
-		if fp := h.srv.failpointHit(); fp != "" {
+		if fp := h.noteHit(); fp != "" {
 			h.srv = nil
 			return "killed by " + fp, n, nil
 		}
 		return "", n, fmt.Errorf("the server died by itself: %s", h.srv.tail())
 	}
 	h.srv.kill()
-	if fp := h.srv.failpointHit(); fp != "" {
+	if fp := h.noteHit(); fp != "" {
 		// It hit the failpoint as the harness killed it.
 		h.srv = nil
 		return "killed by " + fp, n, nil
 	}
 	h.srv = nil
+	h.sigkills++
 	if k.failpoint != "" {
+		h.missed++
 		return fmt.Sprintf("failpoint %s not hit, SIGKILL at %d records", k.failpoint, n), n, nil
 	}
 	return k.String(), n, nil
+}
+
+// noteHit counts the failpoint that ended the server, if one did, and
+// returns its "<name> hit <N>".
+func (h *harness) noteHit() string {
+	fp := h.srv.failpointHit()
+	h.lastHit, _, _ = strings.Cut(fp, " ")
+	if fp != "" {
+		h.hits[h.lastHit]++
+	}
+	return fp
 }
 
 func (h *harness) produce(n int) error { return h.send(h.drv.Next(n)) }
