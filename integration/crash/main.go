@@ -144,8 +144,6 @@ type harness struct {
 	rng    *rand.Rand // kill choices, apart from the driver's sequence
 	srv    *server
 	starts int
-	// flagGuarantee says the server knows --processing-guarantee.
-	flagGuarantee bool
 	// lastHit is the failpoint that ended the last server, "" if none;
 	// hits counts the failpoints hit, missed those set and not hit, and
 	// sigkills the cycles the harness ended at a record count.
@@ -179,11 +177,6 @@ func newHarness(o options) (*harness, error) {
 	h.prod, err = h.cl.NewProducer(kafka.ProducerOptions{ClientID: "sluice-crash-driver"})
 	if err != nil {
 		return nil, err
-	}
-	help, _ := exec.Command(o.server, "--help").CombinedOutput()
-	h.flagGuarantee = bytes.Contains(help, []byte("processing-guarantee"))
-	if !h.flagGuarantee {
-		fmt.Printf("crash: warning: %s has no --processing-guarantee flag; it runs with its default guarantee\n", o.server)
 	}
 	h.rng = rand.New(rand.NewPCG(o.seed^0xc4a54, o.seed))
 	// Most orders come within the grace period of their window; one in
@@ -471,12 +464,10 @@ func (h *harness) start(failpoint string) (*server, error) {
 		"--service-id", "crash_" + h.id,
 		"--grpc", "127.0.0.1:0", "--http", "127.0.0.1:0",
 		"--shutdown-timeout", "1s",
-	}
-	if h.flagGuarantee {
-		args = append(args, "--processing-guarantee", h.o.guarantee)
+		"--processing-guarantee", h.o.guarantee,
 	}
 	cmd := exec.Command(h.o.server, args...)
-	cmd.Env = append(os.Environ(), "SLUICE_PROCESSING_GUARANTEE="+h.o.guarantee, "SLUICE_FAILPOINTS="+failpoint)
+	cmd.Env = append(os.Environ(), "SLUICE_FAILPOINTS="+failpoint)
 	logPath := filepath.Join(h.dir, fmt.Sprintf("server-%03d.log", h.starts))
 	return startServer(cmd, logPath)
 }
@@ -600,11 +591,12 @@ func (s *server) tail() string {
 	return fmt.Sprintf("%s; log %s ends:\n%s", status, s.logPath, strings.Join(s.lastLogs, "\n"))
 }
 
-// ksql runs statements through POST /ksql.
+// ksql runs statements through POST /ksql, with the run's processing
+// guarantee set on the queries they create.
 func (h *harness) ksql(stmts string) error {
 	body, _ := json.Marshal(map[string]any{
 		"ksql":              stmts,
-		"streamsProperties": map[string]any{"auto.offset.reset": "earliest"},
+		"streamsProperties": map[string]any{"auto.offset.reset": "earliest", "processing.guarantee": h.o.guarantee},
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
