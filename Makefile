@@ -117,7 +117,7 @@ bench:
 	  $(GO) run ./bench/nexmark/cmd/nexmark --bootstrap $$(./scripts/kafka.sh bootstrap) --events $(EVENTS) $(if $(QUERIES),--queries $(QUERIES)) --out bench/out/latest.json
 
 # The kill -9 harness (integration/crash) on a Kafka broker of its own
-# (port SLUICE_KAFKA_CRASH_PORT, default 19292, so that it runs beside
+# (port SLUICE_KAFKA_CRASH_PORT, default 19792, so that it runs beside
 # test-kafka's and bench's): builds bin/sluice-server, creates a filter, a
 # windowed count with a grace period and a stream-table join, and kills
 # the server CYCLES times (SIGKILL at a seeded record count, or a seeded
@@ -128,7 +128,7 @@ CYCLES    ?= 10
 GUARANTEE ?= exactly_once_v2
 SEED      ?=
 crash:
-	@export SLUICE_KAFKA_PORT=$${SLUICE_KAFKA_CRASH_PORT:-19292} SLUICE_KAFKA_DIR=$${TMPDIR:-/tmp}/sluice-kafka-crash-make; \
+	@export SLUICE_KAFKA_PORT=$${SLUICE_KAFKA_CRASH_PORT:-19792} SLUICE_KAFKA_DIR=$${TMPDIR:-/tmp}/sluice-kafka-crash-make; \
 	  if $(KAFKA_SH) bootstrap >/dev/null 2>&1 || bash -c "exec 3<>/dev/tcp/127.0.0.1/$$SLUICE_KAFKA_PORT" 2>/dev/null; then \
 	    echo "crash: a broker is up on port $$SLUICE_KAFKA_PORT already: stop it (scripts/kafka.sh down with its SLUICE_KAFKA_PORT and SLUICE_KAFKA_DIR) or set SLUICE_KAFKA_CRASH_PORT to a free port"; exit 1; fi; \
 	  trap '$(KAFKA_SH) down >/dev/null 2>&1 || true' EXIT; set -e; \
