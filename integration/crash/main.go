@@ -241,9 +241,9 @@ func (h *harness) pickKill() kill {
 	switch h.rng.IntN(5) {
 	case 0, 1:
 	case 2:
-		k.failpoint = fmt.Sprintf("txn-committed=%d", 1+h.rng.IntN(60))
+		k.failpoint = fmt.Sprintf("txn-committed=%d", 1+h.rng.IntN(40))
 	case 3:
-		k.failpoint = fmt.Sprintf("cache-flush=%d", 1+h.rng.IntN(30))
+		k.failpoint = fmt.Sprintf("cache-flush=%d", 1+h.rng.IntN(15))
 	case 4:
 		k.failpoint = fmt.Sprintf("restore=%d", 1+h.rng.IntN(4))
 	}
