@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/internal/oracle"
 	"github.com/sluice-sql/sluice/internal/wire"
 	"github.com/sluice-sql/sluice/kafka"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
@@ -151,7 +152,8 @@ func (p *pipeline) windowCounts(keys []string) map[string]int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := map[string]int{}
-	for k, n := range p.wantCnt {
+	_, _, counts := p.src.Want()
+	for k, n := range counts {
 		for _, key := range keys {
 			if strings.HasPrefix(k, key+"@") {
 				out[k] = n
@@ -537,7 +539,7 @@ func (s *servers) pullCounts(srv *server, table string, keys []string) map[strin
 		key, _ := wire.DecodeValue(vs[0])
 		start, _ := wire.DecodeValue(vs[1])
 		n, _ := wire.DecodeValue(vs[2])
-		k := windowKey(fmt.Sprint(key), toInt64(start))
+		k := oracle.WindowKey(fmt.Sprint(key), toInt64(start))
 		if _, dup := out[k]; dup {
 			s.t.Fatalf("pull on server %s: window %s twice", srv.name, k)
 		}
