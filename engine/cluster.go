@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -56,14 +54,9 @@ type ClusterConfig struct {
 // nothing, so a query never loops.
 const PullLocalProperty = "sluice.internal.pull.local"
 
-// originHeader marks the command log records a server wrote itself; its
-// tail of the log skips them (they were applied when written).
-const originHeader = "sluice-origin"
-
 // cluster is an engine's membership state.
 type cluster struct {
 	cfg    ClusterConfig
-	origin string // this engine's id in command log headers
 	member kafka.Member
 	slots  atomic.Int32 // the most partitions an input of a query has
 
@@ -319,40 +312,75 @@ func (e *Engine) tailCommands(ctx context.Context, next int64) {
 			}
 			continue
 		}
-		var cmds []*catalog.Command
-		for _, r := range recs {
-			if origin(r) == e.cluster.origin {
-				continue
-			}
-			cmd, err := catalog.DecodeCommand(r.Value)
-			if err != nil {
-				e.log.Error("cannot read the command log", "offset", r.Offset, "err", err)
-				continue
-			}
-			cmds = append(cmds, cmd)
-		}
-		if len(cmds) == 0 {
-			continue
-		}
 		e.ddl.Lock()
-		for _, cmd := range cmds {
-			if err := e.cat.Apply(cmd); err != nil {
-				e.log.Error("cannot apply a command another server wrote", "kind", cmd.Kind, "err", err)
-			}
+		if e.applyCommands(recs) > 0 {
+			e.reconcile(ctx)
 		}
-		e.reconcile(ctx)
 		e.ddl.Unlock()
 		e.notify()
 	}
 }
 
-func origin(r *kafka.Record) string {
-	for _, h := range r.Headers {
-		if h.Key == originHeader {
-			return string(h.Value)
+// applyCommands applies the commands of recs from e.cmdNext on, in order,
+// and returns how many it applied. A statement on this server may have
+// applied some already (see catchUp). A command the catalog refuses is
+// refused on every server, which all apply the log in the same order.
+// The caller holds e.ddl.
+func (e *Engine) applyCommands(recs []*kafka.Record) int {
+	n := 0
+	for _, r := range recs {
+		if r.Control || r.Offset < e.cmdNext {
+			continue
+		}
+		e.cmdNext = r.Offset + 1
+		cmd, err := catalog.DecodeCommand(r.Value)
+		if err != nil {
+			e.log.Error("cannot read the command log", "offset", r.Offset, "err", err)
+			continue
+		}
+		if err := e.cat.Apply(cmd); err != nil {
+			e.log.Warn("command log: a command refused in the log's order is skipped", "offset", r.Offset, "kind", cmd.Kind, "err", err)
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// catchUp applies the commands of the log before offset end that this
+// server has not applied yet, and starts or stops queries to match. The
+// caller holds e.ddl.
+func (e *Engine) catchUp(ctx context.Context, end int64) error {
+	if e.cmdNext >= end {
+		return nil
+	}
+	c, err := e.cfg.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: "sluice-command-catch-up"})
+	if err != nil {
+		return fmt.Errorf("cannot read the command log: %w", err)
+	}
+	defer c.Close()
+	c.Assign(map[string]map[int32]int64{e.commands: {0: e.cmdNext}})
+	applied := 0
+	for e.cmdNext < end {
+		recs, err := c.Poll(ctx)
+		if err != nil {
+			return fmt.Errorf("cannot read the command log: %w", err)
+		}
+		var before []*kafka.Record
+		for _, r := range recs {
+			if r.Offset < end {
+				before = append(before, r)
+			}
+		}
+		applied += e.applyCommands(before)
+		if len(recs) > 0 && recs[len(recs)-1].Offset >= end-1 {
+			break
 		}
 	}
-	return ""
+	if applied > 0 {
+		e.reconcile(ctx)
+	}
+	return nil
 }
 
 // reconcile starts the catalog's running queries that do not run here
@@ -391,13 +419,6 @@ func (e *Engine) reconcile(ctx context.Context) {
 		default:
 		}
 	}
-}
-
-// newOrigin returns a random id for this engine's command log records.
-func newOrigin() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // ownership says which server owns which partitions, for SHOW QUERIES

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,6 +53,10 @@ type Engine struct {
 	// ddl serialises statements that change the catalog, so that what is
 	// checked is still true when its command is written.
 	ddl sync.Mutex
+	// cmdNext is the offset of the first command of the log not applied
+	// yet; guarded by ddl. In a cluster, commands are applied in the log's
+	// order only (see write and tailCommands).
+	cmdNext int64
 
 	prodMu   sync.Mutex
 	producer kafka.Producer
@@ -132,7 +137,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		if _, ok := cfg.Kafka.(kafka.Membership); !ok {
 			return nil, fmt.Errorf("engine: this Kafka client cannot run a cluster of servers: %w", kafka.ErrNotSupported)
 		}
-		e.cluster = &cluster{cfg: *cfg.Cluster, origin: newOrigin(), wake: make(chan struct{}, 1)}
+		e.cluster = &cluster{cfg: *cfg.Cluster, wake: make(chan struct{}, 1)}
 		e.cluster.slots.Store(1)
 	}
 	if err := e.ensureTopic(ctx, e.commands, map[string]string{"cleanup.policy": "delete", "retention.ms": "-1"}); err != nil {
@@ -150,6 +155,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	next, err := e.replay(ctx)
+	e.cmdNext = next
 	if err != nil {
 		e.producer.Close()
 		_ = e.store.Close()
@@ -235,7 +241,11 @@ func (e *Engine) replay(ctx context.Context) (int64, error) {
 				return 0, fmt.Errorf("engine: command log %s offset %d: %w", e.commands, r.Offset, err)
 			}
 			if err := e.cat.Apply(cmd); err != nil {
-				return 0, fmt.Errorf("engine: command log %s offset %d: %w", e.commands, r.Offset, err)
+				// A command refused when it was applied in the log's
+				// order (a server wrote it racing another's): refused
+				// everywhere, as it was for the statement that wrote it.
+				e.log.Warn("command log: a command refused when it was written is skipped", "offset", r.Offset, "kind", cmd.Kind, "err", err)
+				continue
 			}
 			n++
 		}
@@ -252,13 +262,21 @@ func (e *Engine) write(ctx context.Context, cmd *catalog.Command) error {
 		return err
 	}
 	rec := &kafka.Record{Topic: e.commands, Partition: 0, Value: b, Timestamp: e.cfg.Now()}
-	if e.cluster != nil {
-		// The other servers apply it from their tail of the log; this
-		// one's tail skips it.
-		rec.Headers = []kafka.Header{{Key: originHeader, Value: []byte(e.cluster.origin)}}
-	}
 	if err := e.produce(ctx, []*kafka.Record{rec}); err != nil {
 		return fmt.Errorf("cannot write to the command log: %w", err)
+	}
+	if e.cluster != nil {
+		// Other servers may have written commands before this one: apply
+		// them first, so that every server applies the log in one order
+		// and a statement racing another's is refused on all of them.
+		if err := e.catchUp(ctx, rec.Offset); err != nil {
+			return err
+		}
+		e.cmdNext = rec.Offset + 1
+		if err := e.cat.Apply(cmd); err != nil {
+			return fmt.Errorf("another server of the cluster ran a conflicting statement first (%s); look at the catalog again (SHOW STREAMS, SHOW TABLES, SHOW QUERIES) and run the statement again if it still applies", strings.TrimPrefix(err.Error(), "catalog: "))
+		}
+		return nil
 	}
 	return e.cat.Apply(cmd)
 }
