@@ -10,10 +10,12 @@ import (
 )
 
 // CreateTopics creates the three event topics with partitions partitions
-// each; topics that exist are kept.
+// each; topics that exist are kept. They keep their records for ever: the
+// events carry event times of the past (from BaseTime), which a broker's
+// time-based retention would otherwise delete minutes after the load.
 func CreateTopics(ctx context.Context, c kafka.Client, partitions int32) error {
 	for _, t := range []string{PersonTopic, AuctionTopic, BidTopic} {
-		err := c.CreateTopic(ctx, kafka.TopicSpec{Name: t, Partitions: partitions})
+		err := c.CreateTopic(ctx, kafka.TopicSpec{Name: t, Partitions: partitions, Configs: map[string]string{"retention.ms": "-1"}})
 		if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
 			return fmt.Errorf("nexmark: create %s: %w", t, err)
 		}

@@ -63,6 +63,9 @@ func run(args []string) error {
 	rate := fs.Int64("rate", 100_000, "event-time rate in events per second")
 	seed := fs.Uint64("seed", 1, "generator seed")
 	out := fs.String("out", "bench/out/latest.json", "file for the result rows (JSON)")
+	systemsFlag := fs.String("systems", strings.Join(allSystems, ","), "comma-separated systems to run: sluice, kstreams, flink")
+	peersDir := fs.String("peers-dir", "bench/peers", "`directory` of the peers' Maven projects")
+	xmx := fs.String("xmx", "1g", "the peers' fixed JVM heap (-Xmx and -Xms)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -73,27 +76,56 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
+	systems, err := pickSystems(*systemsFlag)
+	if err != nil {
+		return err
+	}
+	peers := newPeers(*peersDir)
+	for _, s := range systems {
+		if p := peers[s]; p != nil {
+			p.build()
+			if p.err != nil {
+				fmt.Fprintf(os.Stderr, "nexmark: %s cannot run: %v\n", s, p.err)
+			}
+		}
+	}
 	ctx := context.Background()
 	client, err := kafka.NewFranz(kafka.Config{Brokers: strings.Split(*bootstrap, ","), ClientID: "nexmark"})
 	if err != nil {
 		return err
 	}
 	defer client.Close()
+	if err := keepForever(ctx, strings.Split(*bootstrap, ",")); err != nil {
+		return err
+	}
 	cfg := nexmark.Config{Seed: *seed, EventsPerSecond: *rate, Pad: true}
 	if err := ensureLoaded(ctx, client, cfg, *events, int32(*partitions)); err != nil {
 		return err
 	}
 	var rows []row
-	fmt.Printf("%-5s %-7s %10s %14s %14s %10s %10s  %s\n", "query", "system", "events", "events/cpu-s", "events/wall-s", "peak RSS", "rows", "checksum")
+	fmt.Printf("%-5s %-8s %10s %14s %14s %10s %10s  %s\n", "query", "system", "events", "events/cpu-s", "events/wall-s", "peak RSS", "rows", "checksum")
 	for _, q := range chosen {
-		r := runQuery(ctx, client, *bootstrap, q, *events)
-		rows = append(rows, r)
-		if r.Error != "" {
-			fmt.Printf("%-5s %-7s %10d  error: %s\n", r.Query, r.System, r.Events, r.Error)
-			continue
+		var ref *row
+		for _, s := range systems {
+			var r row
+			if p := peers[s]; p != nil {
+				r = runPeer(ctx, client, *bootstrap, p, q, *events, int32(*partitions), *xmx)
+			} else {
+				r = runQuery(ctx, client, *bootstrap, q, *events)
+			}
+			if s == systemSluice && r.Error == "" {
+				ref = &r
+			}
+			if s != systemSluice && ref != nil && r.Error == "" {
+				match := r.Checksum == ref.Checksum
+				r.ChecksumsMatch = &match
+			}
+			rows = append(rows, r)
+			printRow(r)
 		}
-		fmt.Printf("%-5s %-7s %10d %14.0f %14.0f %9.0fM %10d  %.12s\n", r.Query, r.System, r.Events, r.EventsPerCPU, r.EventsPerWall, float64(r.PeakRSSBytes)/(1<<20), r.ResultRows, r.Checksum)
 	}
+	fmt.Println()
+	printTable(os.Stdout, rows, chosen, systems, *events, *xmx)
 	if *out != "" {
 		if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
 			return err
@@ -131,7 +163,7 @@ func pick(list string) ([]nexmark.Query, error) {
 // are there already.
 func ensureLoaded(ctx context.Context, c kafka.Client, cfg nexmark.Config, events int64, partitions int32) error {
 	marker := fmt.Sprintf("events=%d rate=%d seed=%d partitions=%d pad=%t", events, cfg.EventsPerSecond, cfg.Seed, partitions, cfg.Pad)
-	if recs, err := kafka.ReadAll(ctx, c, markerTopic); err == nil && len(recs) > 0 && string(recs[len(recs)-1].Value) == marker {
+	if recs, err := kafka.ReadAll(ctx, c, markerTopic); err == nil && len(recs) > 0 && string(recs[len(recs)-1].Value) == marker && held(ctx, c) == events {
 		fmt.Fprintf(os.Stderr, "nexmark: reusing the %d events loaded before (%s)\n", events, marker)
 		return nil
 	}
@@ -162,6 +194,21 @@ func ensureLoaded(ctx context.Context, c kafka.Client, cfg nexmark.Config, event
 	return p.Produce(ctx, []*kafka.Record{{Topic: markerTopic, Partition: 0, Value: []byte(marker)}})
 }
 
+// held returns how many events the event topics hold, -1 if unknown.
+func held(ctx context.Context, c kafka.Client) int64 {
+	var n int64
+	for _, t := range []string{nexmark.PersonTopic, nexmark.AuctionTopic, nexmark.BidTopic} {
+		offs, err := c.ListOffsets(ctx, t)
+		if err != nil {
+			return -1
+		}
+		for _, o := range offs {
+			n += o.End - o.Start
+		}
+	}
+	return n
+}
+
 // waitGone waits until deleted topics are gone from the broker's metadata.
 func waitGone(ctx context.Context, c kafka.Client, topics ...string) error {
 	deadline := time.Now().Add(60 * time.Second)
@@ -184,7 +231,7 @@ func waitGone(ctx context.Context, c kafka.Client, topics ...string) error {
 func runQuery(ctx context.Context, c kafka.Client, bootstrap string, q nexmark.Query, events int64) row {
 	r := row{Query: q.Name, System: "sluice", Events: events}
 	fail := func(err error) row { r.Error = err.Error(); return r }
-	output := strings.ToUpper(q.Name)
+	output := outputTopic(systemSluice, q)
 	if err := c.DeleteTopic(ctx, output); err != nil && !errors.Is(err, kafka.ErrUnknownTopic) {
 		return fail(err)
 	}
