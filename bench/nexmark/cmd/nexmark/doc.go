@@ -1,16 +1,40 @@
-// Command nexmark runs the Nexmark queries on Sluice against a Kafka
-// broker and reports, per query, events per second of wall time and per
+// Command nexmark runs the Nexmark queries on Sluice, and beside it on
+// Kafka Streams and Flink (bench/peers), against a Kafka broker and
+// reports, per query and system, events per second of wall time and per
 // CPU-second of the engine, the engine's peak RSS and a checksum of the
-// result.
+// result, marking where a peer's checksum differs from Sluice's.
 //
 //	nexmark --bootstrap 127.0.0.1:19092 [--events 1000000] [--queries q0,q2]
+//	        [--systems sluice,kstreams,flink] [--peers-dir bench/peers] [--xmx 1g]
 //	        [--partitions 4] [--rate 100000] [--seed 1] [--out bench/out/latest.json]
 //
-// It loads the events once (a marker topic remembers what was loaded, so a
-// second run with the same --events, --rate and --seed reuses them), then
-// runs one query at a time in a child process of its own, an engine that
-// reads the events from the start, waits until the query has drained its
-// inputs and exits; the child's CPU time and peak RSS come from the
-// operating system. The table goes to standard output and the rows to
-// --out as JSON.
+// It sets the cluster's default log.retention.ms to -1 (the events carry
+// event times of the past, which time-based retention would delete
+// mid-run), loads the events once (a marker topic remembers what was
+// loaded, so a second run with the same --events, --rate and --seed reuses
+// them), then runs one query on one system at a time, each in a child
+// process of its own reading the events from the start:
+//
+//   - sluice: this command as "nexmark engine", which runs the query until
+//     it has drained its inputs (the engine's flush barrier) and exits;
+//   - kstreams: the Kafka Streams application of bench/peers/kstreams in a
+//     JVM with a fixed heap (--xmx), statestore.cache.max.bytes=0,
+//     at_least_once, one stream thread, commits every second; the driver
+//     closes its standard input, and so stops it, once the application's
+//     consumer group has committed the end offsets of its input topics and
+//     then of its repartition topics;
+//   - flink: the Flink SQL job of bench/peers/flink in a local mini-cluster
+//     (parallelism 1, RocksDB state, checkpoints every 10 s), whose Kafka
+//     sources are bounded at the end offsets they find at the start, so the
+//     job ends by itself once it has drained them.
+//
+// The peers' Maven projects are built (mvn package) when their jar is
+// missing or older than their sources. The child's CPU time comes from the
+// operating system (rusage, the JVM's start included) and its peak RSS from
+// its own VmHWM. Each system writes its own output topic (Q0, KSTREAMS-Q0,
+// FLINK-Q0, ...), with the same columns and key encodings, and the checksum
+// covers the rows of an append-only query as a multiset and the final value
+// per key (and window) of an updating one, so that different update streams
+// compare. The table goes to standard output and, as Markdown, to --out
+// with the extension .md; the rows to --out as JSON.
 package main

@@ -124,14 +124,19 @@ func run(args []string) error {
 			printRow(r)
 		}
 	}
-	fmt.Println()
-	printTable(os.Stdout, rows, chosen, systems, *events, *xmx)
+	var table strings.Builder
+	printTable(&table, rows, chosen, systems, *events, *xmx)
+	fmt.Printf("\n%s", table.String())
 	if *out != "" {
 		if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
 			return err
 		}
 		b, _ := json.MarshalIndent(rows, "", "  ")
 		if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+		md := strings.TrimSuffix(*out, filepath.Ext(*out)) + ".md"
+		if err := os.WriteFile(md, []byte(table.String()), 0o644); err != nil {
 			return err
 		}
 	}

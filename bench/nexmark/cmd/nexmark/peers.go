@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -165,7 +166,8 @@ func runPeer(ctx context.Context, c kafka.Client, bootstrap string, p *peer, q n
 	args := append(javaOpts(xmx), "-cp", p.classpath, p.main,
 		"--bootstrap", bootstrap, "--query", q.Name, "--app-id", appID, "--state-dir", dir, "--output", output)
 	cmd := exec.CommandContext(ctx, "java", args...)
-	cmd.Stderr = os.Stderr
+	var stderr tail
+	cmd.Stderr = io.MultiWriter(os.Stderr, &stderr)
 	var stdout strings.Builder
 	cmd.Stdout = &stdout
 	stdin, err := cmd.StdinPipe()
@@ -195,6 +197,9 @@ func runPeer(ctx context.Context, c kafka.Client, bootstrap string, p *peer, q n
 	}
 	wall := time.Since(start)
 	if runErr != nil {
+		if why := stderr.cause(); why != "" {
+			return fail(fmt.Errorf("%s: %w: %s", p.name, runErr, why))
+		}
 		return fail(fmt.Errorf("%s: %w", p.name, runErr))
 	}
 	var report struct {
@@ -313,4 +318,39 @@ func deleteInternalTopics(ctx context.Context, c kafka.Client, appID string) {
 		}
 	}
 	_ = c.DeleteGroup(ctx, appID)
+}
+
+// tail keeps the last 64 KiB written to it: a child's standard error, for
+// the reason it failed.
+type tail struct{ b []byte }
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if over := len(t.b) - 64<<10; over > 0 {
+		t.b = append(t.b[:0], t.b[over:]...)
+	}
+	return len(p), nil
+}
+
+// cause returns the innermost exception message of a Java stack trace
+// (the last "Caused by:" line, else the first line naming an exception),
+// or the last line.
+func (t *tail) cause() string {
+	lines := strings.Split(strings.TrimSpace(string(t.b)), "\n")
+	found := ""
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if strings.HasPrefix(l, "Caused by:") {
+			found = strings.TrimSpace(strings.TrimPrefix(l, "Caused by:"))
+		} else if found == "" && (strings.Contains(l, "Exception: ") || strings.Contains(l, "Error: ")) {
+			found = l
+		}
+	}
+	if found == "" && len(lines) > 0 {
+		found = lines[len(lines)-1]
+	}
+	if len(found) > 300 {
+		found = found[:300] + "…"
+	}
+	return found
 }
