@@ -253,6 +253,8 @@ func runQuery(ctx context.Context, c kafka.Client, bootstrap string, q nexmark.Q
 		return fail(err)
 	}
 	service := fmt.Sprintf("nexmark-%s-%d", q.Name, time.Now().UnixNano())
+	// The engine's internal topics and its processing log, once summed up.
+	defer deleteTopics(ctx, c, "_sluice-"+service+"-", service+"_processing_log")
 	cmd := exec.CommandContext(ctx, self, "engine", "--bootstrap", bootstrap, "--query", q.Name, "--data-dir", dir, "--service-id", service)
 	cmd.Stderr = os.Stderr
 	var stdout strings.Builder

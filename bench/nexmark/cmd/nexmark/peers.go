@@ -308,16 +308,25 @@ func committedToEnd(ctx context.Context, c kafka.Client, group string, topics []
 // deleteInternalTopics deletes the topics a peer's application created
 // for itself (named after its application id) and its consumer group.
 func deleteInternalTopics(ctx context.Context, c kafka.Client, appID string) {
+	deleteTopics(ctx, c, appID+"-")
+	_ = c.DeleteGroup(ctx, appID)
+}
+
+// deleteTopics deletes the topics whose names start with one of prefixes,
+// so that a long run leaves the broker no bigger than it needs.
+func deleteTopics(ctx context.Context, c kafka.Client, prefixes ...string) {
 	topics, err := c.ListTopics(ctx)
 	if err != nil {
 		return
 	}
 	for _, t := range topics {
-		if strings.HasPrefix(t.Name, appID+"-") {
-			_ = c.DeleteTopic(ctx, t.Name)
+		for _, p := range prefixes {
+			if strings.HasPrefix(t.Name, p) {
+				_ = c.DeleteTopic(ctx, t.Name)
+				break
+			}
 		}
 	}
-	_ = c.DeleteGroup(ctx, appID)
 }
 
 // tail keeps the last 64 KiB written to it: a child's standard error, for
