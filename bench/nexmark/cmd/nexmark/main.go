@@ -65,7 +65,7 @@ func run(args []string) error {
 	out := fs.String("out", "bench/out/latest.json", "file for the result rows (JSON)")
 	systemsFlag := fs.String("systems", strings.Join(allSystems, ","), "comma-separated systems to run: sluice, kstreams, flink")
 	peersDir := fs.String("peers-dir", "bench/peers", "`directory` of the peers' Maven projects")
-	xmx := fs.String("xmx", "1g", "the peers' fixed JVM heap (-Xmx and -Xms)")
+	xmx := fs.String("xmx", "1g", "the peers' fixed JVM heap (-Xmx)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
