@@ -3,8 +3,6 @@ package engine_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -30,19 +28,7 @@ func TestClusterAppliesCommandsInLogOrder(t *testing.T) {
 	defer broker.Close()
 	open := func(addr string) *engine.Engine {
 		t.Helper()
-		client, err := kafka.NewFranz(kafka.Config{Brokers: []string{broker.Addr()}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(client.Close)
-		e, err := engine.Open(ctx, engine.Config{
-			Kafka: client, DataDir: filepath.Join(dir, addr), ServiceID: "order",
-			Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
-			Cluster: &engine.ClusterConfig{Address: addr, SessionTimeout: 6 * time.Second},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		e := openClusterEngine(ctx, t, broker.Addr(), dir, "order", addr, nil)
 		t.Cleanup(func() { _ = e.Close() })
 		return e
 	}

@@ -46,19 +46,7 @@ func TestClusterSplitsAndFailsOver(t *testing.T) {
 	}
 	open := func(addr string) *engine.Engine {
 		t.Helper()
-		client, err := kafka.NewFranz(kafka.Config{Brokers: []string{broker.Addr()}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(client.Close)
-		e, err := engine.Open(ctx, engine.Config{
-			Kafka: client, DataDir: filepath.Join(dir, addr), ServiceID: "scale",
-			Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
-			Cluster: &engine.ClusterConfig{Address: addr, SessionTimeout: 6 * time.Second, Forward: forward},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		e := openClusterEngine(ctx, t, broker.Addr(), dir, "scale", addr, forward)
 		mu.Lock()
 		engines[addr] = e
 		mu.Unlock()
@@ -185,6 +173,26 @@ func TestClusterSplitsAndFailsOver(t *testing.T) {
 	if got := counts(ctx, t, a, "SELECT * FROM per_user;"); !allCount(got, 10) {
 		t.Fatalf("after failover: got %v, want 10 users with 10 clicks each", got)
 	}
+}
+
+// openClusterEngine opens an engine of the cluster service on the broker
+// at brokerAddr, with its data in dir/addr.
+func openClusterEngine(ctx context.Context, t *testing.T, brokerAddr, dir, service, addr string, forward func(context.Context, string, *engine.Session, string) (engine.PullResult, error)) *engine.Engine {
+	t.Helper()
+	client, err := kafka.NewFranz(kafka.Config{Brokers: []string{brokerAddr}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	e, err := engine.Open(ctx, engine.Config{
+		Kafka: client, DataDir: filepath.Join(dir, addr), ServiceID: service,
+		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Cluster: &engine.ClusterConfig{Address: addr, SessionTimeout: 6 * time.Second, Forward: forward},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 func mustExec(ctx context.Context, t *testing.T, e *engine.Engine, s *engine.Session, sql string) {
