@@ -204,21 +204,15 @@ func (c *franzClient) ListTopics(ctx context.Context) ([]TopicInfo, error) {
 }
 
 func (c *franzClient) ListOffsets(ctx context.Context, topic string) ([]Offsets, error) {
-	if c.life.isClosed() {
-		return nil, ErrClosed
-	}
-	ctx, cancel := c.reqCtx(ctx)
-	defer cancel()
-	var out []Offsets
-	err := retryGroup(ctx, func() error {
-		var err error
-		out, err = c.listOffsets(ctx, topic, false)
-		return err
-	})
-	return out, err
+	return c.retryListOffsets(ctx, topic, false)
 }
 
 func (c *franzClient) ListStableOffsets(ctx context.Context, topic string) ([]Offsets, error) {
+	return c.retryListOffsets(ctx, topic, true)
+}
+
+// retryListOffsets is listOffsets, retried while the cluster settles.
+func (c *franzClient) retryListOffsets(ctx context.Context, topic string, stable bool) ([]Offsets, error) {
 	if c.life.isClosed() {
 		return nil, ErrClosed
 	}
@@ -227,7 +221,7 @@ func (c *franzClient) ListStableOffsets(ctx context.Context, topic string) ([]Of
 	var out []Offsets
 	err := retryGroup(ctx, func() error {
 		var err error
-		out, err = c.listOffsets(ctx, topic, true)
+		out, err = c.listOffsets(ctx, topic, stable)
 		return err
 	})
 	return out, err
