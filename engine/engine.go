@@ -366,8 +366,7 @@ func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
 		Progress:      e.notify,
 		Now:           e.cfg.Now,
 		State:         e.store,
-		// Tasks gather their polls into one commit (a stateless one
-		// under at-least-once pipelines its commits instead).
+		// Both guarantees gather polls into one commit.
 		CommitInterval: commitInterval,
 	}
 	if e.cluster != nil {
