@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sluice-sql/sluice/registry"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -39,6 +40,10 @@ type Config struct {
 	// the others sharing ServiceID (see ClusterConfig); nil runs every
 	// partition of every query here.
 	Cluster *ClusterConfig
+	// Registry is the schema registry of the AVRO, PROTOBUF and JSON_SR
+	// formats; nil refuses those formats with an error that says to
+	// start the server with --schema-registry-url (or in playground mode).
+	Registry registry.Client
 }
 
 // Engine is Sluice's one API: it runs statements, persistent queries and
