@@ -40,9 +40,9 @@ const WrapSingleValue = "WRAP_SINGLE_VALUE"
 func checkFormat(prop, format string) (string, error) {
 	f := strings.ToUpper(strings.TrimSpace(format))
 	switch f {
-	case JSON, Kafka, Delimited, None:
+	case JSON, Kafka, Delimited, None, ProtobufNoSR:
 		return f, nil
-	case Avro, Protobuf, ProtobufNoSR, JSONSR:
+	case Avro, Protobuf, JSONSR:
 		return f, fmt.Errorf("%s '%s' is not supported yet; use JSON", prop, f)
 	}
 	return f, fmt.Errorf("Unknown format: %s", format)
@@ -89,6 +89,9 @@ func NewValueCodec(format string, cols []types.Column, props map[string]string) 
 	if !wrap && len(cols) != 1 {
 		return nil, fmt.Errorf("'%s' is only valid for single-field value schemas; this schema has %d columns", WrapSingleValue, len(cols))
 	}
+	if f == ProtobufNoSR {
+		return newProtobufNoSR(cols, !wrap)
+	}
 	if err := checkJSONTypes(cols); err != nil {
 		return nil, err
 	}
@@ -125,6 +128,8 @@ func NewKeyCodecProps(format string, cols []types.Column, props map[string]strin
 		return newKafkaCodec(cols, true)
 	case Delimited:
 		return newDelimitedCodec(cols, props, KeyDelimiter, true)
+	case ProtobufNoSR:
+		return newProtobufNoSR(cols, false)
 	}
 	if err := checkJSONTypes(cols); err != nil {
 		return nil, err

@@ -5,9 +5,10 @@
 //	[]any ──Codec.Encode──▶ bytes (appended to a caller's buffer)
 //
 // Supported today: JSON and DELIMITED (keys and values), KAFKA (a single
-// column of INTEGER, BIGINT, DOUBLE, STRING or BYTES) and NONE (no
-// columns). The schema-registry formats are recognised and refused with a
-// clear error.
+// column of INTEGER, BIGINT, DOUBLE, STRING or BYTES), NONE (no columns)
+// and PROTOBUF_NOSR (keys and values; see protobuf.go). The codec of
+// PROTOBUF message bodies is NewProtobufBody; the other schema-registry
+// formats are recognised and refused with a clear error.
 //
 // JSON decoding follows ksqlDB's JSON deserializer: object field names match
 // column names exactly first, then case-insensitively; missing fields are
