@@ -69,6 +69,7 @@ lint:
 FUZZTIME ?= 30s
 fuzz:
 	$(GO) test ./parser -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
+	$(GO) test ./format -run '^$$' -fuzz FuzzProtobufDecode -fuzztime $(FUZZTIME)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
