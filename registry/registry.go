@@ -1,7 +1,3 @@
-// Package registry is Sluice's schema registry: the Client the
-// schema-registry formats (AVRO, PROTOBUF, JSON_SR) use to register and look
-// up schemas, an in-process store (Memory) that the playground serves over
-// Confluent's REST API, and an HTTP client for a registry elsewhere.
 package registry
 
 import (
