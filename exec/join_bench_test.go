@@ -9,11 +9,11 @@ import (
 	"github.com/sluice-sql/sluice/kafka"
 )
 
-// BenchmarkStreamTableJoin joins 1,000,000 stream rows with a table of
+// BenchmarkEngineStreamTableJoin joins 1,000,000 stream rows with a table of
 // 100,000 rows loaded and committed before the task starts, polled 1,000
 // records at a time with a commit after each poll, and reports the stream
 // rows joined per second.
-func BenchmarkStreamTableJoin(b *testing.B) {
+func BenchmarkEngineStreamTableJoin(b *testing.B) {
 	const tableRows, streamRows, poll = 100_000, 1_000_000, 1_000
 	recs := func(topic, field string, n int) [][]*kafka.Record {
 		var out [][]*kafka.Record
@@ -34,6 +34,8 @@ func BenchmarkStreamTableJoin(b *testing.B) {
 	table, stream := recs("right", "R1", tableRows), recs("left", "L1", streamRows)
 	b.ResetTimer()
 	var elapsed time.Duration
+	var allocs uint64
+	var cpu time.Duration
 	for range b.N {
 		b.StopTimer()
 		r := newJoinRun(b, joinGraph(topology.InnerJoin, false, true, nil, false))
@@ -47,6 +49,7 @@ func BenchmarkStreamTableJoin(b *testing.B) {
 		// in the task's cache.
 		r.start()
 		b.StartTimer()
+		a, c := allocCount(), cpuTime()
 		start := time.Now()
 		for _, batch := range stream {
 			if err := r.tk.process(b.Context(), batch); err != nil {
@@ -55,11 +58,13 @@ func BenchmarkStreamTableJoin(b *testing.B) {
 			r.prod.recs = r.prod.recs[:0]
 		}
 		elapsed += time.Since(start)
+		allocs += allocCount() - a
+		cpu += cpuTime() - c
 		b.StopTimer()
 		r.tk.close()
 		b.StartTimer()
 	}
-	b.ReportMetric(float64(streamRows)*float64(b.N)/elapsed.Seconds(), "records/s")
+	report(b, streamRows*b.N, elapsed, allocs, cpu)
 }
 
 // BenchmarkStreamStreamJoin joins 500,000 rows of each of two streams over
