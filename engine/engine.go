@@ -371,6 +371,8 @@ func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
 		Progress:      e.notify,
 		Now:           e.cfg.Now,
 		State:         e.store,
+		// Both guarantees gather polls into one commit.
+		CommitInterval: commitInterval,
 	}
 	if e.cluster != nil {
 		owns, assigned, err := e.clusterPartitions(ctx, q.Plan.Source.Topic)
@@ -393,7 +395,6 @@ func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
 			return err
 		}
 		deps.ExactlyOnce, deps.PositionsTopic, deps.ServiceID = true, e.positionsTopic(q.ID), e.cfg.ServiceID
-		deps.CommitInterval = eosCommitInterval
 	}
 	rq, err := exec.Start(ctx, q.Plan, deps, nil)
 	if err != nil {

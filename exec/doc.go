@@ -19,7 +19,12 @@
 // the window as Kafka Streams writes it (SplitWindowedKey, AppendWindow).
 //
 // Work moves in batches: one poll becomes one Batch, each operator handles a
-// whole batch, and the sink produces a batch in one call.
+// whole batch, and the sink produces a batch in one call. A persistent
+// query's task gathers the polls of its commit interval (Deps.
+// CommitInterval) into one batch and one commit, except an at-least-once
+// task without state, which processes each poll at once and produces it
+// while it processes the next, committing the offsets once the produce is
+// acknowledged (flight.go).
 //
 // Tables are changelogs. A Materialize step keeps a table's rows per key in
 // the task's state and turns each record into a change carrying the key's

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/sluice-sql/sluice/internal/failpoint"
 	"github.com/sluice-sql/sluice/kafka"
@@ -266,39 +265,6 @@ func (t *task) abort(ctx context.Context, err error) error {
 		return fmt.Errorf("exec: abort transaction of %s after %v: %w", t.txnID, err, aerr)
 	}
 	return &txnError{err}
-}
-
-// maxGather bounds the records gather collects for one transaction.
-const maxGather = 50_000
-
-// poll polls the task's consumer; under exactly-once with a commit
-// interval it then gathers what arrives within the interval, so that one
-// transaction commits several polls. No transaction is open meanwhile:
-// the task begins one only to commit.
-func (t *task) poll(ctx context.Context) ([]*kafka.Record, error) {
-	if err := t.pollErr; err != nil {
-		t.pollErr = nil
-		return nil, err
-	}
-	recs, err := t.consumer.Poll(ctx)
-	if err != nil || !t.exactlyOnce() || t.q.deps.CommitInterval <= 0 {
-		return recs, err
-	}
-	deadline := time.Now().Add(t.q.deps.CommitInterval)
-	for len(recs) < maxGather {
-		pctx, cancel := context.WithDeadline(ctx, deadline)
-		more, err := t.consumer.Poll(pctx)
-		expired := pctx.Err() != nil
-		cancel()
-		if err != nil {
-			if !expired {
-				t.pollErr = err
-			}
-			break
-		}
-		recs = append(recs, more...)
-	}
-	return recs, nil
 }
 
 // rewind brings t back to its last committed positions after an aborted

@@ -313,3 +313,43 @@ func TestExactlyOnceOtherTaskOpenTransaction(t *testing.T) {
 		t.Fatalf("read_committed output %q, want %q", got, want)
 	}
 }
+
+// TestAtLeastOnceCommitInterval runs the totals at-least-once with a
+// commit interval: the records of several produces are gathered, their
+// outputs and changelog records acknowledged, and then the group's
+// offsets and the local state committed up to the end of the input.
+func TestAtLeastOnceCommitInterval(t *testing.T) {
+	g := eosTotalsGraph()
+	r := newEOSRun(t, g, "orders", "totals", g.Steps[0].Changelog)
+	store := openStore(t, filepath.Join(t.TempDir(), "s"))
+	r.send(`{"region":"eu","amount":1}`)
+	r.send(`{"region":"eu","amount":2}`)
+	deps := r.deps(store)
+	deps.ExactlyOnce, deps.PositionsTopic = false, ""
+	q := r.start(deps)
+	r.wait(q, 2)
+	r.send(`{"region":"eu","amount":10}`)
+	r.wait(q, 3)
+	if err := q.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	got := r.read("totals", false, 2)
+	if last := got[len(got)-1]; last != `eu {"N":3,"TOTAL":13}` {
+		t.Fatalf("output %q, want it to end with the total of the three records", got)
+	}
+	offs, err := r.client.FetchOffsets(r.ctx, "eos-test", "orders")
+	if err != nil || len(offs) != 1 || offs[0] != 3 {
+		t.Fatalf("group offsets %v (%v), want [3]", offs, err)
+	}
+	stored, err := store.Offsets(g.QueryID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounds, err := r.client.ListOffsets(r.ctx, g.Steps[0].Changelog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := stored[g.Steps[0].StateTable]; s != bounds[0].End {
+		t.Fatalf("stored changelog offset %d, want the changelog's end %d", s, bounds[0].End)
+	}
+}

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -129,4 +130,48 @@ func BenchmarkPipeline(b *testing.B) {
 		tk.pending = tk.pending[:0]
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "records/s")
+}
+
+// failingProducer fails every produce after the first ok ones.
+type failingProducer struct{ ok int }
+
+func (p *failingProducer) Produce(context.Context, []*kafka.Record) error {
+	if p.ok > 0 {
+		p.ok--
+		return nil
+	}
+	return errors.New("broker on fire")
+}
+
+func (p *failingProducer) Close() {}
+
+// TestPipelinedProduce processes batches at-least-once without state: a
+// batch's position moves once its flight (produce, then offsets) landed,
+// and a failed flight fails the next batch and keeps its position.
+func TestPipelinedProduce(t *testing.T) {
+	tk := offlineTask(t, testGraph(t))
+	tk.producer = &failingProducer{ok: 1}
+	if !tk.pipelined() {
+		t.Fatal("a stateless at-least-once task is not pipelined")
+	}
+	recs := testRecords(60)
+	ctx := context.Background()
+	if err := tk.process(ctx, recs[:20]); err != nil {
+		t.Fatal(err)
+	}
+	if err := tk.land(); err != nil {
+		t.Fatal(err)
+	}
+	if got := tk.pos.Load(); got != 20 {
+		t.Fatalf("position %d after the first flight, want 20", got)
+	}
+	if err := tk.process(ctx, recs[20:40]); err != nil {
+		t.Fatal(err)
+	}
+	if err := tk.process(ctx, recs[40:]); err == nil || !strings.Contains(err.Error(), "broker on fire") {
+		t.Fatalf("the batch after a failed flight returned %v, want the flight's error", err)
+	}
+	if got := tk.pos.Load(); got != 20 {
+		t.Fatalf("position %d after a failed flight, want 20", got)
+	}
 }

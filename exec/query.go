@@ -46,10 +46,12 @@ type Deps struct {
 	ExactlyOnce    bool
 	PositionsTopic string
 	ServiceID      string
-	// CommitInterval, under ExactlyOnce, is how long a task gathers
-	// records after a poll before it processes and commits them in one
-	// transaction (Kafka Streams' commit.interval.ms, 100 ms under
-	// exactly-once); 0 commits every poll.
+	// CommitInterval is how long a task gathers records after a poll
+	// before it processes them and commits (Kafka Streams'
+	// commit.interval.ms): in one transaction under ExactlyOnce, else in
+	// one produce, acknowledged before the one offset commit and state
+	// write that follow; 0 commits every poll. A task without state under
+	// at-least-once does not gather: it pipelines its commits (flight.go).
 	CommitInterval time.Duration
 
 	// afterCommit, set by tests, runs after a task's transaction

@@ -69,6 +69,14 @@ type task struct {
 
 	stats counters
 
+	// flight is the produce and offset commit of the last batch of a
+	// pipelined task, running while the task processes the next one (see
+	// pipelined); spare is the pending slice it gives back. runCtx is the
+	// context run runs under.
+	flight *flight
+	spare  []*kafka.Record
+	runCtx context.Context
+
 	// restore is set until the task has brought its local state up to its
 	// changelogs; restoring is true while it does, with restored of
 	// toRestore changelog records read so far.
@@ -337,7 +345,15 @@ func (t *task) close() {
 // output ends it. A batch once polled is finished under its own deadline,
 // even when ctx is cancelled meanwhile, so a stop never loses or repeats
 // work.
-func (t *task) run(ctx context.Context) error {
+func (t *task) run(ctx context.Context) (err error) {
+	t.runCtx = ctx
+	defer func() {
+		// The last batch's produce and commit finish before the task
+		// ends, under their own deadline.
+		if ferr := t.land(); err == nil {
+			err = ferr
+		}
+	}()
 	if t.exactlyOnce() {
 		// Fence older instances of the task before reading what they
 		// committed.
@@ -386,9 +402,12 @@ func (t *task) run(ctx context.Context) error {
 		if end >= 0 && t.pos.Load() >= end {
 			return nil
 		}
-		recs, err := t.poll(ctx)
+		recs, err := t.pollWatching(ctx)
 		if ctx.Err() != nil {
 			return nil
+		}
+		if f := t.flight; f != nil && f.failed() {
+			return t.land()
 		}
 		if err != nil {
 			// A broker restarting or a leader moving: poll again. A topic
@@ -464,6 +483,42 @@ func (t *task) run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// maxGather bounds the records poll gathers for one commit.
+const maxGather = 50_000
+
+// poll polls the task's consumer; with a commit interval (a persistent
+// query's, Deps.CommitInterval) it then gathers what arrives within the
+// interval, so that one commit covers several polls: one transaction
+// under exactly-once; under at-least-once one produce, one offset commit
+// and one write of the state store. Under exactly-once no transaction is
+// open meanwhile: the task begins one only to commit. A pipelined task
+// (flight.go) does not gather: it does not wait for its commits.
+func (t *task) poll(ctx context.Context) ([]*kafka.Record, error) {
+	if err := t.pollErr; err != nil {
+		t.pollErr = nil
+		return nil, err
+	}
+	recs, err := t.consumer.Poll(ctx)
+	if err != nil || t.q.deps.CommitInterval <= 0 || t.pipelined() {
+		return recs, err
+	}
+	deadline := time.Now().Add(t.q.deps.CommitInterval)
+	for len(recs) < maxGather {
+		pctx, cancel := context.WithDeadline(ctx, deadline)
+		more, err := t.consumer.Poll(pctx)
+		expired := pctx.Err() != nil
+		cancel()
+		if err != nil {
+			if !expired {
+				t.pollErr = err
+			}
+			break
+		}
+		recs = append(recs, more...)
+	}
+	return recs, nil
 }
 
 // dropControl removes the transaction markers from recs, keeping them in
@@ -559,6 +614,9 @@ func (t *task) process(ctx context.Context, recs []*kafka.Record) error {
 		if err := t.commitState(ctx, next); err != nil {
 			return err
 		}
+	} else if t.pipelined() {
+		// The flight moves the position once the batch is committed.
+		return t.launch(next)
 	} else if err := t.produceAndCommit(ctx, next); err != nil {
 		return err
 	}
@@ -589,16 +647,32 @@ func (t *task) produceAndCommit(ctx context.Context, next int64) error {
 	if t.exactlyOnce() {
 		return t.commitTxn(ctx, next)
 	}
-	if len(t.pending) > 0 {
-		err := retryKafka(ctx, t.q.deps.Logger, "produce", func() error {
-			return t.producer.Produce(ctx, t.pending)
-		})
-		clear(t.pending)
-		t.pending = t.pending[:0]
-		if err != nil {
-			return fmt.Errorf("exec: produce: %w", err)
-		}
+	err := t.produce(ctx, t.pending)
+	clear(t.pending)
+	t.pending = t.pending[:0]
+	if err != nil {
+		return err
 	}
+	return t.commitOffsets(ctx, next)
+}
+
+// produce sends recs and waits for their acknowledgement.
+func (t *task) produce(ctx context.Context, recs []*kafka.Record) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	err := retryKafka(ctx, t.q.deps.Logger, "produce", func() error {
+		return t.producer.Produce(ctx, recs)
+	})
+	if err != nil {
+		return fmt.Errorf("exec: produce: %w", err)
+	}
+	return nil
+}
+
+// commitOffsets commits the group's offsets: next for the source
+// partition, and the sides' positions.
+func (t *task) commitOffsets(ctx context.Context, next int64) error {
 	if t.q.deps.Group != "" {
 		offs := map[string]map[int32]int64{t.g.Source.Topic: {t.partition: next}}
 		t.sideOffsets(offs)
