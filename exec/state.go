@@ -178,9 +178,11 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 	var logRecs []*kafka.Record
 	if persistent(t.g) {
 		logRecs = make([]*kafka.Record, len(changes))
+		slab := make([]kafka.Record, len(changes))
 		now := deps.Now()
 		for i, ch := range changes {
-			logRecs[i] = &kafka.Record{Topic: t.changelogs[ch.Table], Partition: t.partition, Key: ch.Key, Value: ch.Value, Timestamp: now}
+			slab[i] = kafka.Record{Topic: t.changelogs[ch.Table], Partition: t.partition, Key: ch.Key, Value: ch.Value, Timestamp: now}
+			logRecs[i] = &slab[i]
 		}
 		merged := make([]*kafka.Record, 0, len(logRecs)+len(t.pending))
 		t.pending = append(append(merged, logRecs...), t.pending...)

@@ -66,6 +66,8 @@ type task struct {
 	polled []*kafka.Record
 	in     Batch
 	arena  []any
+	// box boxes the decoded values (format.Arena).
+	box format.Arena
 
 	stats counters
 
@@ -764,30 +766,30 @@ func (t *task) decode(recs []*kafka.Record) {
 			t.in.Append(row, r.Timestamp.UnixMilli(), NullValue|t.keyAbsent(r))
 			continue
 		}
-		row[0] = r.Timestamp.UnixMilli()
+		ts := r.Timestamp.UnixMilli()
+		row[0] = t.box.Int64(ts)
 		row[1] = r.Partition
-		row[2] = r.Offset
-		if err := t.keyCodec.Decode(key, row[topology.PseudoColumns:keyEnd]); err != nil {
+		row[2] = t.box.Int64(r.Offset)
+		if err := format.DecodeIn(t.keyCodec, &t.box, key, row[topology.PseudoColumns:keyEnd]); err != nil {
 			t.recordError("cannot decode key: "+err.Error(), r)
 			continue
 		}
 		valueStart := keyEnd + t.nWin
 		valueEnd := valueStart + t.nValue
-		if err := t.valueCodec.Decode(r.Value, row[valueStart:valueEnd]); err != nil {
+		if err := format.DecodeIn(t.valueCodec, &t.box, r.Value, row[valueStart:valueEnd]); err != nil {
 			t.recordError("cannot decode value: "+err.Error(), r)
 			continue
 		}
 		for j, hk := range headerKeys {
 			row[valueEnd+j] = headerValue(r.Headers, hk)
 		}
-		ts := r.Timestamp.UnixMilli()
 		if t.tsCol >= 0 {
 			var err error
 			if ts, err = t.tsRead.read(row[t.tsCol]); err != nil {
 				t.recordError(err.Error(), r)
 				continue
 			}
-			row[0] = ts
+			row[0] = t.box.Int64(ts)
 		}
 		t.in.Append(row, ts, Insert|t.keyAbsent(r))
 	}
@@ -910,6 +912,39 @@ type sink struct {
 	place      format.Codec
 	partitions int32
 	placeBuf   []byte
+	// buf and recs are slabs the records' bytes and the records are cut
+	// from, a few kilobytes at a time; what was cut is never written
+	// again, so the records may outlive the batch.
+	buf  []byte
+	recs []kafka.Record
+}
+
+// sinkSlab is the size of a slab of record bytes, and sinkRecords the
+// number of records of a slab.
+const (
+	sinkSlab    = 32 << 10
+	sinkRecords = 256
+)
+
+// encode appends what enc encodes to the sink's slab and returns it, nil
+// when enc returns nil.
+func (s *sink) encode(enc func([]byte) ([]byte, error)) ([]byte, error) {
+	if cap(s.buf)-len(s.buf) < sinkSlab/16 {
+		s.buf = make([]byte, 0, sinkSlab)
+	}
+	start := len(s.buf)
+	out, err := enc(s.buf)
+	if err != nil || out == nil {
+		return nil, err
+	}
+	if len(out) == start {
+		// Nothing written: what the codec returns for no bytes.
+		return enc(nil)
+	}
+	// When the slab was too small out is a new array, holding a copy of
+	// the slab, in which the next records go on.
+	s.buf = out
+	return out[start:len(out):len(out)], nil
 }
 
 func newSink(g *topology.Graph) (*sink, error) {
@@ -950,13 +985,25 @@ func (s *sink) record(row []any, ts int64, nullValue, keyAbsent bool) (*kafka.Re
 	var key []byte
 	var err error
 	if !keyAbsent {
-		if key, err = s.keyCodec.Encode(nil, row[:s.nKey]); err != nil {
-			return nil, fmt.Errorf("cannot encode key: %w", err)
-		}
 		if s.window != nil {
 			start, _ := row[s.nOut].(int64)
 			end, _ := row[s.nOut+1].(int64)
-			key = AppendWindow(key, s.window, start, end)
+			key, err = s.encode(func(b []byte) ([]byte, error) {
+				k, err := s.keyCodec.Encode(b, row[:s.nKey])
+				if err != nil {
+					return nil, err
+				}
+				if k == nil {
+					// A null key: the window alone.
+					k = b
+				}
+				return AppendWindow(k, s.window, start, end), nil
+			})
+		} else {
+			key, err = s.encode(func(b []byte) ([]byte, error) { return s.keyCodec.Encode(b, row[:s.nKey]) })
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot encode key: %w", err)
 		}
 	}
 	if s.tsCol >= 0 && !nullValue {
@@ -966,7 +1013,7 @@ func (s *sink) record(row []any, ts int64, nullValue, keyAbsent bool) (*kafka.Re
 	}
 	var value []byte
 	if !nullValue {
-		if value, err = s.valueCodec.Encode(nil, row[s.nKey:s.nOut]); err != nil {
+		if value, err = s.encode(func(b []byte) ([]byte, error) { return s.valueCodec.Encode(b, row[s.nKey:s.nOut]) }); err != nil {
 			return nil, fmt.Errorf("cannot encode value: %w", err)
 		}
 	}
@@ -977,5 +1024,9 @@ func (s *sink) record(row []any, ts int64, nullValue, keyAbsent bool) (*kafka.Re
 		}
 		partition = kafka.KeyPartition(s.placeBuf, s.partitions)
 	}
-	return &kafka.Record{Topic: s.topic, Partition: partition, Key: key, Value: value, Timestamp: time.UnixMilli(ts)}, nil
+	if len(s.recs) == cap(s.recs) {
+		s.recs = make([]kafka.Record, 0, sinkRecords)
+	}
+	s.recs = append(s.recs, kafka.Record{Topic: s.topic, Partition: partition, Key: key, Value: value, Timestamp: time.UnixMilli(ts)})
+	return &s.recs[len(s.recs)-1], nil
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/sluice-sql/sluice/format"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
@@ -37,6 +38,8 @@ import (
 // Streams keys them). A time window's value starts with
 // the 8-byte time of its latest row (the largest record time it took).
 type windowAggregateOp struct {
+	// box boxes the times of output rows.
+	box format.Arena
 	// counts are the task's counters; late counts the records of the
 	// batch being processed that came after a window of theirs closed.
 	counts    *counters
@@ -516,13 +519,13 @@ func (o *windowAggregateOp) makeRow(in []any, keys []any, start, end, rowTime in
 	a := o.agg
 	nk := len(keys)
 	row := o.row()
-	row[0], row[1] = rowTime, o.partition
+	row[0], row[1] = o.box.Int64(rowTime), o.partition
 	if a.pseudoIn && in != nil {
 		row[1], row[2] = in[1], in[2]
 	}
 	copy(row[topology.PseudoColumns:], keys)
-	row[topology.PseudoColumns+nk] = start
-	row[topology.PseudoColumns+nk+1] = end
+	row[topology.PseudoColumns+nk] = o.box.Int64(start)
+	row[topology.PseudoColumns+nk+1] = o.box.Int64(end)
 	for j := range accs {
 		res, err := expr.AccumulatorResult(accs[j])
 		if err != nil {

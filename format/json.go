@@ -16,19 +16,63 @@ type jsonCodec struct {
 	cols []types.Column
 	// bare: the single column's value is the whole document.
 	bare bool
-	// exact maps a column name to its index.
-	exact map[string]int
+	// exact maps a column name to its index; folded maps the names
+	// folded to ASCII upper case, when no two fold alike and all are
+	// ASCII.
+	exact, folded map[string]int
+	// heads are what Encode writes before each column's value: the
+	// object's opening or a comma, the quoted name and a colon.
+	heads [][]byte
 }
 
 func newJSONCodec(cols []types.Column, bare bool) *jsonCodec {
 	c := &jsonCodec{cols: cols, bare: bare, exact: make(map[string]int, len(cols))}
 	for i, col := range cols {
 		c.exact[col.Name] = i
+		head := []byte{','}
+		if i == 0 {
+			head[0] = '{'
+		}
+		c.heads = append(c.heads, append(AppendJSONString(head, col.Name), ':'))
+	}
+	c.folded = make(map[string]int, len(cols))
+	for i, col := range cols {
+		up, ok := foldASCII(nil, []byte(col.Name))
+		if _, dup := c.folded[string(up)]; dup || !ok {
+			c.folded = nil
+			break
+		}
+		c.folded[string(up)] = i
 	}
 	return c
 }
 
+// foldASCII appends name in ASCII upper case to dst; ok is false when
+// name is not all ASCII.
+func foldASCII(dst, name []byte) (_ []byte, ok bool) {
+	for _, ch := range name {
+		if ch >= utf8.RuneSelf {
+			return dst, false
+		}
+		if 'a' <= ch && ch <= 'z' {
+			ch -= 'a' - 'A'
+		}
+		dst = append(dst, ch)
+	}
+	return dst, true
+}
+
 func (c *jsonCodec) field(name []byte) int {
+	var buf [64]byte
+	if c.folded != nil && len(name) <= len(buf) {
+		// Every column matches only its own name, in any case.
+		if up, ok := foldASCII(buf[:0], name); ok {
+			if i, ok := c.folded[string(up)]; ok {
+				return i
+			}
+			return -1
+		}
+	}
 	if i, ok := c.exact[string(name)]; ok {
 		return i
 	}
@@ -40,7 +84,9 @@ func (c *jsonCodec) field(name []byte) int {
 	return -1
 }
 
-func (c *jsonCodec) Decode(b []byte, dst []any) error {
+func (c *jsonCodec) Decode(b []byte, dst []any) error { return c.DecodeArena(nil, b, dst) }
+
+func (c *jsonCodec) DecodeArena(a *Arena, b []byte, dst []any) error {
 	if len(dst) != len(c.cols) {
 		return fmt.Errorf("JSON codec decodes %d columns, got a row of %d", len(c.cols), len(dst))
 	}
@@ -50,7 +96,7 @@ func (c *jsonCodec) Decode(b []byte, dst []any) error {
 	if b == nil {
 		return nil
 	}
-	d := jsonDecoder{b: b}
+	d := jsonDecoder{b: b, box: a}
 	d.ws()
 	if c.bare {
 		v, err := d.value(c.cols[0].Type)
@@ -95,14 +141,12 @@ func (c *jsonCodec) Encode(dst []byte, row []any) ([]byte, error) {
 		}
 		return appendJSON(dst, row[0], c.cols[0].Type)
 	}
-	dst = append(dst, '{')
+	if len(c.cols) == 0 {
+		return append(dst, '{', '}'), nil
+	}
 	var err error
 	for i, col := range c.cols {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		dst = AppendJSONString(dst, col.Name)
-		dst = append(dst, ':')
+		dst = append(dst, c.heads[i]...)
 		if dst, err = appendJSON(dst, row[i], col.Type); err != nil {
 			return nil, fmt.Errorf("column %s: %w", col.Name, err)
 		}

@@ -1,6 +1,7 @@
 package format
 
 import (
+	"bytes"
 	"encoding/base64"
 	"fmt"
 	"math"
@@ -18,6 +19,8 @@ type jsonDecoder struct {
 	b       []byte
 	i       int
 	scratch []byte
+	// box boxes BIGINT and STRING values; nil boxes them on the heap.
+	box *Arena
 }
 
 func (d *jsonDecoder) wrap(err error) error {
@@ -127,21 +130,26 @@ func (d *jsonDecoder) stringBytes() ([]byte, error) {
 	}
 	d.i++
 	start := d.i
-	for d.i < len(d.b) {
-		c := d.b[d.i]
-		switch {
-		case c == '"':
-			s := d.b[start:d.i]
-			d.i++
-			return s, nil
-		case c == '\\':
-			return d.slowString(start)
-		case c < 0x20:
-			return nil, fmt.Errorf("control character in string")
-		}
-		d.i++
+	end := bytes.IndexByte(d.b[start:], '"')
+	if end < 0 {
+		end = len(d.b) - start
 	}
-	return nil, fmt.Errorf("unterminated string")
+	s := d.b[start : start+end]
+	if bytes.IndexByte(s, '\\') >= 0 {
+		return d.slowString(start)
+	}
+	for _, c := range s {
+		if c < 0x20 {
+			d.i = start
+			return d.slowString(start)
+		}
+	}
+	if start+end == len(d.b) {
+		d.i = len(d.b)
+		return nil, fmt.Errorf("unterminated string")
+	}
+	d.i = start + end + 1
+	return s, nil
 }
 
 func (d *jsonDecoder) slowString(start int) ([]byte, error) {
@@ -354,7 +362,7 @@ func (d *jsonDecoder) value(t *types.Type) (any, error) {
 		case types.Time:
 			return types.TimeValue(n), nil
 		}
-		return n, nil
+		return d.box.Int64(n), nil
 	case types.Double:
 		var txt []byte
 		switch {
@@ -406,7 +414,7 @@ func (d *jsonDecoder) value(t *types.Type) (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			return string(s), nil
+			return d.box.String(s), nil
 		case c == '-' || (c >= '0' && c <= '9'):
 			txt, _, err := d.number()
 			return string(txt), err

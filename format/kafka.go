@@ -36,7 +36,9 @@ func newKafkaCodec(cols []types.Column, key bool) (Codec, error) {
 	return nil, fail(fmt.Sprintf("The 'KAFKA' format does not support type '%s'", t.Kind), "use JSON for this type")
 }
 
-func (c kafkaCodec) Decode(b []byte, dst []any) error {
+func (c kafkaCodec) Decode(b []byte, dst []any) error { return c.DecodeArena(nil, b, dst) }
+
+func (c kafkaCodec) DecodeArena(a *Arena, b []byte, dst []any) error {
 	if len(dst) != 1 {
 		return fmt.Errorf("KAFKA codec decodes 1 column, got a row of %d", len(dst))
 	}
@@ -58,11 +60,11 @@ func (c kafkaCodec) Decode(b []byte, dst []any) error {
 	case types.Int:
 		dst[0] = int32(binary.BigEndian.Uint32(b))
 	case types.Bigint:
-		dst[0] = int64(binary.BigEndian.Uint64(b))
+		dst[0] = a.Int64(int64(binary.BigEndian.Uint64(b)))
 	case types.Double:
 		dst[0] = math.Float64frombits(binary.BigEndian.Uint64(b))
 	case types.String:
-		dst[0] = string(b)
+		dst[0] = a.String(b)
 	case types.Bytes:
 		dst[0] = append([]byte{}, b...)
 	}
