@@ -20,6 +20,8 @@ type jsonCodec struct {
 	// folded to ASCII upper case, when no two fold alike and all are
 	// ASCII.
 	exact, folded map[string]int
+	// upper are the column names in ASCII upper case, when folded is set.
+	upper [][]byte
 	// heads are what Encode writes before each column's value: the
 	// object's opening or a comma, the quoted name and a colon.
 	heads [][]byte
@@ -43,8 +45,35 @@ func newJSONCodec(cols []types.Column, bare bool) *jsonCodec {
 			break
 		}
 		c.folded[string(up)] = i
+		c.upper = append(c.upper, up)
+	}
+	if c.folded == nil {
+		c.upper = nil
 	}
 	return c
+}
+
+// fieldAt is field, trying column guess first: members usually come in
+// the order of the columns.
+func (c *jsonCodec) fieldAt(name []byte, guess int) int {
+	if guess < len(c.upper) {
+		if up := c.upper[guess]; len(up) == len(name) {
+			same := true
+			for k, ch := range name {
+				if 'a' <= ch && ch <= 'z' {
+					ch -= 'a' - 'A'
+				}
+				if ch != up[k] {
+					same = false
+					break
+				}
+			}
+			if same {
+				return guess
+			}
+		}
+	}
+	return c.field(name)
 }
 
 // foldASCII appends name in ASCII upper case to dst; ok is false when
@@ -105,15 +134,17 @@ func (c *jsonCodec) DecodeArena(a *Arena, b []byte, dst []any) error {
 		}
 		dst[0] = v
 	} else {
+		next := 0
 		if d.peek() == 'n' {
 			if err := d.literal("null"); err != nil {
 				return d.wrap(err)
 			}
 		} else if err := d.object(func(name []byte) error {
-			i := c.field(name)
+			i := c.fieldAt(name, next)
 			if i < 0 {
 				return d.skip()
 			}
+			next = i + 1
 			v, err := d.value(c.cols[i].Type)
 			if err != nil {
 				return fmt.Errorf("column %s: %w", c.cols[i].Name, err)

@@ -287,6 +287,28 @@ func (d *jsonDecoder) skip() error {
 	return fmt.Errorf("unexpected character %q", d.peek())
 }
 
+// smallInt parses an integer of at most 18 digits, which cannot
+// overflow; ok is false for anything else.
+func smallInt(b []byte) (n int64, ok bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
 func typeErr(t *types.Type, got string) error {
 	return fmt.Errorf("cannot convert %s to %s", got, t)
 }
@@ -328,8 +350,11 @@ func (d *jsonDecoder) value(t *types.Type) (any, error) {
 				return nil, err
 			}
 			if integer {
-				if n, err = strconv.ParseInt(bytesString(txt), 10, 64); err != nil {
-					return nil, typeErr(t, string(txt))
+				var ok bool
+				if n, ok = smallInt(txt); !ok {
+					if n, err = strconv.ParseInt(bytesString(txt), 10, 64); err != nil {
+						return nil, typeErr(t, string(txt))
+					}
 				}
 			} else {
 				f, err := strconv.ParseFloat(bytesString(txt), 64)
