@@ -371,7 +371,8 @@ func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
 		Progress:      e.notify,
 		Now:           e.cfg.Now,
 		State:         e.store,
-		// Both guarantees gather polls into one commit.
+		// Tasks gather their polls into one commit (a stateless one
+		// under at-least-once pipelines its commits instead).
 		CommitInterval: commitInterval,
 	}
 	if e.cluster != nil {
