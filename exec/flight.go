@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"sync"
 
 	"github.com/sluice-sql/sluice/kafka"
 )
@@ -17,7 +18,8 @@ import (
 //
 // Offsets are still committed only after the outputs before them are
 // acknowledged, and in order (one flight at a time); the task's position,
-// which the flush barrier reads, moves when the flight ends. A failed
+// which the flush barrier reads, moves when the flight ends, and so does a
+// move past transaction markers polled meanwhile (passSource). A failed
 // flight fails the task at its next batch, or stops its poll at once.
 type flight struct {
 	// done is cancelled when the flight ends; err is then set.
@@ -25,6 +27,14 @@ type flight struct {
 	finish context.CancelFunc
 	err    error
 	recs   []*kafka.Record
+	// mu guards moved, set when the flight moved the position, and
+	// past, a position beyond the flight's that transaction markers read
+	// meanwhile lead to (see passSource): the flight moves the position
+	// there when it lands, not before, for the records before the markers
+	// are only done then.
+	mu    sync.Mutex
+	moved bool
+	past  int64
 }
 
 // failed reports whether the flight ended with an error.
@@ -62,12 +72,38 @@ func (t *task) launch(next int64) error {
 		if f.err != nil {
 			return
 		}
-		t.pos.Store(next)
+		f.mu.Lock()
+		t.pos.Store(max(next, f.past))
+		f.moved = true
+		f.mu.Unlock()
 		if t.q.deps.Progress != nil {
 			t.q.deps.Progress()
 		}
 	}()
 	return nil
+}
+
+// passSource moves the source position past a transaction marker, to
+// next: at once without a flight in the air, else when the flight lands
+// (never past records whose outputs are not acknowledged yet, which the
+// flush barrier would take for done). It reports whether the position
+// moved now.
+func (t *task) passSource(next int64) bool {
+	f := t.flight
+	if f == nil {
+		t.pos.Store(next)
+		return true
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.moved {
+		// In the air, or failed: then the task fails at its next batch
+		// from where it stands.
+		f.past = max(f.past, next)
+		return false
+	}
+	t.pos.Store(max(next, t.pos.Load()))
+	return true
 }
 
 // land waits for the flight in the air, if any, and returns its error.

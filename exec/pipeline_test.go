@@ -175,3 +175,51 @@ func TestPipelinedProduce(t *testing.T) {
 		t.Fatalf("position %d after a failed flight, want 20", got)
 	}
 }
+
+// heldProducer acknowledges a produce only once release is closed.
+type heldProducer struct{ release chan struct{} }
+
+func (p *heldProducer) Produce(ctx context.Context, _ []*kafka.Record) error {
+	select {
+	case <-p.release:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (p *heldProducer) Close() {}
+
+// TestPipelinedMarksWaitForFlight reads a transaction's commit marker
+// after the records of a batch whose flight is in the air: the position
+// passes the marker only once the flight lands, so that the flush
+// barrier never takes unacknowledged outputs for done.
+func TestPipelinedMarksWaitForFlight(t *testing.T) {
+	tk := offlineTask(t, testGraph(t))
+	prod := &heldProducer{release: make(chan struct{})}
+	tk.producer = prod
+	recs := testRecords(20)
+	mark := &kafka.Record{Topic: "orders", Offset: 20, Control: true}
+	polled := tk.dropControl(append(recs, mark))
+	if err := tk.process(context.Background(), polled); err != nil {
+		t.Fatal(err)
+	}
+	tk.passMarks()
+	if got := tk.pos.Load(); got != 0 {
+		t.Fatalf("position %d with the batch's flight in the air, want 0", got)
+	}
+	close(prod.release)
+	if err := tk.land(); err != nil {
+		t.Fatal(err)
+	}
+	if got := tk.pos.Load(); got != 21 {
+		t.Fatalf("position %d once the flight landed, want 21 (past the marker)", got)
+	}
+
+	// A marker read with no flight in the air moves the position at once.
+	tk.marks = append(tk.marks, &kafka.Record{Topic: "orders", Offset: 21, Control: true})
+	tk.passMarks()
+	if got := tk.pos.Load(); got != 22 {
+		t.Fatalf("position %d after a marker with the flight landed, want 22", got)
+	}
+}

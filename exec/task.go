@@ -555,8 +555,7 @@ func (t *task) passMarks() {
 		if m.Topic == t.g.Source.Topic && m.Partition == t.partition {
 			if len(t.held) > 0 {
 				keep = append(keep, m)
-			} else if next > t.pos.Load() {
-				t.pos.Store(next)
+			} else if next > t.pos.Load() && t.passSource(next) {
 				moved = true
 			}
 			continue
