@@ -427,8 +427,9 @@ func (e *Engine) notify() {
 
 // Flush waits until every running persistent query has consumed, processed
 // and committed all the input that existed when Flush was called, including
-// what queries upstream of it produced meanwhile. Tests use it as a barrier
-// instead of sleeping.
+// what queries upstream of it produced meanwhile, and what it wrote is
+// readable (with read_committed too). Tests use it as a barrier instead of
+// sleeping.
 func (e *Engine) Flush(ctx context.Context) error {
 	var last map[inputKey][]int64
 	for {
@@ -523,7 +524,7 @@ func (e *Engine) waitFor(ctx context.Context, ends map[inputKey][]int64) error {
 		}
 		e.mu.Unlock()
 		if behind == "" {
-			return nil
+			return e.waitCommitted(ctx, ends)
 		}
 		select {
 		case <-wake:
@@ -531,6 +532,30 @@ func (e *Engine) waitFor(ctx context.Context, ends map[inputKey][]int64) error {
 			return fmt.Errorf("engine: flush: query %s has not caught up: %w", behind, ctx.Err())
 		}
 	}
+}
+
+// waitCommitted waits, once the queries' positions reached ends, until
+// what their exactly-once tasks committed is readable with read_committed:
+// a transaction's commit markers reach its partitions after the commit
+// returns (see exec.Query.WaitCommitted).
+func (e *Engine) waitCommitted(ctx context.Context, ends map[inputKey][]int64) error {
+	seen := map[string]bool{}
+	for in := range ends {
+		if seen[in.query] {
+			continue
+		}
+		seen[in.query] = true
+		e.mu.Lock()
+		q, ok := e.running[in.query]
+		e.mu.Unlock()
+		if !ok {
+			continue
+		}
+		if err := q.WaitCommitted(ctx); err != nil {
+			return fmt.Errorf("engine: flush: %w", err)
+		}
+	}
+	return nil
 }
 
 // Close stops every query (committing what they processed) and releases

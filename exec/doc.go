@@ -81,5 +81,8 @@
 // query's positions topic and restores its state from the changelogs.
 // Consumers return transaction markers (kafka.Record.Control) so that a
 // task's positions move past them and reach the end offsets the engine's
-// flush barrier compares them with.
+// flush barrier compares them with. A commit returns before Kafka has
+// written the transaction's own markers into the partitions it wrote, so a
+// position may cover records read_committed readers cannot read yet: the
+// barrier then waits for them with Query.WaitCommitted.
 package exec

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
+	"time"
 
 	"github.com/sluice-sql/sluice/internal/failpoint"
 	"github.com/sluice-sql/sluice/kafka"
@@ -206,6 +208,7 @@ func (t *task) commitTxn(ctx context.Context, next int64) error {
 		return err
 	}
 	recs := append(t.pending, pos)
+	all := recs
 	nLog := t.nChangelog
 	defer func() {
 		clear(t.pending)
@@ -237,6 +240,7 @@ func (t *task) commitTxn(ctx context.Context, next int64) error {
 	if err := t.txn.Commit(ctx); err != nil {
 		return t.abort(ctx, err)
 	}
+	t.written.note(all)
 	failpoint.Hit("txn-committed")
 	if deps.afterCommit != nil {
 		if err := deps.afterCommit(); err != nil {
@@ -302,4 +306,134 @@ func (t *task) reopen() error {
 	t.ops, t.sink = nil, nil
 	_, err := newTaskParts(t, t.g)
 	return err
+}
+
+// Visibility. Kafka confirms a transaction's commit once the coordinator
+// has recorded the decision, and writes the commit markers into the
+// transaction's partitions after that: until a partition's marker is
+// written, read_committed readers (and the partition's last stable offset)
+// stop before the transaction's records there. So a task's position, which
+// moves when its commit returns, may cover records nobody can read yet.
+// Each task notes where its committed transactions ended in every
+// partition they wrote (written), and WaitCommitted waits until the last
+// stable offsets pass those ends, for the flush barrier:
+//
+//	commit returns ─▶ position moves ─▶ barrier: positions at the input ends
+//	      │                                   │
+//	      └─▶ markers written ─▶ LSO ≥ ends ─▶ WaitCommitted returns ─▶ drained
+
+// partitionKey names a topic's partition.
+type partitionKey struct {
+	topic     string
+	partition int32
+}
+
+// writtenEnds is, per partition a task's transactions wrote, the offset
+// after the last record they wrote there. The task's goroutine notes a
+// commit's records; WaitCommitted reads and forgets them.
+type writtenEnds struct {
+	mu   sync.Mutex
+	ends map[partitionKey]int64
+}
+
+// note records the ends of recs, a committed transaction's records (their
+// offsets set by the produce).
+func (w *writtenEnds) note(recs []*kafka.Record) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ends == nil {
+		w.ends = map[partitionKey]int64{}
+	}
+	var last partitionKey
+	end := int64(-1)
+	for _, r := range recs {
+		if r.Topic != last.topic || r.Partition != last.partition {
+			if end >= 0 {
+				w.ends[last] = max(w.ends[last], end)
+			}
+			last, end = partitionKey{r.Topic, r.Partition}, -1
+		}
+		end = max(end, r.Offset+1)
+	}
+	if end >= 0 {
+		w.ends[last] = max(w.ends[last], end)
+	}
+}
+
+// snapshot copies the ends noted so far into into.
+func (w *writtenEnds) snapshot(into map[partitionKey]int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k, end := range w.ends {
+		into[k] = max(into[k], end)
+	}
+}
+
+// forget drops the ends that have not moved past seen, which readers
+// can now read.
+func (w *writtenEnds) forget(seen map[partitionKey]int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for k, end := range w.ends {
+		if s, ok := seen[k]; ok && end <= s {
+			delete(w.ends, k)
+		}
+	}
+}
+
+// WaitCommitted blocks until read_committed readers can read every record
+// the query's tasks committed in transactions so far (exactly-once; an
+// at-least-once query returns at once), or ctx is done. Positions report
+// what a task consumed and committed; under exactly-once the commit
+// markers of its last transaction may still be on their way (see
+// writtenEnds), and Engine.Flush waits for them with this.
+func (q *Query) WaitCommitted(ctx context.Context) error {
+	want := map[partitionKey]int64{}
+	for _, t := range q.tasks {
+		t.written.snapshot(want)
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	topics := map[string]bool{}
+	for k := range want {
+		topics[k.topic] = true
+	}
+	wait := time.Millisecond
+	for {
+		behind := ""
+		for topic := range topics {
+			bounds, err := q.deps.Kafka.ListStableOffsets(ctx, topic)
+			if errors.Is(err, kafka.ErrUnknownTopic) {
+				// Deleted (a dropped sink): nothing left to read.
+				delete(topics, topic)
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("exec: list stable offsets of %s: %w", topic, err)
+			}
+			done := true
+			for k, end := range want {
+				if k.topic == topic && int(k.partition) < len(bounds) && bounds[k.partition].End < end {
+					done = false
+					behind = fmt.Sprintf("%s[%d]", topic, k.partition)
+				}
+			}
+			if done {
+				delete(topics, topic)
+			}
+		}
+		if behind == "" {
+			for _, t := range q.tasks {
+				t.written.forget(want)
+			}
+			return nil
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return fmt.Errorf("exec: the last transaction of query %s is not readable in %s yet: %w", q.graph.QueryID, behind, ctx.Err())
+		}
+		wait = min(2*wait, 50*time.Millisecond)
+	}
 }

@@ -353,3 +353,57 @@ func TestAtLeastOnceCommitInterval(t *testing.T) {
 		t.Fatalf("stored changelog offset %d, want the changelog's end %d", s, bounds[0].End)
 	}
 }
+
+// lagClient reports the last stable offsets of one topic short of their
+// end for its first lags calls, as Kafka does while a committed
+// transaction's markers are on their way.
+type lagClient struct {
+	kafka.Client
+	topic string
+	lags  int
+	calls int
+}
+
+func (c *lagClient) ListStableOffsets(ctx context.Context, topic string) ([]kafka.Offsets, error) {
+	bounds, err := c.Client.ListStableOffsets(ctx, topic)
+	if err != nil || topic != c.topic {
+		return bounds, err
+	}
+	if c.calls++; c.calls <= c.lags {
+		for i := range bounds {
+			bounds[i].End = bounds[i].Start
+		}
+	}
+	return bounds, nil
+}
+
+// TestExactlyOnceWaitCommitted has a query's positions reach its input's
+// end while its last transaction is not readable yet: WaitCommitted
+// returns only once the sink's last stable offset passes what the
+// transaction wrote, and asks nothing for transactions it saw readable.
+func TestExactlyOnceWaitCommitted(t *testing.T) {
+	g := eosTotalsGraph()
+	r := newEOSRun(t, g, "orders", "totals", g.Steps[0].Changelog)
+	store := openStore(t, filepath.Join(t.TempDir(), "s"))
+	r.send(`{"region":"eu","amount":1}`, `{"region":"us","amount":2}`)
+	deps := r.deps(store)
+	lag := &lagClient{Client: r.client, topic: "totals", lags: 3}
+	deps.Kafka = lag
+	q := r.start(deps)
+	r.wait(q, 2)
+	if err := q.WaitCommitted(r.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if lag.calls != lag.lags+1 {
+		t.Fatalf("WaitCommitted listed the sink's stable offsets %d times, want %d (until they passed the transaction)", lag.calls, lag.lags+1)
+	}
+	if got := r.read("totals", true, 2); len(got) != 2 {
+		t.Fatalf("read_committed output %q, want 2 records", got)
+	}
+	if err := q.WaitCommitted(r.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if lag.calls != lag.lags+1 {
+		t.Fatalf("WaitCommitted listed offsets again (%d calls) for a transaction it saw readable", lag.calls)
+	}
+}

@@ -32,6 +32,10 @@ type task struct {
 	txn        kafka.TxnProducer
 	txnID      string
 	nChangelog int
+	// written are where the task's committed transactions ended in the
+	// partitions they wrote, until readers can read that far (see
+	// WaitCommitted).
+	written writtenEnds
 	// marks are the transaction markers polled whose offsets the task's
 	// positions have not passed yet (see passMarks).
 	marks []*kafka.Record
