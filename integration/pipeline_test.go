@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -109,11 +110,19 @@ func newPipeline(t *testing.T, a adapter, brokers []string, scenario string, set
 	return p
 }
 
+// pipelines counts the pipelines this test binary made.
+var pipelines atomic.Int32
+
 // newPipelineState returns a pipeline with its clients and its oracle,
 // and no engine yet.
 func newPipelineState(t *testing.T, a adapter, brokers []string, scenario string) *pipeline {
 	t.Helper()
 	tag := scenario + "_" + a.name + "_" + runID
+	if n := pipelines.Add(1); n > 1 {
+		// A test run again (-count) gets names of its own: the topics
+		// the previous run deleted may still be on their way out.
+		tag += "_" + strconv.Itoa(int(n))
+	}
 	seed := driverSeed(t)
 	t.Logf("driver seed %d (SLUICE_TEST_SEED=%d replays it)", seed, seed)
 	p := &pipeline{
