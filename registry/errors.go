@@ -35,7 +35,9 @@ type Error struct {
 	Message string `json:"message"`
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("schema registry: %s (error code %d)", e.Message, e.Code) }
+func (e *Error) Error() string {
+	return fmt.Sprintf("schema registry: %s (error code %d)", e.Message, e.Code)
+}
 
 // Unwrap maps the code to the package's sentinel errors.
 func (e *Error) Unwrap() error {

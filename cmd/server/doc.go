@@ -5,6 +5,7 @@
 //	sluice-server [--grpc 127.0.0.1:8089] [--http 127.0.0.1:8088]
 //	              [--data-dir ./sluice-data] [--config sluice.properties]
 //	              [--bootstrap-servers host:9092,...] [--kafka-client franz|sarama]
+//	              [--schema-registry-url URL | --schema-registry-addr 127.0.0.1:8081]
 //	              [--queries-file F] [--log-format text|json] [--log-level info]
 //	              [--tls-cert F --tls-key F [--tls-client-ca F]]
 //	              [--auth-users-file F | --auth-user U (SLUICE_AUTH_PASSWORD)]
@@ -27,7 +28,12 @@
 // single-node, unreplicated development Kafka broker in-process, on
 // --playground-addr, keeping its topics under <data-dir>/kafka, so that any
 // Kafka client can produce into it and a restart keeps every topic. The
-// engine keeps its local state under <data-dir>/state.
+// engine keeps its local state under <data-dir>/state. Unless
+// --schema-registry-url names a registry, the playground also serves a
+// built-in schema registry (Confluent's REST API, package registry) on
+// --schema-registry-addr, kept in the playground's _schemas topic; with
+// --bootstrap-servers and no --schema-registry-url (or
+// ksql.schema.registry.url) there is no registry.
 //
 // With --queries-file it runs headless, as ksqlDB does: it runs the file's
 // statements once per data directory at start and then refuses interactive

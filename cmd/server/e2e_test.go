@@ -39,7 +39,7 @@ func startServerOpts(t *testing.T, dataDir string, logs io.Writer, dial []grpc.D
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan addrs, 1)
 	done := make(chan error, 1)
-	args := []string{"--grpc", "127.0.0.1:0", "--http", "127.0.0.1:0", "--playground-addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn"}
+	args := []string{"--grpc", "127.0.0.1:0", "--http", "127.0.0.1:0", "--playground-addr", "127.0.0.1:0", "--schema-registry-addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn"}
 	args = append(args, extra...)
 	go func() { done <- run(ctx, args, io.Discard, logs, func(a addrs) { ready <- a }) }()
 	var a addrs

@@ -23,6 +23,7 @@ import (
 
 	"github.com/sluice-sql/sluice/engine"
 	"github.com/sluice-sql/sluice/kafka"
+	"github.com/sluice-sql/sluice/registry"
 	"github.com/sluice-sql/sluice/server"
 	serverconfig "github.com/sluice-sql/sluice/server/config"
 	"github.com/sluice-sql/sluice/server/headless"
@@ -56,6 +57,9 @@ type addrs struct {
 	// Kafka is the playground broker's address; empty when the server uses
 	// an outside Kafka cluster.
 	Kafka string
+	// Registry is the built-in schema registry's address; empty when the
+	// server serves none.
+	Registry string
 	// Services are the gRPC services served, with their methods.
 	Services map[string]grpc.ServiceInfo
 }
@@ -69,7 +73,11 @@ type config struct {
 	bootstrap      []string
 	kafkaClient    string
 	playgroundAddr string
-	serviceID      string
+	// registryURL is an outside schema registry; registryAddr where the
+	// playground serves its built-in one when there is none.
+	registryURL  string
+	registryAddr string
+	serviceID    string
 	// guarantee is the processing.guarantee of new persistent queries,
 	// canonical; guaranteeDeprecated says it was given as exactly_once.
 	guarantee           string
@@ -108,6 +116,7 @@ var aliases = map[string]serverconfig.Alias{
 	"processing.guarantee":              {Flag: "processing-guarantee"},
 	"ksql.streams.processing.guarantee": {Flag: "processing-guarantee"},
 	"ksql.advertised.listener":          {Flag: "advertised-address", Convert: serverconfig.StripScheme},
+	"ksql.schema.registry.url":          {Flag: "schema-registry-url"},
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -126,6 +135,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&bootstrap, "bootstrap-servers", "", "comma-separated Kafka `brokers`; empty runs a playground broker")
 	fs.StringVar(&c.kafkaClient, "kafka-client", "franz", "Kafka client library: franz or sarama")
 	fs.StringVar(&c.playgroundAddr, "playground-addr", "127.0.0.1:9092", "`address` of the playground broker")
+	fs.StringVar(&c.registryURL, "schema-registry-url", "", "`URL` of a schema registry speaking Confluent's REST API, for the AVRO, PROTOBUF and JSON_SR formats (credentials as https://user:password@host:8081); empty with the playground serves the built-in one on --schema-registry-addr")
+	fs.StringVar(&c.registryAddr, "schema-registry-addr", "127.0.0.1:8081", "`address` the playground serves its built-in schema registry on, when --schema-registry-url is not given")
 	fs.StringVar(&c.serviceID, "service-id", "sluice", "`id` of the Sluice cluster; prefixes its internal topics and groups")
 	fs.StringVar(&c.guarantee, "processing-guarantee", engine.AtLeastOnce, "default processing `guarantee` of persistent queries: at_least_once or exactly_once_v2 (Kafka transactions; needs --kafka-client franz)")
 	fs.StringVar(&level, "log-level", "info", "log `level`: debug, info, warn or error")
@@ -183,6 +194,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if c.dataDir == "" {
 		return c, errors.New("--data-dir must not be empty")
+	}
+	if c.registryURL != "" {
+		if _, err := registry.NewHTTPClient(c.registryURL, registry.ClientOptions{}); err != nil {
+			return c, fmt.Errorf("--schema-registry-url: %w", err)
+		}
 	}
 	if (c.tlsCert == "") != (c.tlsKey == "") {
 		return c, errors.New("--tls-cert and --tls-key go together: give both to serve over TLS")
@@ -303,11 +319,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		return fmt.Errorf("listening for gRPC on %s: %w", cfg.grpcAddr, err)
 	}
 	defer grpcLis.Close()
+	reg, regAddr, stopRegistry, err := startRegistry(ctx, cfg, client, log.With("component", "schema-registry"))
+	if err != nil {
+		return err
+	}
+	defer stopRegistry()
+	ready0.Registry = regAddr
 	ecfg := engine.Config{
 		Kafka:     client,
 		DataDir:   filepath.Join(cfg.dataDir, "state"),
 		ServiceID: cfg.serviceID,
 		Logger:    log.With("component", "engine"),
+		Registry:  reg,
 
 		ProcessingGuarantee: cfg.guarantee,
 	}
@@ -361,10 +384,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	probes.SetReady(e.Ready)
 	fmt.Fprintf(stdout, "Sluice server listening on %s\n", ready0.GRPC)
 	fmt.Fprintf(stdout, "HTTP (REST API, /livez, /readyz, /metrics) on %s\n", ready0.HTTP)
+	if ready0.Registry != "" {
+		fmt.Fprintf(stdout, "Schema registry (Confluent's REST API) on http://%s\n", ready0.Registry)
+	}
 	log.Info("serving", "grpc", ready0.GRPC, "http", ready0.HTTP, "tls", sec.tls != nil, "mtls", cfg.tlsClientCA != "",
 		"basic_auth", sec.users != nil, "kafka", strings.Join(brokers, ","), "kafka_client", cfg.kafkaClient,
 		"kafka_tls", cfg.kafka.TLS != nil, "kafka_sasl", saslMechanism(cfg.kafka.SASL),
-		"service_id", cfg.serviceID, "data_dir", cfg.dataDir, "headless", cfg.queriesFile != "", "version", version)
+		"schema_registry", registryName(cfg, ready0.Registry), "service_id", cfg.serviceID, "data_dir", cfg.dataDir, "headless", cfg.queriesFile != "", "version", version)
 	if ready != nil {
 		ready(ready0)
 	}

@@ -196,7 +196,7 @@ CREATE STREAM big AS SELECT id, amount FROM orders WHERE amount > 10;
 	if err := os.WriteFile(queries, []byte(script+"CREATE STREAM small AS SELECT id FROM orders;\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"--grpc", "127.0.0.1:0", "--http", "127.0.0.1:0", "--playground-addr", "127.0.0.1:0", "--data-dir", data, "--queries-file", queries}
+	args := []string{"--grpc", "127.0.0.1:0", "--http", "127.0.0.1:0", "--playground-addr", "127.0.0.1:0", "--schema-registry-addr", "127.0.0.1:0", "--data-dir", data, "--queries-file", queries}
 	err := run(context.Background(), args, io.Discard, io.Discard, nil)
 	if err == nil || !strings.Contains(err.Error(), "changed since it ran") {
 		t.Errorf("a changed queries file: %v", err)

@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 // directory neither loses nor repeats a row.
 func TestSIGTERM(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
-	cmd := exec.Command(os.Args[0], "--grpc", "127.0.0.1:0", "--http", "127.0.0.1:0", "--playground-addr", "127.0.0.1:0", "--data-dir", dir, "--log-format", "json")
+	cmd := exec.Command(os.Args[0], "--grpc", "127.0.0.1:0", "--http", "127.0.0.1:0", "--playground-addr", "127.0.0.1:0", "--schema-registry-addr", "127.0.0.1:0", "--data-dir", dir, "--log-format", "json")
 	cmd.Env = append(os.Environ(), "SLUICE_TEST_RUN_MAIN=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/sluice-sql/sluice/kafka"
+	"github.com/sluice-sql/sluice/registry"
+)
+
+// startRegistry returns the schema registry of the engine: a client of
+// --schema-registry-url; else, with the playground, the built-in registry,
+// kept in the playground's _schemas topic and served on
+// --schema-registry-addr (its bound address is returned); else none. stop
+// shuts the built-in registry down.
+func startRegistry(ctx context.Context, cfg config, client kafka.Client, log *slog.Logger) (reg registry.Client, addr string, stop func(), err error) {
+	stop = func() {}
+	if cfg.registryURL != "" {
+		c, err := registry.NewHTTPClient(cfg.registryURL, registry.ClientOptions{})
+		if err != nil {
+			return nil, "", stop, fmt.Errorf("--schema-registry-url: %w", err)
+		}
+		log.Info("using the schema registry", "url", c.URL())
+		return c, "", stop, nil
+	}
+	if len(cfg.bootstrap) > 0 {
+		log.Info("no schema registry: the AVRO, PROTOBUF and JSON_SR formats need --schema-registry-url (or ksql.schema.registry.url)")
+		return nil, "", stop, nil
+	}
+	j, err := registry.NewKafkaJournal(ctx, client, registry.DefaultTopic)
+	if err != nil {
+		return nil, "", stop, err
+	}
+	m, err := registry.OpenMemory(ctx, j)
+	if err != nil {
+		j.Close()
+		return nil, "", stop, err
+	}
+	lis, err := net.Listen("tcp", cfg.registryAddr)
+	if err != nil {
+		j.Close()
+		return nil, "", stop, fmt.Errorf("listening for the built-in schema registry on %s: %w (choose another --schema-registry-addr, or give --schema-registry-url)", cfg.registryAddr, err)
+	}
+	srv := &http.Server{
+		Handler:           registry.NewServer(m),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := srv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("serving the built-in schema registry", "err", err)
+		}
+	}()
+	addr = lis.Addr().String()
+	log.Info("built-in schema registry (Confluent's REST API; no authentication: for development)", "url", "http://"+addr, "topic", registry.DefaultTopic)
+	stop = func() {
+		sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			_ = srv.Close()
+		}
+		<-done
+		j.Close()
+	}
+	return m, addr, stop, nil
+}
+
+// registryName says in the log which registry is in use.
+func registryName(cfg config, addr string) string {
+	switch {
+	case cfg.registryURL != "":
+		return registry.Redact(cfg.registryURL)
+	case addr != "":
+		return "built-in http://" + addr
+	}
+	return "none"
+}
