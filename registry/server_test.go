@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sluice-sql/sluice/kafka"
 )
 
 const (
@@ -430,5 +432,55 @@ func TestHTTPClient(t *testing.T) {
 	r, _ := NewHTTPClient(strings.Replace(srv.URL, "http://", "http://alice:s3cret@", 1), ClientOptions{Retries: 1})
 	if _, err := r.Subjects(ctx); err == nil || !strings.Contains(err.Error(), "503") {
 		t.Errorf("retries exhausted: %v", err)
+	}
+}
+
+func TestKafkaJournalRestart(t *testing.T) {
+	ctx := context.Background()
+	pg, err := kafka.StartPlayground(ctx, kafka.PlaygroundConfig{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	cl, err := kafka.NewFranz(kafka.Config{Brokers: []string{pg.Addr()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	open := func() (*Memory, *KafkaJournal) {
+		j, err := NewKafkaJournal(ctx, cl, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := OpenMemory(ctx, j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, j
+	}
+	m, j := open()
+	if _, err := m.Register(ctx, "a", Schema{Schema: userV1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Register(ctx, "b", Schema{Schema: `"int"`}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.DeleteSubject(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.DeleteSubjectPermanent(ctx, "b", true); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	m, j = open()
+	defer j.Close()
+	if s, err := m.Latest(ctx, "a"); err != nil || s.ID != 1 {
+		t.Errorf("after a restart: %+v %v", s, err)
+	}
+	if id, err := m.Register(ctx, "c", Schema{Schema: `"long"`}); err != nil || id != 3 {
+		t.Errorf("a new schema after a restart got id %d (%v), want 3", id, err)
+	}
+	if info, err := cl.DescribeTopic(ctx, DefaultTopic); err != nil || info.Partitions != 1 {
+		t.Errorf("topic %s: %+v %v", DefaultTopic, info, err)
 	}
 }
