@@ -43,6 +43,9 @@ type Options struct {
 	// Playground is true when the server runs its own development broker;
 	// reported by Info.
 	Playground bool
+	// SchemaRegistryURL is the schema registry in use, without
+	// credentials; reported by Info.
+	SchemaRegistryURL string
 	// Logger receives the server's logs; default slog.Default().
 	Logger *slog.Logger
 	// GRPCOptions are passed to grpc.NewServer.
@@ -166,6 +169,7 @@ func (svc *service) Info(context.Context, *sluicev1.InfoRequest) (*sluicev1.Info
 		ServiceId:             o.ServiceID,
 		KafkaBootstrapServers: o.KafkaBootstrapServers,
 		Playground:            o.Playground,
+		SchemaRegistryUrl:     o.SchemaRegistryURL,
 	}, nil
 }
 

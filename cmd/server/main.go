@@ -374,6 +374,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		ServiceID:             cfg.serviceID,
 		KafkaBootstrapServers: strings.Join(brokers, ","),
 		Playground:            len(cfg.bootstrap) == 0,
+		SchemaRegistryURL:     registryURL(cfg, ready0.Registry),
 		Logger:                log.With("component", "server"),
 		GRPCOptions:           grpcOpts,
 	})
@@ -390,7 +391,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	log.Info("serving", "grpc", ready0.GRPC, "http", ready0.HTTP, "tls", sec.tls != nil, "mtls", cfg.tlsClientCA != "",
 		"basic_auth", sec.users != nil, "kafka", strings.Join(brokers, ","), "kafka_client", cfg.kafkaClient,
 		"kafka_tls", cfg.kafka.TLS != nil, "kafka_sasl", saslMechanism(cfg.kafka.SASL),
-		"schema_registry", registryName(cfg, ready0.Registry), "service_id", cfg.serviceID, "data_dir", cfg.dataDir, "headless", cfg.queriesFile != "", "version", version)
+		"schema_registry", registryURL(cfg, ready0.Registry), "service_id", cfg.serviceID, "data_dir", cfg.dataDir, "headless", cfg.queriesFile != "", "version", version)
 	if ready != nil {
 		ready(ready0)
 	}

@@ -72,13 +72,14 @@ func startRegistry(ctx context.Context, cfg config, client kafka.Client, log *sl
 	return m, addr, stop, nil
 }
 
-// registryName says in the log which registry is in use.
-func registryName(cfg config, addr string) string {
+// registryURL is the registry's address for the Info call: without
+// credentials, "" for none.
+func registryURL(cfg config, addr string) string {
 	switch {
 	case cfg.registryURL != "":
 		return registry.Redact(cfg.registryURL)
 	case addr != "":
-		return "built-in http://" + addr
+		return "http://" + addr
 	}
-	return "none"
+	return ""
 }

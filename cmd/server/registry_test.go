@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
 	"github.com/sluice-sql/sluice/registry"
 )
 
@@ -192,4 +193,54 @@ func checkSluiceReadsInteropAvro(t *testing.T, srv *childServer) {
 		return
 	}
 	t.Fatal("write the check: CREATE STREAM readings WITH (KAFKA_TOPIC='readings', VALUE_FORMAT='AVRO'); SELECT sensor, value, count FROM readings EMIT CHANGES LIMIT 6 over gRPC to " + srv.registry)
+}
+
+// TestRegistryServed checks the playground serves the built-in registry,
+// the Info call names it, and an outside registry replaces it.
+func TestRegistryServed(t *testing.T) {
+	srv := startServer(t, t.TempDir())
+	if srv.addrs.Registry == "" {
+		srv.stop()
+		t.Fatal("the playground serves no schema registry")
+	}
+	c, err := registry.NewHTTPClient("http://"+srv.addrs.Registry, registry.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if id, err := c.Register(ctx, "t-value", registry.Schema{Schema: `"string"`}); err != nil || id != 1 {
+		t.Errorf("Register: %d %v", id, err)
+	}
+	info, err := sluicev1.NewSluiceClient(srv.conn).Info(ctx, &sluicev1.InfoRequest{})
+	if err != nil || info.GetSchemaRegistryUrl() != "http://"+srv.addrs.Registry {
+		t.Errorf("Info: %v %v", info, err)
+	}
+	srv.stop()
+
+	// With --schema-registry-url the playground serves none and uses that
+	// one, credentials hidden.
+	outside := startServer(t, t.TempDir(), "--schema-registry-url", "http://u:pw@"+srv.addrs.Registry)
+	defer outside.stop()
+	info, err = sluicev1.NewSluiceClient(outside.conn).Info(ctx, &sluicev1.InfoRequest{})
+	if outside.addrs.Registry != "" || err != nil || info.GetSchemaRegistryUrl() != "http://u:xxxxx@"+srv.addrs.Registry {
+		t.Errorf("with --schema-registry-url: served %q, Info %v %v", outside.addrs.Registry, info, err)
+	}
+}
+
+func TestRegistrySettings(t *testing.T) {
+	env := map[string]string{"SLUICE_SCHEMA_REGISTRY_URL": "https://sr.example:8081"}
+	c, err := parseConfig(nil, func(k string) string { return env[k] }, io.Discard)
+	if err != nil || c.registryURL != "https://sr.example:8081" || c.registryAddr != "127.0.0.1:8081" {
+		t.Errorf("from the environment: %q %q %v", c.registryURL, c.registryAddr, err)
+	}
+	file := filepath.Join(t.TempDir(), "ksql-server.properties")
+	if err := os.WriteFile(file, []byte("ksql.schema.registry.url=http://registry:8081\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c, err = parseConfig([]string{"--config", file}, func(string) string { return "" }, io.Discard); err != nil || c.registryURL != "http://registry:8081" {
+		t.Errorf("ksql.schema.registry.url: %q %v", c.registryURL, err)
+	}
+	if _, err := parseConfig([]string{"--schema-registry-url", "registry:8081"}, func(string) string { return "" }, io.Discard); err == nil || !strings.Contains(err.Error(), "http or https") {
+		t.Errorf("a URL without a scheme: %v", err)
+	}
 }

@@ -1643,9 +1643,12 @@ type InfoResponse struct {
 	KafkaBootstrapServers string `protobuf:"bytes,3,opt,name=kafka_bootstrap_servers,json=kafkaBootstrapServers,proto3" json:"kafka_bootstrap_servers,omitempty"`
 	// playground is true when the server runs its own single-node
 	// development broker.
-	Playground    bool `protobuf:"varint,4,opt,name=playground,proto3" json:"playground,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Playground bool `protobuf:"varint,4,opt,name=playground,proto3" json:"playground,omitempty"`
+	// schema_registry_url is the schema registry the server uses (without
+	// credentials); empty when it has none.
+	SchemaRegistryUrl string `protobuf:"bytes,5,opt,name=schema_registry_url,json=schemaRegistryUrl,proto3" json:"schema_registry_url,omitempty"`
+	unknownFields     protoimpl.UnknownFields
+	sizeCache         protoimpl.SizeCache
 }
 
 func (x *InfoResponse) Reset() {
@@ -1704,6 +1707,13 @@ func (x *InfoResponse) GetPlayground() bool {
 		return x.Playground
 	}
 	return false
+}
+
+func (x *InfoResponse) GetSchemaRegistryUrl() string {
+	if x != nil {
+		return x.SchemaRegistryUrl
+	}
+	return ""
 }
 
 // PushQueryRequest runs one push query.
@@ -3338,7 +3348,7 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\x06column\x18\x04 \x01(\x05R\x06column\x12\x18\n" +
 	"\amessage\x18\x05 \x01(\tR\amessage\x12\x12\n" +
 	"\x04code\x18\x06 \x01(\x05R\x04code\"\r\n" +
-	"\vInfoRequest\"\x9f\x01\n" +
+	"\vInfoRequest\"\xcf\x01\n" +
 	"\fInfoResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x1d\n" +
 	"\n" +
@@ -3346,7 +3356,8 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\x17kafka_bootstrap_servers\x18\x03 \x01(\tR\x15kafkaBootstrapServers\x12\x1e\n" +
 	"\n" +
 	"playground\x18\x04 \x01(\bR\n" +
-	"playground\"h\n" +
+	"playground\x12.\n" +
+	"\x13schema_registry_url\x18\x05 \x01(\tR\x11schemaRegistryUrl\"h\n" +
 	"\x10PushQueryRequest\x12\x10\n" +
 	"\x03sql\x18\x01 \x01(\tR\x03sql\x12,\n" +
 	"\asession\x18\x02 \x01(\v2\x12.sluice.v1.SessionR\asession\x12\x14\n" +

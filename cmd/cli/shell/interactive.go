@@ -73,6 +73,9 @@ func (s *Shell) PrintBanner(ctx context.Context, version string) {
 			kafka = "Kafka playground (single-node development broker) at " + info.GetKafkaBootstrapServers()
 		}
 		fmt.Fprintf(s.out, "Service %q, %s\n", info.GetServiceId(), kafka)
+		if u := info.GetSchemaRegistryUrl(); u != "" {
+			fmt.Fprintf(s.out, "Schema registry at %s\n", u)
+		}
 	}
 	fmt.Fprintln(s.out, "Having trouble? Type 'help' (case-insensitive) for a rundown of how things work!")
 	fmt.Fprintln(s.out)
