@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sluice-sql/sluice/kafka"
@@ -337,17 +338,16 @@ func TestJournalRestart(t *testing.T) {
 
 func TestHTTPClient(t *testing.T) {
 	ctx := context.Background()
-	var calls, fails int
+	var calls, fails atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(nil))
 	inner := NewServer(NewMemory())
 	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		calls++
+		calls.Add(1)
 		if u, p, ok := r.BasicAuth(); !ok || u != "alice" || p != "s3cret" {
 			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
-		if fails > 0 { // a registry restarting
-			fails--
+		if fails.Add(-1) >= 0 { // a registry restarting
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return
 		}
@@ -372,22 +372,22 @@ func TestHTTPClient(t *testing.T) {
 	if strings.Contains(c.URL(), "s3cret") || !strings.Contains(Redact(strings.Replace(srv.URL, "http://", "http://alice:s3cret@", 1)), "xxxxx") {
 		t.Error("the password shows")
 	}
-	fails = 2
+	fails.Store(2)
 	id, err := c.Register(ctx, "t-value", Schema{Schema: userV1})
 	if err != nil || id != 1 {
 		t.Fatalf("Register after two 503s: %d %v", id, err)
 	}
-	n := calls
-	if id, err := c.Register(ctx, "t-value", Schema{Schema: userV1}); err != nil || id != 1 || calls != n {
-		t.Errorf("Register again: %d %v, %d calls (want it cached)", id, err, calls-n)
+	n := calls.Load()
+	if id, err := c.Register(ctx, "t-value", Schema{Schema: userV1}); err != nil || id != 1 || calls.Load() != n {
+		t.Errorf("Register again: %d %v, %d calls (want it cached)", id, err, calls.Load()-n)
 	}
 	s, err := c.ByID(ctx, 1)
 	if err != nil || s.Schema != userV1 || s.Type != Avro {
 		t.Errorf("ByID: %+v %v", s, err)
 	}
-	n = calls
-	if _, err := c.ByID(ctx, 1); err != nil || calls != n {
-		t.Errorf("ByID again: %v, %d calls (want it cached)", err, calls-n)
+	n = calls.Load()
+	if _, err := c.ByID(ctx, 1); err != nil || calls.Load() != n {
+		t.Errorf("ByID again: %v, %d calls (want it cached)", err, calls.Load()-n)
 	}
 	if _, err := c.ByID(ctx, 99); !errors.Is(err, ErrNotFound) {
 		t.Errorf("ByID(99): %v", err)
@@ -428,7 +428,7 @@ func TestHTTPClient(t *testing.T) {
 	if _, err := c.Latest(ctx, "t-value"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Latest after delete: %v", err)
 	}
-	fails = 10
+	fails.Store(10)
 	r, _ := NewHTTPClient(strings.Replace(srv.URL, "http://", "http://alice:s3cret@", 1), ClientOptions{Retries: 1})
 	if _, err := r.Subjects(ctx); err == nil || !strings.Contains(err.Error(), "503") {
 		t.Errorf("retries exhausted: %v", err)

@@ -22,8 +22,8 @@ SCHEMA = json.dumps({
     "namespace": "io.sluice.interop",
     "fields": [
         {"name": "sensor", "type": "string"},
-        {"name": "value", "type": "double"},
-        {"name": "count", "type": "long"},
+        {"name": "reading", "type": "double"},
+        {"name": "seq", "type": "long"},
     ],
 })
 
@@ -34,8 +34,8 @@ SCHEMA_V2 = json.dumps({
     "namespace": "io.sluice.interop",
     "fields": [
         {"name": "sensor", "type": "string"},
-        {"name": "value", "type": "double"},
-        {"name": "count", "type": "long"},
+        {"name": "reading", "type": "double"},
+        {"name": "seq", "type": "long"},
         {"name": "unit", "type": "string", "default": "C"},
     ],
 })
@@ -62,7 +62,7 @@ def main():
     ser = AvroSerializer(sr, SCHEMA)
     p = Producer({"bootstrap.servers": bootstrap})
     for i in range(n):
-        rec = {"sensor": "s%d" % (i % 3), "value": i * 1.5, "count": i}
+        rec = {"sensor": "s%d" % (i % 3), "reading": i * 1.5, "seq": i}
         ctx = SerializationContext(topic, MessageField.VALUE)
         p.produce(topic, key=("k%d" % i).encode(), value=ser(rec, ctx))
     if p.flush(30) != 0:
