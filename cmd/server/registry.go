@@ -29,6 +29,9 @@ func startRegistry(ctx context.Context, cfg config, client kafka.Client, log *sl
 		return c, "", stop, nil
 	}
 	if len(cfg.bootstrap) > 0 {
+		if cfg.sources["schema-registry-addr"] != "" {
+			log.Warn("--schema-registry-addr is ignored: the built-in schema registry runs with the playground only; with --bootstrap-servers give --schema-registry-url")
+		}
 		log.Info("no schema registry: the AVRO, PROTOBUF and JSON_SR formats need --schema-registry-url (or ksql.schema.registry.url)")
 		return nil, "", stop, nil
 	}
