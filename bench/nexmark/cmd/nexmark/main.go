@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -66,6 +67,7 @@ func run(args []string) error {
 	systemsFlag := fs.String("systems", strings.Join(allSystems, ","), "comma-separated systems to run: sluice, kstreams, flink")
 	peersDir := fs.String("peers-dir", "bench/peers", "`directory` of the peers' Maven projects")
 	xmx := fs.String("xmx", "1g", "the peers' fixed JVM heap (-Xmx)")
+	cpuprofile := fs.String("cpuprofile", "", "`directory` for a pprof CPU profile of Sluice's engine per query (QUERY.prof)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -111,7 +113,7 @@ func run(args []string) error {
 			if p := peers[s]; p != nil {
 				r = runPeer(ctx, client, *bootstrap, p, q, *events, int32(*partitions), *xmx)
 			} else {
-				r = runQuery(ctx, client, *bootstrap, q, *events)
+				r = runQuery(ctx, client, *bootstrap, q, *events, *cpuprofile)
 			}
 			if s == systemSluice && r.Error == "" {
 				ref = &r
@@ -233,7 +235,9 @@ func waitGone(ctx context.Context, c kafka.Client, topics ...string) error {
 }
 
 // runQuery runs q in a child engine process and summarises its output.
-func runQuery(ctx context.Context, c kafka.Client, bootstrap string, q nexmark.Query, events int64) row {
+// When profiles names a directory, the engine writes its CPU profile to
+// QUERY.prof there.
+func runQuery(ctx context.Context, c kafka.Client, bootstrap string, q nexmark.Query, events int64, profiles string) row {
 	r := row{Query: q.Name, System: "sluice", Events: events}
 	fail := func(err error) row { r.Error = err.Error(); return r }
 	output := outputTopic(systemSluice, q)
@@ -255,7 +259,14 @@ func runQuery(ctx context.Context, c kafka.Client, bootstrap string, q nexmark.Q
 	service := fmt.Sprintf("nexmark-%s-%d", q.Name, time.Now().UnixNano())
 	// The engine's internal topics and its processing log, once summed up.
 	defer deleteTopics(ctx, c, "_sluice-"+service+"-", service+"_processing_log")
-	cmd := exec.CommandContext(ctx, self, "engine", "--bootstrap", bootstrap, "--query", q.Name, "--data-dir", dir, "--service-id", service)
+	args := []string{"engine", "--bootstrap", bootstrap, "--query", q.Name, "--data-dir", dir, "--service-id", service}
+	if profiles != "" {
+		if err := os.MkdirAll(profiles, 0o755); err != nil {
+			return fail(err)
+		}
+		args = append(args, "--cpuprofile", filepath.Join(profiles, q.Name+".prof"))
+	}
+	cmd := exec.CommandContext(ctx, self, args...)
 	cmd.Stderr = os.Stderr
 	var stdout strings.Builder
 	cmd.Stdout = &stdout
@@ -299,8 +310,23 @@ func runEngine(args []string) error {
 	query := fs.String("query", "", "query to run")
 	dataDir := fs.String("data-dir", "", "state directory")
 	service := fs.String("service-id", "nexmark", "service id")
+	cpuprofile := fs.String("cpuprofile", "", "`file` for a pprof CPU profile of the whole run")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return err
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
 	}
 	qs, err := pick(*query)
 	if err != nil {
