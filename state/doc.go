@@ -21,7 +21,7 @@
 //	                         commit input offsets (Kafka)
 //	                                  │
 //	                                  ▼
-//	     Store.CommitBatch(batch, offsets) ─► Pebble (one synced write)
+//	     Store.CommitBatch(batch, offsets) ─► Pebble (one write, unsynced)
 //
 // On start the engine reads Store.Offsets, compares them with the changelog
 // end offsets and replays the difference with Store.Restore.

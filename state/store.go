@@ -19,6 +19,9 @@ const DefaultCacheSize = 64 << 20
 // Options.BloomBitsPerKey is zero (about 1% false positives).
 const DefaultBloomBitsPerKey = 10
 
+// memTableSize is Pebble's largest memtable.
+const memTableSize = 32 << 20
+
 // ErrClosed is returned by every Store, Table and Batch operation that
 // needs Pebble after Store.Close.
 var ErrClosed = errors.New("state: store is closed")
@@ -70,6 +73,11 @@ func Open(dir string, opts Options) (*Store, error) {
 	po := &pebble.Options{
 		Cache:  cache,
 		Logger: pebbleLogger{l: logger},
+		// State churns (windows come and go within the memtable's
+		// lifetime): a larger memtable flushes less often, so fewer keys
+		// reach the sstables and their compactions. It starts small and
+		// doubles as it fills.
+		MemTableSize: memTableSize,
 	}
 	if bits > 0 {
 		for i := range po.Levels {
@@ -149,9 +157,15 @@ func (s *Store) NewBatch() *Batch {
 }
 
 // CommitBatch writes b together with the changelog offsets it reflects
-// (keyed by state table name) for one partition of query, atomically and
-// synced to disk, then releases b. The task calls it last in its commit
-// protocol, after producing the changelog records Flush returned.
+// (keyed by state table name) for one partition of query, atomically,
+// then releases b. The task calls it last in its commit protocol, after
+// producing the changelog records Flush returned.
+//
+// The write goes to Pebble's log without waiting for it to reach the
+// disk: the changelog already holds every change the batch has, so a
+// crash that loses the log's tail only leaves the store at an earlier
+// commit, with the changelog offsets of that commit (they are in the
+// same batch), and the task's restore replays the changelog from there.
 func (s *Store) CommitBatch(b *Batch, query string, partition int32, offsets map[string]int64) error {
 	if err := s.acquire(); err != nil {
 		return err
@@ -171,7 +185,7 @@ func (s *Store) CommitBatch(b *Batch, query string, partition int32, offsets map
 			return fmt.Errorf("state: commit %s/%d: %w", query, partition, err)
 		}
 	}
-	if err := b.pb.Commit(pebble.Sync); err != nil {
+	if err := b.pb.Commit(pebble.NoSync); err != nil {
 		return fmt.Errorf("state: commit %s/%d: %w", query, partition, err)
 	}
 	return nil
