@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"slices"
 
@@ -56,18 +57,24 @@ type windowAggregateOp struct {
 	// it was last written to state.
 	streamTime int64
 	timeDirty  bool
-	// due orders the windows in state by when they need attention: EMIT
-	// FINAL windows by when they close, the others by when their
-	// retention ends. Entries whose window is gone are skipped.
+	// due orders the session windows in state by when they need
+	// attention: EMIT FINAL windows by when they close, the others by
+	// when their retention ends. Entries whose window is gone are skipped.
 	due dueHeap
+	// segs holds the time windows in state by their start, which decides
+	// when they need attention; starts orders the segments.
+	segs   map[int64]*segment
+	starts startHeap
 	// withOld makes every row carry the window's previous row, for a
 	// HAVING filter that follows.
 	withOld bool
 	// loaded says load has run.
 	loaded bool
-	// present holds the keys of the time windows in state, so that a new
-	// window costs no read of Pebble.
-	present map[string]struct{}
+	// present counts the time windows in state by a hash of their key,
+	// so that a new window costs no read of Pebble (a hash shared with
+	// another window only costs one).
+	present map[uint64]int32
+	seed    maphash.Seed
 	// sessions holds, by group key, the session windows in state, so that
 	// finding the sessions a record merges with reads no Pebble.
 	sessions map[string][]span
@@ -113,7 +120,8 @@ func newWindowAggregateOp(st topology.Step, in []types.Column) (*windowAggregate
 		return nil, fmt.Errorf("exec: invalid window %s", w.String())
 	}
 	return &windowAggregateOp{
-		agg: a, w: w, table: st.StateTable, streamTime: math.MinInt64, present: map[string]struct{}{}, sessions: map[string][]span{},
+		agg: a, w: w, table: st.StateTable, streamTime: math.MinInt64, present: map[uint64]int32{}, seed: maphash.MakeSeed(),
+		segs: map[int64]*segment{}, sessions: map[string][]span{},
 		accs: make([]expr.Accumulator, len(a.aggs)), tmp: make([]expr.Accumulator, len(a.aggs)),
 	}, nil
 }
@@ -145,14 +153,14 @@ func (o *windowAggregateOp) load() error {
 			return true
 		}
 		start, end := o.bounds(k)
+		if o.w.Type != topology.Session {
+			o.addWindow(k[:o.groupLen(k)], start, k)
+			return true
+		}
 		key := string(k)
 		o.due.push(dueEntry{at: o.dueAt(start, end), key: key})
-		if o.w.Type != topology.Session {
-			o.present[key] = struct{}{}
-		} else {
-			g := key[:o.groupLen(k)]
-			o.sessions[g] = append(o.sessions[g], span{start, end})
-		}
+		g := key[:o.groupLen(k)]
+		o.sessions[g] = append(o.sessions[g], span{start, end})
 		return true
 	})
 }
@@ -293,7 +301,7 @@ func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 		}
 		o.skey = binary.BigEndian.AppendUint64(append(o.skey[:0], o.key...), uint64(start))
 		var v []byte
-		_, found := o.present[string(o.skey)]
+		found := o.present[maphash.Bytes(o.seed, o.skey)] > 0
 		if found {
 			var err error
 			if v, found, err = o.tab.Get(o.skey); err != nil {
@@ -326,9 +334,7 @@ func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 			return fmt.Errorf("exec: write window state: %w", err)
 		}
 		if !found {
-			key := string(o.skey)
-			o.present[key] = struct{}{}
-			o.due.push(dueEntry{at: o.dueAt(start, end), key: key})
+			o.addWindow(o.key, start, o.skey)
 		}
 		if !o.w.Final {
 			o.emitRow(in, keys, start, end, rowTime, Insert, old)
@@ -449,6 +455,9 @@ func (o *windowAggregateOp) dropSession(g []byte, sp span) {
 // time: EMIT FINAL emits the closed ones (unless their retention passed
 // meanwhile); every window leaves state once handled.
 func (o *windowAggregateOp) advance() error {
+	if o.w.Type != topology.Session {
+		return o.advanceTime()
+	}
 	for len(o.due) > 0 && o.due[0].at <= o.streamTime {
 		e := o.due.pop()
 		k := []byte(e.key)
@@ -469,13 +478,68 @@ func (o *windowAggregateOp) advance() error {
 				return err
 			}
 		}
-		if o.w.Type == topology.Session {
-			o.dropSession(k[:o.groupLen(k)], span{start, end})
-		} else {
-			delete(o.present, e.key)
-		}
+		o.dropSession(k[:o.groupLen(k)], span{start, end})
 		if err := o.tab.Delete(k); err != nil {
 			return fmt.Errorf("exec: delete window state: %w", err)
+		}
+	}
+	return nil
+}
+
+// addWindow records the time window of group g starting at start, whose
+// state key is k, as in state.
+func (o *windowAggregateOp) addWindow(g []byte, start int64, k []byte) {
+	o.present[maphash.Bytes(o.seed, k)]++
+	seg := o.segs[start]
+	if seg == nil {
+		seg = &segment{}
+		o.segs[start] = seg
+		o.starts.push(start)
+	}
+	seg.keys = binary.AppendUvarint(seg.keys, uint64(len(g)))
+	seg.keys = append(seg.keys, g...)
+}
+
+// advanceTime handles the time windows whose time has come, a segment
+// (the windows of one start) at a time, in the order their records
+// created them.
+func (o *windowAggregateOp) advanceTime() error {
+	for len(o.starts) > 0 {
+		start := o.starts[0]
+		end := start + o.w.Size
+		if o.dueAt(start, end) > o.streamTime {
+			return nil
+		}
+		o.starts.pop()
+		seg := o.segs[start]
+		delete(o.segs, start)
+		for ks := seg.keys; len(ks) > 0; {
+			n, m := binary.Uvarint(ks)
+			if m <= 0 || n > uint64(len(ks)-m) {
+				return fmt.Errorf("exec: bug: corrupt window segment in %s", o.table)
+			}
+			g := ks[m : m+int(n)]
+			ks = ks[m+int(n):]
+			o.skey = binary.BigEndian.AppendUint64(append(o.skey[:0], g...), uint64(start))
+			v, ok, err := o.tab.Get(o.skey)
+			if err != nil {
+				return fmt.Errorf("exec: read window state: %w", err)
+			}
+			if !ok {
+				continue
+			}
+			if o.w.Final && start+o.w.Retention >= o.streamTime {
+				if err := o.emitFinal(o.skey, v, start, end); err != nil {
+					return err
+				}
+			}
+			h := maphash.Bytes(o.seed, o.skey)
+			if o.present[h]--; o.present[h] <= 0 {
+				delete(o.present, h)
+			}
+			if err := o.tab.Delete(o.skey); err != nil {
+				return fmt.Errorf("exec: delete window state: %w", err)
+			}
 		}
 	}
 	return nil
@@ -628,6 +692,50 @@ func (o *windowAggregateOp) encode(buf []byte) ([]byte, error) {
 func (o *windowAggregateOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
 func (o *windowAggregateOp) OnCommit(context.Context, Emitter) error           { return nil }
 func (o *windowAggregateOp) Close(ctx context.Context) error                   { return o.agg.Close(ctx) }
+
+// segment is the time windows in state that start at the same time: the
+// group keys of their state keys, each after its uvarint length.
+type segment struct{ keys []byte }
+
+// startHeap is a min-heap of window starts.
+type startHeap []int64
+
+func (h *startHeap) push(x int64) {
+	*h = append(*h, x)
+	q := *h
+	for i := len(q) - 1; i > 0; {
+		p := (i - 1) / 2
+		if q[p] <= q[i] {
+			break
+		}
+		q[p], q[i] = q[i], q[p]
+		i = p
+	}
+}
+
+func (h *startHeap) pop() int64 {
+	q := *h
+	x := q[0]
+	n := len(q) - 1
+	q[0] = q[n]
+	q = q[:n]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < n && q[l] < q[m] {
+			m = l
+		}
+		if r < n && q[r] < q[m] {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		q[m], q[i] = q[i], q[m]
+		i = m
+	}
+	*h = q
+	return x
+}
 
 // dueEntry is a window in state and the stream time at which it needs
 // attention.
