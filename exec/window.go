@@ -87,6 +87,13 @@ type windowAggregateOp struct {
 	val   []byte
 	accs  []expr.Accumulator
 	tmp   []expr.Accumulator
+	// reuse says every aggregate's accumulator is an
+	// expr.ReusableAccumulator: time windows then load o.accs with a
+	// window's state, or fresh, the fresh state, instead of creating
+	// accumulators per record.
+	reuse bool
+	fresh [][]byte
+	state []byte // scratch for one accumulator's state
 	found []session
 }
 
@@ -132,6 +139,22 @@ func (o *windowAggregateOp) Open(ctx context.Context, oc *OpContext) error {
 	}
 	o.cache, o.errs, o.partition, o.counts = oc.State, oc.Errors, oc.Partition, oc.counts
 	o.tab = o.cache.Table(o.table)
+	if err := o.decode(nil, false, o.accs); err != nil {
+		return err
+	}
+	o.reuse = true
+	for _, acc := range o.accs {
+		r, ok := acc.(expr.ReusableAccumulator)
+		if !ok {
+			o.reuse = false
+			break
+		}
+		p, err := r.AppendBinary(nil)
+		if err != nil {
+			return err
+		}
+		o.fresh = append(o.fresh, p)
+	}
 	return nil
 }
 
@@ -317,7 +340,7 @@ func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 			rowTime = max(rowTime, prevTime)
 			v = v[8:]
 		}
-		if err := o.decode(v, found, o.accs); err != nil {
+		if err := o.loadAccs(v, found); err != nil {
 			return err
 		}
 		var old []any
@@ -676,9 +699,47 @@ func (o *windowAggregateOp) decode(v []byte, found bool, dst []expr.Accumulator)
 	return nil
 }
 
+// loadAccs is decode into o.accs, reusing them when they can.
+func (o *windowAggregateOp) loadAccs(v []byte, found bool) error {
+	if !o.reuse {
+		return o.decode(v, found, o.accs)
+	}
+	if !found {
+		for j, acc := range o.accs {
+			if err := acc.UnmarshalBinary(o.fresh[j]); err != nil {
+				return fmt.Errorf("exec: bug: fresh state of %s: %w", o.agg.aggs[j].text, err)
+			}
+		}
+		return nil
+	}
+	for j, acc := range o.accs {
+		n, k := binary.Uvarint(v)
+		if k <= 0 || n > uint64(len(v)-k) {
+			return fmt.Errorf("exec: corrupt window state in %s", o.table)
+		}
+		if err := acc.UnmarshalBinary(v[k : k+int(n)]); err != nil {
+			return fmt.Errorf("exec: corrupt window state of %s in %s: %w", o.agg.aggs[j].text, o.table, err)
+		}
+		v = v[k+int(n):]
+	}
+	if len(v) != 0 {
+		return fmt.Errorf("exec: corrupt window state in %s", o.table)
+	}
+	return nil
+}
+
 // encode appends the state of o.accs to buf.
 func (o *windowAggregateOp) encode(buf []byte) ([]byte, error) {
 	for j, acc := range o.accs {
+		if r, ok := acc.(expr.ReusableAccumulator); ok {
+			var err error
+			if o.state, err = r.AppendBinary(o.state[:0]); err != nil {
+				return nil, fmt.Errorf("exec: encode state of %s: %w", o.agg.aggs[j].text, err)
+			}
+			buf = binary.AppendUvarint(buf, uint64(len(o.state)))
+			buf = append(buf, o.state...)
+			continue
+		}
 		p, err := acc.MarshalBinary()
 		if err != nil {
 			return nil, fmt.Errorf("exec: encode state of %s: %w", o.agg.aggs[j].text, err)

@@ -68,6 +68,17 @@ type Accumulator interface {
 	UnmarshalBinary([]byte) error
 }
 
+// ReusableAccumulator is implemented by accumulators that an operator
+// may load with the state of one group after another instead of creating
+// one per row: UnmarshalBinary replaces the whole state and shares
+// nothing with values Result returned before, and AppendBinary appends
+// what MarshalBinary returns, without allocating.
+type ReusableAccumulator interface {
+	Accumulator
+	AppendBinary(b []byte) ([]byte, error)
+	ReusableState()
+}
+
 // FailingAccumulator is implemented by accumulators whose result can
 // fail, as SUM of a DECIMAL overflowing its type: Err returns the failure
 // for which Result returns null, or nil.

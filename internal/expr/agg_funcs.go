@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -142,6 +143,12 @@ func (a *countAcc) MarshalBinary() ([]byte, error) {
 	e.int(a.n)
 	return e.done()
 }
+
+func (a *countAcc) AppendBinary(b []byte) ([]byte, error) {
+	return binary.AppendVarint(append(b, stateVersion), a.n), nil
+}
+
+func (*countAcc) ReusableState() {}
 
 func (a *countAcc) UnmarshalBinary(b []byte) error {
 	d := newDecoder(b)
