@@ -2,6 +2,7 @@ package exec
 
 import (
 	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/sluice-sql/sluice/format"
@@ -16,6 +17,7 @@ import (
 // Decode, whose result and errors are the reference.
 func (c *internalCodec) DecodeArena(a *format.Arena, b []byte, dst []any) error {
 	if b == nil || !c.scanRow(a, b, dst) {
+		clear(dst)
 		return c.Decode(b, dst)
 	}
 	return nil
@@ -40,7 +42,7 @@ func (c *internalCodec) scanRow(a *format.Arena, b []byte, dst []any) bool {
 			}
 			i = skipSpace(b, i+1)
 		}
-		v, n, ok := scanField(a, b, i, fields[f].Type)
+		v, n, ok := c.scanField(a, b, i, fields[f].Type)
 		if !ok {
 			return false
 		}
@@ -55,7 +57,7 @@ func (c *internalCodec) scanRow(a *format.Arena, b []byte, dst []any) bool {
 
 // scanField decodes the value of type t at b[i:], returning it and the
 // index after it.
-func scanField(a *format.Arena, b []byte, i int, t *types.Type) (any, int, bool) {
+func (*internalCodec) scanField(a *format.Arena, b []byte, i int, t *types.Type) (any, int, bool) {
 	if i+4 <= len(b) && string(b[i:i+4]) == "null" {
 		return nil, i + 4, true
 	}
@@ -108,7 +110,10 @@ func scanField(a *format.Arena, b []byte, i int, t *types.Type) (any, int, bool)
 	case types.String:
 		s, end, ok := plainString(b, i)
 		if !ok {
-			return nil, 0, false
+			var tmp [256]byte
+			if s, end, ok = unquote(tmp[:0], b, i); !ok {
+				return nil, 0, false
+			}
 		}
 		return a.String(s), end, true
 	}
@@ -224,6 +229,95 @@ func plainString(b []byte, i int) ([]byte, int, bool) {
 		}
 	}
 	return nil, 0, false
+}
+
+// unquote appends to buf the JSON string at b[i:] with its escapes
+// decoded; it fails on what encoding/json would read differently from
+// the bytes (control characters, invalid UTF-8).
+func unquote(buf, b []byte, i int) ([]byte, int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, 0, false
+	}
+	for j := i + 1; j < len(b); {
+		c := b[j]
+		switch {
+		case c == '"':
+			if !utf8.Valid(buf) {
+				return nil, 0, false
+			}
+			return buf, j + 1, true
+		case c < 0x20:
+			return nil, 0, false
+		case c != '\\':
+			buf = append(buf, c)
+			j++
+			continue
+		}
+		if j+1 >= len(b) {
+			return nil, 0, false
+		}
+		switch e := b[j+1]; e {
+		case '"', '\\', '/':
+			buf = append(buf, e)
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r, ok := hex4(b, j+2)
+			if !ok {
+				return nil, 0, false
+			}
+			j += 6
+			if utf16.IsSurrogate(r) {
+				r2, ok := rune(0), false
+				if j+1 < len(b) && b[j] == '\\' && b[j+1] == 'u' {
+					r2, ok = hex4(b, j+2)
+				}
+				if !ok {
+					return nil, 0, false
+				}
+				if r = utf16.DecodeRune(r, r2); r == utf8.RuneError {
+					return nil, 0, false
+				}
+				j += 6
+			}
+			buf = utf8.AppendRune(buf, r)
+			continue
+		default:
+			return nil, 0, false
+		}
+		j += 2
+	}
+	return nil, 0, false
+}
+
+// hex4 reads the four hex digits at b[i:].
+func hex4(b []byte, i int) (rune, bool) {
+	if i+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[i : i+4] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // valueEnd returns the end of the JSON value at b[i:] (a string, an array

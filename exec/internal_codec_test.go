@@ -26,11 +26,16 @@ func TestInternalCodecDecodeArena(t *testing.T) {
 		{false, int32(math.MaxInt32), int64(math.MinInt64), math.Inf(-1), "esc\"aped\n<é>", types.TimestampValue(0), types.NewDec(-1, 2),
 			[]any{}, &types.MapValue{Keys: []any{}, Values: []any{}}},
 		{false, int32(0), int64(255), 1e-300, "", types.TimestampValue(-5), types.NewDec(0, 2), nil, nil},
+		{true, int32(1), int64(2), 3.0, "https://x/?a=1&b=<2>\t\b\f\u2028\x01/\\ \U0001F600 é", types.TimestampValue(1), types.NewDec(1, 2), nil, nil},
 	}
-	for _, row := range rows {
+	for i, row := range rows {
 		b, err := c.Encode(nil, row)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The third row's -Infinity is for Decode.
+		if i != 2 && !c.scanRow(nil, b, make([]any, len(row))) {
+			t.Errorf("%s: not read in one pass", b)
 		}
 		want, got := make([]any, len(row)), make([]any, len(row))
 		if err := c.Decode(b, want); err != nil {
