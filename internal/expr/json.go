@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/sluice-sql/sluice/internal/types"
 )
@@ -88,8 +89,7 @@ func appendValue(dst []byte, v any, t *types.Type) ([]byte, error) {
 	case types.Dec:
 		return strconv.AppendQuote(dst, x.String()), nil
 	case string:
-		b, err := json.Marshal(x)
-		return append(dst, b...), err
+		return appendString(dst, x)
 	case []byte:
 		return strconv.AppendQuote(dst, base64.StdEncoding.EncodeToString(x)), nil
 	case types.TimestampValue:
@@ -128,6 +128,49 @@ func appendValue(dst []byte, v any, t *types.Type) ([]byte, error) {
 		return append(dst, '}'), nil
 	}
 	return nil, fmt.Errorf("expr: cannot marshal value of Go type %T", v)
+}
+
+// appendString appends s quoted as json.Marshal quotes it (HTML
+// characters, U+2028, U+2029 and invalid UTF-8 escaped), without its
+// allocations; strings with control characters go to json.Marshal.
+func appendString(dst []byte, s string) ([]byte, error) {
+	const hex = "0123456789abcdef"
+	base := len(dst)
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c < 0x20:
+				b, err := json.Marshal(s)
+				return append(dst[:base], b...), err
+			case c == '"' || c == '\\':
+				dst = append(append(dst, s[start:i]...), '\\', c)
+			case c == '<' || c == '>' || c == '&':
+				dst = append(append(dst, s[start:i]...), '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			default:
+				i++
+				continue
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(append(dst, s[start:i]...), `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(append(dst, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(append(dst, s[start:]...), '"'), nil
 }
 
 func appendList(dst []byte, vs []any, elem func(int) *types.Type) ([]byte, error) {
