@@ -100,9 +100,5 @@ func (c *internalCodec) Decode(b []byte, dst []any) error {
 
 // Encode implements format.Codec.
 func (c *internalCodec) Encode(dst []byte, row []any) ([]byte, error) {
-	b, err := expr.MarshalValue(types.StructValue(row), c.t)
-	if err != nil {
-		return nil, err
-	}
-	return append(dst, b...), nil
+	return expr.AppendRow(dst, row, c.t)
 }

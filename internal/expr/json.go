@@ -70,6 +70,26 @@ func MarshalValue(v any, t *types.Type) ([]byte, error) {
 	return appendValue(nil, v, t)
 }
 
+// AppendRow appends row, the values of the fields of struct type t, to
+// dst as MarshalValue writes a STRUCT of them.
+func AppendRow(dst []byte, row []any, t *types.Type) ([]byte, error) {
+	dst = append(dst, '[')
+	for i, v := range row {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var ft *types.Type
+		if t != nil && i < len(t.Fields) {
+			ft = t.Fields[i].Type
+		}
+		var err error
+		if dst, err = appendValue(dst, v, ft); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, ']'), nil
+}
+
 func appendValue(dst []byte, v any, t *types.Type) ([]byte, error) {
 	if v == nil {
 		return append(dst, "null"...), nil
