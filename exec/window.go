@@ -323,9 +323,10 @@ func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 			continue
 		}
 		o.skey = binary.BigEndian.AppendUint64(append(o.skey[:0], o.key...), uint64(start))
-		var v []byte
-		found := o.present[maphash.Bytes(o.seed, o.skey)] > 0
-		if found {
+		// The cache knows the windows written lately; the others are
+		// read only when in state.
+		v, found, known := o.tab.Cached(o.skey)
+		if !known && o.present[maphash.Bytes(o.seed, o.skey)] > 0 {
 			var err error
 			if v, found, err = o.tab.Get(o.skey); err != nil {
 				return fmt.Errorf("exec: read window state: %w", err)

@@ -524,3 +524,33 @@ func TestReadsCached(t *testing.T) {
 		t.Fatalf("cache holds %d entries, want its bound of 3", len(tb.cache.m))
 	}
 }
+
+// TestCached checks that Cached answers from the task cache alone.
+func TestCached(t *testing.T) {
+	s := openT(t, t.TempDir())
+	tab := s.NewTaskCache("q", 0, 0).Table("t")
+	if _, _, known := tab.Cached([]byte("k")); known {
+		t.Fatal("an empty cache knows k")
+	}
+	if _, ok, err := tab.Get([]byte("k")); err != nil || ok {
+		t.Fatalf("Get: %v %v", ok, err)
+	}
+	if _, found, known := tab.Cached([]byte("k")); !known || found {
+		t.Fatalf("after a Get of nothing: found %v known %v", found, known)
+	}
+	if err := tab.Put([]byte("k"), []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if v, found, known := tab.Cached([]byte("k")); !known || !found || string(v) != "v" {
+		t.Fatalf("after Put: %q %v %v", v, found, known)
+	}
+	if err := tab.Delete([]byte("k")); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, known := tab.Cached([]byte("k")); !known || found {
+		t.Fatalf("after Delete: found %v known %v", found, known)
+	}
+	if _, _, known := s.Table("q", 0, "t").Cached([]byte("k")); known {
+		t.Fatal("a read-only table has a cache")
+	}
+}

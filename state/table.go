@@ -71,6 +71,23 @@ func (t *Table) Get(key []byte) ([]byte, bool, error) {
 	return v, true, closer.Close()
 }
 
+// Cached returns what the task cache holds for key, without reading
+// Pebble: known is false when the cache holds nothing for it (Get would
+// read Pebble); otherwise found and value are Get's.
+func (t *Table) Cached(key []byte) (value []byte, found, known bool) {
+	if t.cache == nil {
+		return nil, false, false
+	}
+	e, ok := t.cache.m[string(key)]
+	if !ok {
+		return nil, false, false
+	}
+	if e.deleted {
+		return nil, false, true
+	}
+	return e.value, true, true
+}
+
 // Put sets key to value in the task cache. The cache keeps value: the
 // caller must not modify it afterwards. It fails on a read-only Table.
 func (t *Table) Put(key, value []byte) error {
