@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/sluice-sql/sluice/internal/types"
 )
@@ -22,6 +23,9 @@ type jsonCodec struct {
 	exact, folded map[string]int
 	// upper are the column names in ASCII upper case, when folded is set.
 	upper [][]byte
+	// fast are the names the compiled reader (decodeFast) matches, nil
+	// when it does not suit the columns.
+	fast []fastName
 	// heads are what Encode writes before each column's value: the
 	// object's opening or a comma, the quoted name and a colon.
 	heads [][]byte
@@ -49,6 +53,9 @@ func newJSONCodec(cols []types.Column, bare bool) *jsonCodec {
 	}
 	if c.folded == nil {
 		c.upper = nil
+	}
+	if !bare {
+		c.fast = newFastNames(cols, c.folded)
 	}
 	return c
 }
@@ -120,10 +127,20 @@ func (c *jsonCodec) DecodeArena(a *Arena, b []byte, dst []any) error {
 		return fmt.Errorf("JSON codec decodes %d columns, got a row of %d", len(c.cols), len(dst))
 	}
 	for i := range dst {
-		dst[i] = nil
+		if dst[i] != nil {
+			dst[i] = nil
+		}
 	}
 	if b == nil {
 		return nil
+	}
+	if c.fast != nil {
+		if c.decodeFast(a, b, dst) {
+			return nil
+		}
+		for i := range dst {
+			dst[i] = nil
+		}
 	}
 	d := jsonDecoder{b: b, box: a}
 	d.ws()
@@ -178,6 +195,15 @@ func (c *jsonCodec) Encode(dst []byte, row []any) ([]byte, error) {
 	var err error
 	for i, col := range c.cols {
 		dst = append(dst, c.heads[i]...)
+		// The common types first, without appendJSON's type switch.
+		switch v := row[i].(type) {
+		case int64:
+			dst = strconv.AppendInt(dst, v, 10)
+			continue
+		case string:
+			dst = AppendJSONString(dst, v)
+			continue
+		}
 		if dst, err = appendJSON(dst, row[i], col.Type); err != nil {
 			return nil, fmt.Errorf("column %s: %w", col.Name, err)
 		}
@@ -288,41 +314,37 @@ const hexDigits = "0123456789abcdef"
 // and control characters and replacing invalid UTF-8 with U+FFFD.
 func AppendJSONString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	for len(b) > 0 {
+		n := plainPrefix(b)
+		dst = append(dst, b[:n]...)
+		if b = b[n:]; len(b) == 0 {
+			break
+		}
+		c := b[0]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRune(b)
+			if r == utf8.RuneError && size == 1 {
+				dst = append(dst, "\ufffd"...)
+			} else {
+				dst = append(dst, b[:size]...)
 			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
+			b = b[size:]
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, "\ufffd"...)
-			i += size
-			start = i
-			continue
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 		}
-		i += size
+		b = b[1:]
 	}
-	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }

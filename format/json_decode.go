@@ -1,8 +1,8 @@
 package format
 
 import (
-	"bytes"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -123,34 +123,41 @@ func (d *jsonDecoder) array(elem func() error) error {
 }
 
 // stringBytes reads a string and returns its unescaped bytes, which alias
-// the input or the scratch buffer and are valid until the next read.
+// the input or the scratch buffer and are valid until the next read. A
+// string that is not valid UTF-8 is an error.
 func (d *jsonDecoder) stringBytes() ([]byte, error) {
 	if d.peek() != '"' {
 		return nil, fmt.Errorf("expected a string")
 	}
-	d.i++
-	start := d.i
-	end := bytes.IndexByte(d.b[start:], '"')
-	if end < 0 {
-		end = len(d.b) - start
-	}
-	s := d.b[start : start+end]
-	if bytes.IndexByte(s, '\\') >= 0 {
-		return d.slowString(start)
-	}
-	for _, c := range s {
-		if c < 0x20 {
-			d.i = start
+	start := d.i + 1
+	i := start
+	for {
+		i += plainPrefix(d.b[i:])
+		if i == len(d.b) {
+			d.i = i
+			return nil, fmt.Errorf("unterminated string")
+		}
+		switch c := d.b[i]; {
+		case c == '"':
+			d.i = i + 1
+			return d.b[start:i], nil
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(d.b[i:])
+			if r == utf8.RuneError && size == 1 {
+				d.i = i
+				return nil, errInvalidUTF8
+			}
+			i += size
+		default:
+			// An escape or a control character.
+			d.i = i
 			return d.slowString(start)
 		}
 	}
-	if start+end == len(d.b) {
-		d.i = len(d.b)
-		return nil, fmt.Errorf("unterminated string")
-	}
-	d.i = start + end + 1
-	return s, nil
 }
+
+// errInvalidUTF8 is the error for a string that is not valid UTF-8.
+var errInvalidUTF8 = errors.New("invalid UTF-8 in string")
 
 func (d *jsonDecoder) slowString(start int) ([]byte, error) {
 	out := append(d.scratch[:0], d.b[start:d.i]...)
@@ -163,6 +170,14 @@ func (d *jsonDecoder) slowString(start int) ([]byte, error) {
 			return out, nil
 		case c < 0x20:
 			return nil, fmt.Errorf("control character in string")
+		case c >= utf8.RuneSelf:
+			r, size := utf8.DecodeRune(d.b[d.i:])
+			if r == utf8.RuneError && size == 1 {
+				return nil, errInvalidUTF8
+			}
+			out = append(out, d.b[d.i:d.i+size]...)
+			d.i += size
+			continue
 		case c != '\\':
 			out = append(out, c)
 			d.i++
