@@ -18,6 +18,11 @@ type projectOp struct {
 	errs  ErrorSink
 	out   Batch
 	arena []any // backing store of the output rows, reused across batches
+	// span: every expression reads one input column, in order from
+	// first (SELECT * and the like), so an output row is that span of
+	// its input row, passed on without a copy.
+	span  bool
+	first int
 }
 
 // newProjectOp compiles es; inKeys are the input columns that are key
@@ -39,6 +44,15 @@ func newProjectOp(es []*expr.Expr, inKeys map[int]bool) (*projectOp, error) {
 		p.keyOnly = append(p.keyOnly, only)
 		p.texts = append(p.texts, e.String())
 	}
+	p.span = len(es) > 0
+	for j, e := range es {
+		if e.Op != expr.OpColumn || e.Col != es[0].Col+j {
+			p.span = false
+		}
+	}
+	if p.span {
+		p.first = es[0].Col
+	}
 	return p, nil
 }
 
@@ -56,8 +70,18 @@ func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 	p.out.Reset()
 	for i := 0; i < n; i++ {
 		in := b.Row(i)
-		row := arena[i*w : (i+1)*w : (i+1)*w]
 		null := b.Kind(i).Base() == NullValue
+		kind := b.Kind(i)
+		if p.rekey {
+			kind = kind.Base()
+		}
+		if p.span && !null && p.first+w <= len(in) {
+			// The input row lives until OnBatch returns, as the
+			// output batch does.
+			p.out.Append(in[p.first:p.first+w:p.first+w], b.Time(i), kind)
+			continue
+		}
+		row := arena[i*w : (i+1)*w : (i+1)*w]
 		for j, ev := range p.exprs {
 			if null && !p.keyOnly[j] {
 				row[j] = nil
@@ -70,10 +94,6 @@ func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 				p.errs.RowError("error computing "+p.texts[j]+": "+err.Error(), in)
 			}
 			row[j] = v
-		}
-		kind := b.Kind(i)
-		if p.rekey {
-			kind = kind.Base()
 		}
 		p.out.Append(row, b.Time(i), kind)
 	}
