@@ -335,7 +335,9 @@ func parseJavaDouble(b []byte) (float64, bool) {
 	}
 	s := b
 	if s[0] == '+' || s[0] == '-' {
-		s = s[1:]
+		if s = s[1:]; len(s) == 0 {
+			return 0, false
+		}
 	}
 	switch string(s) {
 	case "NaN":
