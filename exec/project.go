@@ -67,6 +67,7 @@ func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 		p.arena = make([]any, n*w)
 	}
 	arena := p.arena[:n*w]
+	copied := false // whether a row was computed into arena
 	p.out.Reset()
 	for i := 0; i < n; i++ {
 		in := b.Row(i)
@@ -82,6 +83,7 @@ func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 			continue
 		}
 		row := arena[i*w : (i+1)*w : (i+1)*w]
+		copied = true
 		for j, ev := range p.exprs {
 			if null && !p.keyOnly[j] {
 				row[j] = nil
@@ -98,7 +100,9 @@ func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 		p.out.Append(row, b.Time(i), kind)
 	}
 	err := out.Emit(ctx, &p.out)
-	clear(arena)
+	if copied {
+		clear(arena)
+	}
 	return err
 }
 
