@@ -10,9 +10,11 @@ import "unsafe"
 // batches one after another. An Arena is not safe for concurrent use; the
 // zero Arena is ready.
 type Arena struct {
-	ints []int64
-	strs []string
-	buf  []byte
+	ints   []int64
+	int32s []int32
+	floats []float64
+	strs   []string
+	buf    []byte
 }
 
 const (
@@ -31,8 +33,10 @@ type eface struct {
 func typeWord(v any) unsafe.Pointer { return (*eface)(unsafe.Pointer(&v)).typ }
 
 var (
-	int64Type  = typeWord(int64(0))
-	stringType = typeWord("")
+	int64Type   = typeWord(int64(0))
+	int32Type   = typeWord(int32(0))
+	float64Type = typeWord(float64(0))
+	stringType  = typeWord("")
 )
 
 // boxed returns the interface of type typ whose value is at p, which must
@@ -55,6 +59,30 @@ func (a *Arena) Int64(n int64) any {
 	}
 	a.ints = append(a.ints, n)
 	return boxed(int64Type, unsafe.Pointer(&a.ints[len(a.ints)-1]))
+}
+
+// Int32 returns n as an interface.
+func (a *Arena) Int32(n int32) any {
+	if a == nil || uint32(n) < 256 {
+		return n
+	}
+	if len(a.int32s) == cap(a.int32s) {
+		a.int32s = make([]int32, 0, arenaSlots)
+	}
+	a.int32s = append(a.int32s, n)
+	return boxed(int32Type, unsafe.Pointer(&a.int32s[len(a.int32s)-1]))
+}
+
+// Float64 returns f as an interface.
+func (a *Arena) Float64(f float64) any {
+	if a == nil {
+		return f
+	}
+	if len(a.floats) == cap(a.floats) {
+		a.floats = make([]float64, 0, arenaSlots)
+	}
+	a.floats = append(a.floats, f)
+	return boxed(float64Type, unsafe.Pointer(&a.floats[len(a.floats)-1]))
 }
 
 // String returns a copy of b as a string in an interface.

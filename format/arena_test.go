@@ -32,8 +32,22 @@ func TestArena(t *testing.T) {
 	if got[n-3] != long || got[n-2] != "" || got[n-1] != int64(5) {
 		t.Fatalf("long, empty or small value boxed as %v, %#v, %#v", len(got[n-3].(string)), got[n-2], got[n-1])
 	}
+	var ints, floats []any
+	for i := range 3 * arenaSlots {
+		ints = append(ints, a.Int32(int32(i)*1_003-7))
+		floats = append(floats, a.Float64(float64(i)/4))
+	}
+	runtime.GC()
+	for i := range 3 * arenaSlots {
+		if v, ok := ints[i].(int32); !ok || v != int32(i)*1_003-7 {
+			t.Fatalf("int32 %d boxed as %#v", i, ints[i])
+		}
+		if v, ok := floats[i].(float64); !ok || v != float64(i)/4 {
+			t.Fatalf("float64 %d boxed as %#v", i, floats[i])
+		}
+	}
 	var none *Arena
-	if none.Int64(1000) != int64(1000) || none.String([]byte("x")) != "x" {
+	if none.Int64(1000) != int64(1000) || none.String([]byte("x")) != "x" || none.Int32(1000) != int32(1000) || none.Float64(0.5) != 0.5 {
 		t.Fatal("a nil arena boxes differently")
 	}
 }

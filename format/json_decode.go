@@ -394,7 +394,7 @@ func (d *jsonDecoder) value(t *types.Type) (any, error) {
 		}
 		switch t.Kind {
 		case types.Int:
-			return int32(n), nil
+			return d.box.Int32(int32(n)), nil
 		case types.Timestamp:
 			return types.TimestampValue(n), nil
 		case types.Date:
@@ -422,7 +422,7 @@ func (d *jsonDecoder) value(t *types.Type) (any, error) {
 			if err != nil && !math.IsInf(f, 0) {
 				return nil, typeErr(t, strconv.Quote(string(txt)))
 			}
-			return f, nil
+			return d.box.Float64(f), nil
 		}
 	case types.Decimal:
 		var txt []byte

@@ -230,7 +230,7 @@ func (c *jsonCodec) fastValue(a *Arena, b []byte, i int, t *types.Type) (any, in
 			n = -n
 		}
 		if t.Kind == types.Int {
-			return int32(n), j
+			return a.Int32(int32(n)), j
 		}
 		return a.Int64(n), j
 	case types.String:
