@@ -70,8 +70,7 @@ func withoutComments(b []byte) []byte {
 		case inStr:
 			if c == '\\' && i+1 < len(b) {
 				out = append(out, c)
-				i++
-				c = b[i]
+				i++ // the escaped byte is appended below
 			} else if c == '"' {
 				inStr = false
 			}
