@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 
+	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/registry"
 )
 
@@ -113,4 +115,78 @@ func (c *schemaCache[T]) get(id int) (T, error) {
 	}
 	c.mu.Unlock()
 	return v, err
+}
+
+// RegistrySchema returns the schema ksqlDB registers for cols in format f
+// (AVRO or JSON_SR); unwrapped writes a single column bare. props may name
+// the Avro record (SchemaFullName).
+func RegistrySchema(f string, cols []types.Column, unwrapped bool, props map[string]string) (registry.Schema, error) {
+	switch strings.ToUpper(f) {
+	case Avro:
+		return registry.Schema{Type: registry.Avro, Schema: AvroSchema(cols, unwrapped, strings.Trim(props[SchemaFullName], "'"))}, nil
+	case JSONSR:
+		return registry.Schema{Type: registry.JSON, Schema: JSONSchema(cols, unwrapped)}, nil
+	}
+	return registry.Schema{}, fmt.Errorf("format %s has no schema to register here", f)
+}
+
+// InferColumns returns the key or value columns of topic from its schema
+// in the registry: the schema with props' SchemaID, or the subject's
+// latest. A single unwrapped key is the column ROWKEY, and a value ROWVAL.
+// A key subject that does not exist gives no columns.
+func InferColumns(ctx context.Context, reg registry.Client, topic string, key bool, f string, props map[string]string) ([]types.Column, error) {
+	if reg == nil {
+		return nil, ErrNoRegistry
+	}
+	subject, what, name := registry.ValueSubject(topic), "values", "ROWVAL"
+	if key {
+		subject, what, name = registry.KeySubject(topic), "keys", "ROWKEY"
+	}
+	var s registry.Schema
+	var err error
+	if v, ok := props[SchemaID]; ok {
+		id, _ := strconv.Atoi(v)
+		if s, err = reg.ByID(ctx, id); err != nil {
+			return nil, fmt.Errorf("schema id %d for message %s on topic '%s' does not exist in the schema registry; register it first or give another id", id, what, topic)
+		}
+	} else if s, err = reg.Latest(ctx, subject); err != nil {
+		if errors.Is(err, registry.ErrNotFound) {
+			if key {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("Schema for message %s on topic '%s' does not exist in the Schema Registry.Subject: %s; register a schema for it, or list the columns in the statement", what, topic, subject)
+		}
+		return nil, fmt.Errorf("cannot read subject %s from the schema registry: %w", subject, err)
+	}
+	typ := normSchemaType(strings.ToUpper(s.Type))
+	var cols []types.Column
+	switch strings.ToUpper(f) {
+	case Avro:
+		if typ != registry.Avro {
+			return nil, fmt.Errorf("subject %s holds a %s schema, not AVRO", subject, typ)
+		}
+		var refs []string
+		for _, r := range s.References {
+			rs, err := reg.Version(ctx, r.Subject, r.Version)
+			if err != nil {
+				return nil, fmt.Errorf("reference %s of subject %s: %w", r.Name, subject, err)
+			}
+			refs = append(refs, rs.Schema)
+		}
+		cols, err = AvroColumns(s.Schema, refs, name)
+	case JSONSR:
+		if typ != registry.JSON {
+			return nil, fmt.Errorf("subject %s holds a %s schema, not JSON", subject, typ)
+		}
+		cols, err = JSONSchemaColumns(s.Schema, name)
+	default:
+		return nil, fmt.Errorf("columns cannot be inferred for format %s yet; list them in the statement", f)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot infer columns from subject %s: %w", subject, err)
+	}
+	for i := range cols { // ksqlDB names inferred columns in upper case
+		cols[i].Name = strings.ToUpper(cols[i].Name)
+	}
+	return cols, nil
 }

@@ -75,6 +75,10 @@ type Topic struct {
 	Format      string          `json:"format"`
 	KeySchema   json.RawMessage `json:"keySchema"`
 	ValueSchema json.RawMessage `json:"valueSchema"`
+	// KeySchemaID and ValueSchemaID are the ids the schemas are
+	// registered with (0: any).
+	KeySchemaID   int `json:"keySchemaId"`
+	ValueSchemaID int `json:"valueSchemaId"`
 }
 
 // Exception is an expected failure: the Java class name (ignored) and a
