@@ -70,6 +70,8 @@ FUZZTIME ?= 30s
 fuzz:
 	$(GO) test ./parser -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
 	$(GO) test ./format -run '^$$' -fuzz FuzzProtobufDecode -fuzztime $(FUZZTIME)
+	$(GO) test ./format -run '^$$' -fuzz FuzzAvroDecode -fuzztime $(FUZZTIME)
+	$(GO) test ./format -run '^$$' -fuzz FuzzJSONSRDecode -fuzztime $(FUZZTIME)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
