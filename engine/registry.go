@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/sluice-sql/sluice/catalog"
@@ -60,7 +61,15 @@ func (e *Engine) registerSchemas(ctx context.Context, pos ast.Pos, src *catalog.
 		if (f != format.Avro && f != format.JSONSR) || len(side.cols) == 0 {
 			continue
 		}
-		if _, ok := side.props[format.SchemaID]; ok {
+		if id, ok := side.props[format.SchemaID]; ok {
+			n, _ := strconv.Atoi(id)
+			if _, err := e.cfg.Registry.ByID(ctx, n); err != nil {
+				prefix := "VALUE"
+				if side.subject == registry.KeySubject(src.Topic) {
+					prefix = "KEY"
+				}
+				return userError(pos, "%s_SCHEMA_ID %d does not exist in the schema registry; register the schema first, or leave %s_SCHEMA_ID out to register one from the columns", prefix, n, prefix)
+			}
 			continue
 		}
 		if onlyNew {
