@@ -40,17 +40,6 @@ func (r *avroReader) long() (int64, error) {
 	return int64(u>>1) ^ -int64(u&1), nil
 }
 
-func (r *avroReader) int() (int32, error) {
-	v, err := r.long()
-	if err != nil {
-		return 0, err
-	}
-	if v < math.MinInt32 || v > math.MaxInt32 {
-		return 0, fmt.Errorf("Avro int %d overflows 32 bits", v)
-	}
-	return int32(v), nil
-}
-
 func (r *avroReader) fixed(n int) ([]byte, error) {
 	if n < 0 || n > len(r.b)-r.pos {
 		return nil, errAvroShort
