@@ -54,11 +54,11 @@ func (e *Engine) registerSchemas(ctx context.Context, pos ast.Pos, src *catalog.
 		unwrapped bool
 		subject   string
 	}{
-		{src.KeyFormat, src.Key, src.KeyProps, len(src.Key) == 1, registry.KeySubject(src.Topic)},
+		{src.KeyFormat, src.Key, src.KeyProps, len(src.Key) == 1 && !strings.EqualFold(src.KeyFormat, format.Protobuf), registry.KeySubject(src.Topic)},
 		{src.ValueFormat, src.Value, src.ValueProps, unwrapValue && len(src.Value) == 1, registry.ValueSubject(src.Topic)},
 	} {
 		f := strings.ToUpper(side.format)
-		if (f != format.Avro && f != format.JSONSR) || len(side.cols) == 0 {
+		if !format.IsRegistryFormat(f) || len(side.cols) == 0 {
 			continue
 		}
 		if id, ok := side.props[format.SchemaID]; ok {

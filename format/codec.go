@@ -42,10 +42,8 @@ const WrapSingleValue = "WRAP_SINGLE_VALUE"
 func checkFormat(prop, format string) (string, error) {
 	f := strings.ToUpper(strings.TrimSpace(format))
 	switch f {
-	case JSON, Kafka, Delimited, None, ProtobufNoSR, Avro, JSONSR:
+	case JSON, Kafka, Delimited, None, ProtobufNoSR, Avro, JSONSR, Protobuf:
 		return f, nil
-	case Protobuf:
-		return f, fmt.Errorf("%s '%s' is not supported yet; use JSON", prop, f)
 	}
 	return f, fmt.Errorf("Unknown format: %s", format)
 }
@@ -101,7 +99,7 @@ func NewValueCodecSR(format string, cols []types.Column, props map[string]string
 	if f == ProtobufNoSR {
 		return newProtobufNoSR(cols, !wrap)
 	}
-	if f == Avro || f == JSONSR {
+	if f == Avro || f == JSONSR || f == Protobuf {
 		return newSRCodec(f, cols, !wrap, sr, registry.ValueSubject(sr.Topic), props)
 	}
 	if err := checkJSONTypes(cols); err != nil {
@@ -151,6 +149,8 @@ func NewKeyCodecSR(format string, cols []types.Column, props map[string]string, 
 		return newProtobufNoSR(cols, false)
 	case Avro, JSONSR:
 		return newSRCodec(f, cols, len(cols) == 1, sr, registry.KeySubject(sr.Topic), props)
+	case Protobuf: // a PROTOBUF key is always a message
+		return newSRCodec(f, cols, false, sr, registry.KeySubject(sr.Topic), props)
 	}
 	if err := checkJSONTypes(cols); err != nil {
 		return nil, err
@@ -166,6 +166,15 @@ func newSRCodec(f string, cols []types.Column, unwrapped bool, sr SR, subject st
 			return nil, fmt.Errorf("schema id must be a positive integer, not %q", v)
 		}
 		id = n
+	}
+	if f == Protobuf {
+		name := strings.Trim(props[SchemaFullName], "'")
+		if id == 0 { // check the columns now, as PROTOBUF_NOSR does
+			if _, err := ProtobufSchema(cols, unwrapped); err != nil {
+				return nil, err
+			}
+		}
+		return newProtobufSRCodec(cols, unwrapped, sr, subject, id, name), nil
 	}
 	if f == JSONSR {
 		if err := checkJSONTypes(cols); err != nil {

@@ -126,6 +126,9 @@ func RegistrySchema(f string, cols []types.Column, unwrapped bool, props map[str
 		return registry.Schema{Type: registry.Avro, Schema: AvroSchema(cols, unwrapped, strings.Trim(props[SchemaFullName], "'"))}, nil
 	case JSONSR:
 		return registry.Schema{Type: registry.JSON, Schema: JSONSchema(cols, unwrapped)}, nil
+	case Protobuf:
+		text, err := ProtobufSchema(cols, unwrapped)
+		return registry.Schema{Type: registry.Protobuf, Schema: text}, err
 	}
 	return registry.Schema{}, fmt.Errorf("format %s has no schema to register here", f)
 }
@@ -179,6 +182,15 @@ func InferColumns(ctx context.Context, reg registry.Client, topic string, key bo
 			return nil, fmt.Errorf("subject %s holds a %s schema, not JSON", subject, typ)
 		}
 		cols, err = JSONSchemaColumns(s.Schema, name)
+	case Protobuf:
+		if typ != registry.Protobuf {
+			return nil, fmt.Errorf("subject %s holds a %s schema, not PROTOBUF", subject, typ)
+		}
+		refs, rerr := protobufRefs(reg, s)
+		if rerr != nil {
+			return nil, fmt.Errorf("subject %s: %w", subject, rerr)
+		}
+		cols, err = ProtobufColumns(s.Schema, refs, strings.Trim(props[SchemaFullName], "'"))
 	default:
 		return nil, fmt.Errorf("columns cannot be inferred for format %s yet; list them in the statement", f)
 	}

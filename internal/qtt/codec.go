@@ -116,7 +116,7 @@ func (s *serde) encode(raw json.RawMessage, fmtName string, c, viaJSON format.Co
 			return b.Bytes()
 		}
 		return raw
-	case format.Kafka, format.Avro, format.JSONSR:
+	case format.Kafka, format.Avro, format.JSONSR, format.Protobuf, format.ProtobufNoSR:
 		if c != nil && viaJSON != nil {
 			row := make([]any, n)
 			if viaJSON.Decode(raw, row) == nil {
@@ -167,7 +167,7 @@ func (s *serde) decode(b []byte, fmtName string, c, viaJSON format.Codec, n int)
 		if v, err := decodeJSON(b); err == nil {
 			return v
 		}
-	case format.Kafka, format.Avro, format.JSONSR:
+	case format.Kafka, format.Avro, format.JSONSR, format.Protobuf, format.ProtobufNoSR:
 		if c != nil && viaJSON != nil {
 			row := make([]any, n)
 			if c.Decode(b, row) == nil {

@@ -102,9 +102,10 @@ func (h *harness) registerSchemas(ctx context.Context) error {
 			id      int
 			format  string
 			subject string
+			refs    []SchemaReference
 		}{
-			{t.KeySchema, t.KeySchemaID, t.KeyFormat, registry.KeySubject(t.Name)},
-			{t.ValueSchema, t.ValueSchemaID, t.ValueFormat, registry.ValueSubject(t.Name)},
+			{t.KeySchema, t.KeySchemaID, t.KeyFormat, registry.KeySubject(t.Name), t.KeySchemaReferences},
+			{t.ValueSchema, t.ValueSchemaID, t.ValueFormat, registry.ValueSubject(t.Name), t.ValueSchemaReferences},
 		} {
 			if isNull(side.schema) {
 				continue
@@ -114,13 +115,7 @@ func (h *harness) registerSchemas(ctx context.Context) error {
 				f = t.Format
 			}
 			f = strings.ToUpper(strings.ReplaceAll(f, "{FORMAT}", h.run.Format))
-			s := registry.Schema{Type: registry.Avro}
-			switch f {
-			case format.JSON, format.JSONSR:
-				s.Type = registry.JSON
-			case format.Protobuf, format.ProtobufNoSR:
-				s.Type = registry.Protobuf
-			}
+			s := registry.Schema{Type: schemaType(f)}
 			var str string
 			if json.Unmarshal(side.schema, &str) == nil {
 				s.Schema = str
@@ -131,10 +126,32 @@ func (h *harness) registerSchemas(ctx context.Context) error {
 				}
 				s.Schema = b.String()
 			}
+			for _, ref := range side.refs {
+				rs := registry.Schema{Type: schemaType(ref.Format), Schema: ref.Schema}
+				if err := h.reg.registerAs(ctx, ref.Name, rs, 0); err != nil {
+					return fmt.Errorf("runner: topic %s reference %s: %w", t.Name, ref.Name, err)
+				}
+				got, err := h.reg.Latest(ctx, ref.Name)
+				if err != nil {
+					return fmt.Errorf("runner: topic %s reference %s: %w", t.Name, ref.Name, err)
+				}
+				s.References = append(s.References, registry.Reference{Name: ref.Name, Subject: ref.Name, Version: got.Version})
+			}
 			if err := h.reg.registerAs(ctx, side.subject, s, side.id); err != nil {
 				return fmt.Errorf("runner: topic %s: %w", t.Name, err)
 			}
 		}
 	}
 	return nil
+}
+
+// schemaType is the registry's schema type for a format name.
+func schemaType(f string) string {
+	switch strings.ToUpper(f) {
+	case format.JSON, format.JSONSR:
+		return registry.JSON
+	case format.Protobuf, format.ProtobufNoSR:
+		return registry.Protobuf
+	}
+	return registry.Avro
 }
