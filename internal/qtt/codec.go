@@ -47,6 +47,10 @@ func newSerde(src *catalog.Source, reg registry.Client) *serde {
 	sr := format.SR{Registry: reg, Topic: src.Topic}
 	s.key, _ = format.NewKeyCodecSR(src.KeyFormat, src.Key, src.KeyProps, sr)
 	s.keyJSON, _ = format.NewKeyCodec(format.JSON, src.Key)
+	wrappedKey := s.keyFormat == format.Protobuf || s.keyFormat == format.ProtobufNoSR
+	if wrappedKey { // a PROTOBUF key is a message: an object in the corpus
+		s.keyJSON, _ = format.NewValueCodec(format.JSON, src.Key, nil)
+	}
 	s.value, _ = format.NewValueCodecSR(src.ValueFormat, src.Value, src.ValueProps, sr)
 	unwrapped := false
 	if v, ok := src.ValueProps[format.WrapSingleValue]; ok && strings.EqualFold(strings.Trim(strings.TrimSpace(v), "'"), "false") {
@@ -66,6 +70,9 @@ func newSerde(src *catalog.Source, reg registry.Client) *serde {
 	case 0:
 	case 1:
 		s.shape.Key = src.Key[0].Type
+		if wrappedKey {
+			s.shape.Key = structOf(src.Key)
+		}
 	default:
 		s.shape.Key = structOf(src.Key)
 	}

@@ -254,14 +254,8 @@ func (h *harness) createTopics(ctx context.Context) error {
 			parts[name] = n
 		}
 	}
-	for _, t := range h.run.Case.Topics {
-		n := t.Partitions
-		if n <= 0 {
-			n = 1
-		}
-		add(t.Name, n)
-	}
 	engineMade := map[string]bool{}
+	var plain []string
 	for _, s := range h.run.Statements {
 		code := stripLiterals(s)
 		if !createSourceRE.MatchString(s) || asSelectRE.MatchString(code) {
@@ -276,6 +270,19 @@ func (h *harness) createTopics(ctx context.Context) error {
 			engineMade[topic] = true
 			continue
 		}
+		plain = append(plain, topic)
+	}
+	for _, t := range h.run.Case.Topics {
+		n := t.Partitions
+		if n <= 0 {
+			if engineMade[t.Name] { // the statement's PARTITIONS decide
+				continue
+			}
+			n = 1
+		}
+		add(t.Name, n)
+	}
+	for _, topic := range plain {
 		add(topic, 1)
 	}
 	for _, r := range h.run.Case.Inputs {
