@@ -70,10 +70,12 @@ FUZZTIME ?= 30s
 fuzz:
 	$(GO) test ./parser -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
 	$(GO) test ./internal/expr -run '^$$' -fuzz '^FuzzEval$$' -fuzztime $(FUZZTIME)
-	$(GO) test ./format -run '^$$' -fuzz FuzzProtobufDecode -fuzztime $(FUZZTIME)
+	$(GO) test ./format -run '^$$' -fuzz '^FuzzProtobufDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./format -run '^$$' -fuzz '^FuzzJSONDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./format -run '^$$' -fuzz '^FuzzDelimitedDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./format -run '^$$' -fuzz '^FuzzKafkaDecode$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./format -run '^$$' -fuzz '^FuzzAvroDecode$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./format -run '^$$' -fuzz '^FuzzJSONSRDecode$$' -fuzztime $(FUZZTIME)
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

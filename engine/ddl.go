@@ -15,11 +15,14 @@ import (
 func kindWord(k catalog.Kind) string { return strings.ToLower(string(k)) }
 
 func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSource) (Result, error) {
-	spec, err := planner.PlanCreateSource(e.cat, st, s.defaults())
+	spec, err := planner.PlanCreateSource(e.cat, st, e.withInfer(ctx, s.defaults()))
 	if err != nil {
 		return Result{}, err
 	}
 	src := spec.Source
+	if err := e.checkRegistry(st.Pos, src.KeyFormat, src.ValueFormat); err != nil {
+		return Result{}, err
+	}
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
 	if old, ok := e.cat.Source(src.Name); ok {
@@ -37,6 +40,10 @@ func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSou
 		return Result{}, err
 	}
 	src.Partitions = partitions
+	_, replacing := e.cat.Source(src.Name)
+	if err := e.registerSchemas(ctx, st.Pos, src, !replacing); err != nil {
+		return Result{}, err
+	}
 	if src.IsSource && src.Kind == catalog.Table {
 		if err := e.createSourceTable(ctx, st, src); err != nil {
 			return Result{}, err
@@ -102,8 +109,14 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 		return Result{}, err
 	}
 	plan.Sink.SQL = st.SQL()
+	if err := e.checkRegistry(st.Pos, plan.Sink.KeyFormat, plan.Sink.ValueFormat); err != nil {
+		return Result{}, err
+	}
 	n, err := e.sourceTopic(ctx, st.Pos, plan.Sink.Topic, plan.Sink.Partitions, plan.Replicas)
 	if err != nil {
+		return Result{}, err
+	}
+	if err := e.registerSchemas(ctx, st.Pos, plan.Sink, false); err != nil {
 		return Result{}, err
 	}
 	plan.Sink.Partitions, plan.Graph.Sink.Partitions = n, n

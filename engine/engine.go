@@ -365,6 +365,7 @@ func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
 	}
 	deps := exec.Deps{
 		Kafka:         e.cfg.Kafka,
+		Registry:      e.cfg.Registry,
 		Group:         e.groupOf(q.ID),
 		ProcessingLog: e.processing,
 		Logger:        e.log.With("query", q.ID),

@@ -122,11 +122,15 @@ func (e *Engine) insertRow(ctx context.Context, target string, targetPos, pos as
 			}
 		}
 	}
-	keyCodec, err := format.NewKeyCodecProps(src.KeyFormat, src.Key, src.KeyProps)
+	if err := e.checkRegistry(pos, src.KeyFormat, src.ValueFormat); err != nil {
+		return Result{}, err
+	}
+	sr := format.SR{Registry: e.cfg.Registry, Topic: src.Topic}
+	keyCodec, err := format.NewKeyCodecSR(src.KeyFormat, src.Key, src.KeyProps, sr)
 	if err != nil {
 		return Result{}, internal("%v", err)
 	}
-	valueCodec, err := format.NewValueCodec(src.ValueFormat, src.Value, src.ValueProps)
+	valueCodec, err := format.NewValueCodecSR(src.ValueFormat, src.Value, src.ValueProps, sr)
 	if err != nil {
 		return Result{}, internal("%v", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/sluice-sql/sluice/engine"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/kafka"
+	"github.com/sluice-sql/sluice/registry"
 )
 
 // TestSQL runs the datadriven SQL corpus in testdata/sql. Directives:
@@ -89,6 +90,7 @@ type harness struct {
 	ctx     context.Context
 	broker  *kafka.Playground
 	client  kafka.Client
+	reg     *registry.Memory
 	dataDir string
 	eng     *engine.Engine
 	newExec newExecutor
@@ -113,7 +115,10 @@ func newHarness(t *testing.T, newClient func(kafka.Config) (kafka.Client, error)
 }
 
 func (h *harness) open() {
-	eng, err := engine.Open(h.ctx, engine.Config{Kafka: h.client, DataDir: h.dataDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: fixedClock})
+	if h.reg == nil { // kept across restarts, as a registry server would be
+		h.reg = registry.NewMemory()
+	}
+	eng, err := engine.Open(h.ctx, engine.Config{Kafka: h.client, DataDir: h.dataDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: fixedClock, Registry: h.reg})
 	if err != nil {
 		h.t.Fatal(err)
 	}

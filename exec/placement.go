@@ -29,6 +29,10 @@ func KeyPartitioner(g *topology.Graph) (place func(key []any, n int32) (int32, e
 	}
 	var codec format.Codec
 	var err error
+	if len(sts) == 1 && format.IsRegistryFormat(src.KeyFormat) {
+		// The key's bytes hold the writer's schema id: any partition.
+		return nil, false
+	}
 	switch {
 	case len(sts) == 1:
 		codec, err = format.NewKeyCodecProps(src.KeyFormat, src.Key, src.KeyProps)

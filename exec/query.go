@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sluice-sql/sluice/registry"
 	"log/slog"
 	"sync"
 	"time"
@@ -16,6 +17,9 @@ import (
 // Deps are the services a query runs on.
 type Deps struct {
 	Kafka kafka.Client
+	// Registry is the schema registry of the AVRO and JSON_SR codecs; nil
+	// without one.
+	Registry registry.Client
 	// Group is the consumer group under which a persistent query commits its
 	// input offsets; empty for a push query, which commits nothing.
 	Group string

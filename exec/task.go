@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sluice-sql/sluice/registry"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -173,10 +174,11 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 	case src.KeyFormat == internalFormat:
 		t.keyCodec, t.valueCodec = newInternalCodec(src.Key), newInternalCodec(src.Value)
 	default:
-		if t.keyCodec, err = format.NewKeyCodecProps(src.KeyFormat, src.Key, src.KeyProps); err != nil {
+		sr := format.SR{Registry: t.q.deps.Registry, Topic: src.Topic}
+		if t.keyCodec, err = format.NewKeyCodecSR(src.KeyFormat, src.Key, src.KeyProps, sr); err != nil {
 			return nil, fmt.Errorf("exec: source %s key: %w", src.Name, err)
 		}
-		if t.valueCodec, err = format.NewValueCodec(src.ValueFormat, src.Value, src.ValueProps); err != nil {
+		if t.valueCodec, err = format.NewValueCodecSR(src.ValueFormat, src.Value, src.ValueProps, sr); err != nil {
 			return nil, fmt.Errorf("exec: source %s value: %w", src.Name, err)
 		}
 	}
@@ -283,7 +285,7 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 		}
 	}
 	if g.Sink != nil {
-		if t.sink, err = newSink(g); err != nil {
+		if t.sink, err = newSink(g, t.q.deps.Registry); err != nil {
 			t.close()
 			return nil, err
 		}
@@ -950,7 +952,7 @@ func (s *sink) encode(enc func([]byte) ([]byte, error)) ([]byte, error) {
 	return out[start:len(out):len(out)], nil
 }
 
-func newSink(g *topology.Graph) (*sink, error) {
+func newSink(g *topology.Graph, reg registry.Client) (*sink, error) {
 	s := &sink{topic: g.Sink.Topic, nKey: g.KeyColumns, nOut: len(g.Output), tsCol: -1, window: g.Sink.Window}
 	var err error
 	if g.Sink.KeyFormat == internalFormat {
@@ -973,10 +975,11 @@ func newSink(g *topology.Graph) (*sink, error) {
 			return nil, err
 		}
 	}
-	if s.keyCodec, err = format.NewKeyCodecProps(g.Sink.KeyFormat, g.Output[:g.KeyColumns], g.Sink.KeyProps); err != nil {
+	sr := format.SR{Registry: reg, Topic: g.Sink.Topic}
+	if s.keyCodec, err = format.NewKeyCodecSR(g.Sink.KeyFormat, g.Output[:g.KeyColumns], g.Sink.KeyProps, sr); err != nil {
 		return nil, fmt.Errorf("exec: sink %s key: %w", g.Sink.Name, err)
 	}
-	if s.valueCodec, err = format.NewValueCodec(g.Sink.ValueFormat, g.Output[g.KeyColumns:], g.Sink.ValueProps); err != nil {
+	if s.valueCodec, err = format.NewValueCodecSR(g.Sink.ValueFormat, g.Output[g.KeyColumns:], g.Sink.ValueProps, sr); err != nil {
 		return nil, fmt.Errorf("exec: sink %s value: %w", g.Sink.Name, err)
 	}
 	return s, nil

@@ -2,9 +2,11 @@ package format
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/sluice-sql/sluice/internal/types"
+	"github.com/sluice-sql/sluice/registry"
 )
 
 // Codec converts between the bytes of a record key or value and a row of
@@ -40,10 +42,8 @@ const WrapSingleValue = "WRAP_SINGLE_VALUE"
 func checkFormat(prop, format string) (string, error) {
 	f := strings.ToUpper(strings.TrimSpace(format))
 	switch f {
-	case JSON, Kafka, Delimited, None, ProtobufNoSR:
+	case JSON, Kafka, Delimited, None, ProtobufNoSR, Avro, JSONSR, Protobuf:
 		return f, nil
-	case Avro, Protobuf, JSONSR:
-		return f, fmt.Errorf("%s '%s' is not supported yet; use JSON", prop, f)
 	}
 	return f, fmt.Errorf("Unknown format: %s", format)
 }
@@ -52,6 +52,13 @@ func checkFormat(prop, format string) (string, error) {
 // cols. props are the source's WITH properties (upper-case names):
 // WRAP_SINGLE_VALUE, and VALUE_DELIMITER for DELIMITED.
 func NewValueCodec(format string, cols []types.Column, props map[string]string) (Codec, error) {
+	return NewValueCodecSR(format, cols, props, SR{})
+}
+
+// NewValueCodecSR is NewValueCodec with the schema registry the AVRO,
+// JSON_SR and PROTOBUF formats use; props may hold SchemaID and
+// SchemaFullName.
+func NewValueCodecSR(format string, cols []types.Column, props map[string]string, sr SR) (Codec, error) {
 	f, err := checkFormat("VALUE_FORMAT", format)
 	if err != nil {
 		return nil, err
@@ -92,6 +99,9 @@ func NewValueCodec(format string, cols []types.Column, props map[string]string) 
 	if f == ProtobufNoSR {
 		return newProtobufNoSR(cols, !wrap)
 	}
+	if f == Avro || f == JSONSR || f == Protobuf {
+		return newSRCodec(f, cols, !wrap, sr, registry.ValueSubject(sr.Topic), props)
+	}
 	if err := checkJSONTypes(cols); err != nil {
 		return nil, err
 	}
@@ -108,6 +118,13 @@ func NewKeyCodec(format string, cols []types.Column) (Codec, error) {
 // NewKeyCodecProps is NewKeyCodec with the source's WITH properties, of
 // which KEY_DELIMITER (for DELIMITED) is used.
 func NewKeyCodecProps(format string, cols []types.Column, props map[string]string) (Codec, error) {
+	return NewKeyCodecSR(format, cols, props, SR{})
+}
+
+// NewKeyCodecSR is NewKeyCodecProps with the schema registry the AVRO,
+// JSON_SR and PROTOBUF formats use; props may hold SchemaID and
+// SchemaFullName.
+func NewKeyCodecSR(format string, cols []types.Column, props map[string]string, sr SR) (Codec, error) {
 	f, err := checkFormat("KEY_FORMAT", format)
 	if len(cols) == 0 {
 		if err != nil {
@@ -130,11 +147,42 @@ func NewKeyCodecProps(format string, cols []types.Column, props map[string]strin
 		return newDelimitedCodec(cols, props, KeyDelimiter, true)
 	case ProtobufNoSR:
 		return newProtobufNoSR(cols, false)
+	case Avro, JSONSR:
+		return newSRCodec(f, cols, len(cols) == 1, sr, registry.KeySubject(sr.Topic), props)
+	case Protobuf: // a PROTOBUF key is always a message
+		return newSRCodec(f, cols, false, sr, registry.KeySubject(sr.Topic), props)
 	}
 	if err := checkJSONTypes(cols); err != nil {
 		return nil, err
 	}
 	return newJSONCodec(cols, len(cols) == 1), nil
+}
+
+func newSRCodec(f string, cols []types.Column, unwrapped bool, sr SR, subject string, props map[string]string) (Codec, error) {
+	id := 0
+	if v, ok := props[SchemaID]; ok {
+		n, err := strconv.Atoi(strings.Trim(strings.TrimSpace(v), "'"))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("schema id must be a positive integer, not %q", v)
+		}
+		id = n
+	}
+	if f == Protobuf {
+		name := strings.Trim(props[SchemaFullName], "'")
+		if id == 0 { // check the columns now, as PROTOBUF_NOSR does
+			if _, err := ProtobufSchema(cols, unwrapped); err != nil {
+				return nil, err
+			}
+		}
+		return newProtobufSRCodec(cols, unwrapped, sr, subject, id, name), nil
+	}
+	if f == JSONSR {
+		if err := checkJSONTypes(cols); err != nil {
+			return nil, err
+		}
+		return newJSONSRCodec(cols, unwrapped, sr, subject, id), nil
+	}
+	return newAvroCodec(cols, unwrapped, sr, subject, id, strings.Trim(props[SchemaFullName], "'")), nil
 }
 
 type noKey struct{}

@@ -70,7 +70,7 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaul
 		prop, _ := s.Props.Get("PARTITIONS")
 		return nil, errorf(prop.Pos, "PARTITIONS must be a positive number")
 	}
-	if len(s.Columns) == 0 {
+	if len(s.Columns) == 0 && (defaults.Infer == nil || !format.IsRegistryFormat(valueFormat) && !format.IsRegistryFormat(keyFormat)) {
 		return nil, errorf(s.Pos, "the statement does not define any columns; list them, e.g. CREATE %s %s (ID VARCHAR KEY, V BIGINT) WITH (...)", s.Kind, s.Name)
 	}
 	src := &catalog.Source{
@@ -122,6 +122,21 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaul
 			src.Headers, src.HeaderKeys = append(src.Headers, col), append(src.HeaderKeys, c.HeaderKey)
 		default:
 			src.Value = append(src.Value, col)
+		}
+	}
+	if defaults.Infer != nil {
+		if len(src.Key) == 0 && format.IsRegistryFormat(keyFormat) {
+			if src.Key, err = defaults.Infer(topic, true, keyFormat, kprops); err != nil {
+				return nil, errorf(s.Pos, "%v", err)
+			}
+		}
+		if len(src.Value) == 0 && format.IsRegistryFormat(valueFormat) {
+			if src.Value, err = defaults.Infer(topic, false, valueFormat, vprops); err != nil {
+				return nil, errorf(s.Pos, "%v", err)
+			}
+		}
+		if err := checkInferred(s.Pos, src); err != nil {
+			return nil, err
 		}
 	}
 	if err := checkKeyTypes(s.Pos, src.Key); err != nil {
@@ -207,4 +222,16 @@ func SourceNode(s *catalog.Source) *topology.Source {
 		Key: s.Key, Value: s.Value, Headers: s.Headers, HeaderKeys: s.HeaderKeys,
 		Timestamp: s.Timestamp, TimestampFormat: s.TimestampFormat, Window: s.Window,
 	}
+}
+
+// checkInferred refuses inferred columns whose names clash.
+func checkInferred(pos ast.Pos, src *catalog.Source) error {
+	seen := map[string]bool{}
+	for _, c := range src.Columns() {
+		if seen[c.Name] {
+			return errorf(pos, "column %s is defined more than once (in the key and value schemas); list the columns instead", c.Name)
+		}
+		seen[c.Name] = true
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/sluice-sql/sluice/internal/topology"
+	"github.com/sluice-sql/sluice/internal/types"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,8 +16,8 @@ import (
 // knownProps are the WITH properties the planner understands, per statement
 // family.
 var (
-	sourceProps = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT", "WINDOW_TYPE", "WINDOW_SIZE"}
-	sinkProps   = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT"}
+	sourceProps = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT", "WINDOW_TYPE", "WINDOW_SIZE", "KEY_SCHEMA_ID", "VALUE_SCHEMA_ID", "KEY_SCHEMA_FULL_NAME", "VALUE_SCHEMA_FULL_NAME", "VALUE_AVRO_SCHEMA_FULL_NAME"}
+	sinkProps   = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT", "KEY_SCHEMA_ID", "VALUE_SCHEMA_ID", "KEY_SCHEMA_FULL_NAME", "VALUE_SCHEMA_FULL_NAME", "VALUE_AVRO_SCHEMA_FULL_NAME"}
 )
 
 // props is a checked WITH list.
@@ -27,11 +28,6 @@ type props struct {
 // laterProps are ksqlDB WITH properties whose features are not supported
 // yet; naming them says so instead of calling them invalid.
 var laterProps = map[string]string{
-	"KEY_SCHEMA_ID":                          "schema-registry formats",
-	"VALUE_SCHEMA_ID":                        "schema-registry formats",
-	"KEY_SCHEMA_FULL_NAME":                   "schema-registry formats",
-	"VALUE_SCHEMA_FULL_NAME":                 "schema-registry formats",
-	"VALUE_AVRO_SCHEMA_FULL_NAME":            "schema-registry formats",
 	"KEY_PROTOBUF_NULLABLE_REPRESENTATION":   "schema-registry formats",
 	"VALUE_PROTOBUF_NULLABLE_REPRESENTATION": "schema-registry formats",
 	"RETENTION_MS":                           "windowed sources",
@@ -171,19 +167,54 @@ func knownFormat(name string) bool {
 // none.
 type Defaults struct {
 	KeyFormat, ValueFormat string
+	// Infer, when set, returns the key or value columns of a source
+	// whose statement lists none, from the topic's schema in the schema
+	// registry (a schema-registry format). props are the codec's
+	// properties (format.SchemaID, format.SchemaFullName). A missing key
+	// schema gives no columns and no error.
+	Infer func(topic string, key bool, format string, props map[string]string) ([]types.Column, error)
 }
 
 // keyProps returns the format properties the key codec takes:
 // KEY_DELIMITER.
 func (p props) keyProps() (map[string]string, error) {
-	if _, ok := p.list.Get("KEY_DELIMITER"); !ok {
-		return nil, nil
+	out := map[string]string{}
+	if _, ok := p.list.Get("KEY_DELIMITER"); ok {
+		d, _, err := p.str("KEY_DELIMITER", "")
+		if err != nil {
+			return nil, err
+		}
+		out["KEY_DELIMITER"] = d
 	}
-	d, _, err := p.str("KEY_DELIMITER", "")
-	if err != nil {
+	if err := p.schemaProps(out, "KEY_"); err != nil {
 		return nil, err
 	}
-	return map[string]string{"KEY_DELIMITER": d}, nil
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// schemaProps adds the schema-registry properties of the key or value
+// (prefix KEY_ or VALUE_) to out, without their prefix.
+func (p props) schemaProps(out map[string]string, prefix string) error {
+	if prop, ok := p.list.Get(prefix + "SCHEMA_ID"); ok {
+		id := strings.TrimSpace(prop.Value.Text)
+		if n, err := strconv.Atoi(id); err != nil || n <= 0 || (prop.Value.Kind != ast.IntLit && prop.Value.Kind != ast.StringLit) {
+			return errorf(prop.Pos, "%sSCHEMA_ID must be a positive integer, e.g. %sSCHEMA_ID=1, not %s", prefix, prefix, prop.Value.Text)
+		}
+		out[format.SchemaID] = id
+	}
+	for _, name := range []string{prefix + "SCHEMA_FULL_NAME", prefix + "AVRO_SCHEMA_FULL_NAME"} {
+		if _, ok := p.list.Get(name); ok {
+			v, _, err := p.str(name, "")
+			if err != nil {
+				return err
+			}
+			out[format.SchemaFullName] = v
+		}
+	}
+	return nil
 }
 
 // valueProps returns the format properties the value codec takes:
@@ -203,6 +234,9 @@ func (p props) valueProps() (map[string]string, error) {
 			return nil, err
 		}
 		out["VALUE_DELIMITER"] = d
+	}
+	if err := p.schemaProps(out, "VALUE_"); err != nil {
+		return nil, err
 	}
 	if len(out) == 0 {
 		return nil, nil

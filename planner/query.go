@@ -592,7 +592,11 @@ func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions, droppedKe
 		keyFormat = format.Kafka
 	}
 	if kprops == nil && keyFormat == src.KeyFormat {
-		kprops = src.KeyProps
+		// The key delimiter carries over; the source's schema id and
+		// name are the source topic's, not the sink's.
+		if d, ok := src.KeyProps["KEY_DELIMITER"]; ok {
+			kprops = map[string]string{"KEY_DELIMITER": d}
+		}
 	}
 	if err := checkCodecs(opts.SinkPos, keyFormat, key, kprops, valueFormat, value, vprops); err != nil {
 		return err

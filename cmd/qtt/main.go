@@ -42,7 +42,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fl.StringVar(&family, "family", "", "run only the files of this family (stateless, stateful, joins)")
 	fl.StringVar(&jsonOut, "json", "", "write every run's result to this file")
 	fl.IntVar(&workers, "workers", 0, "runs at once (default: twice the CPUs)")
-	fl.BoolVar(&attempt, "attempt-skipped", false, "also run the runs skipped until schema-registry formats (to measure that work)")
+	fl.BoolVar(&attempt, "attempt-skipped", false, "no effect: nothing is skipped any more (kept for scripts)")
 	fl.Usage = func() {
 		fmt.Fprintln(stderr, "usage: qtt [flags] DIR|FILE...")
 		fl.PrintDefaults()
@@ -55,9 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	opts := qtt.Options{Verbose: verbose, Workers: workers, Out: stdout}
-	if attempt {
-		opts.Attempt = map[string]bool{qtt.SkipSchemaRegistry: true}
-	}
+	_ = attempt // nothing is skipped any more; the flag is kept for scripts
 	if runRE != "" {
 		re, err := regexp.Compile(runRE)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/sluice-sql/sluice/format"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
+	"github.com/sluice-sql/sluice/registry"
 )
 
 // rawText is an actual key or value the runner cannot decode with a codec
@@ -34,7 +35,7 @@ type serde struct {
 }
 
 // newSerde returns the serde of src; a nil src gives a text serde.
-func newSerde(src *catalog.Source) *serde {
+func newSerde(src *catalog.Source, reg registry.Client) *serde {
 	s := &serde{}
 	if src == nil {
 		return s
@@ -43,9 +44,14 @@ func newSerde(src *catalog.Source) *serde {
 	s.keyFormat = strings.ToUpper(src.KeyFormat)
 	s.valueFormat = strings.ToUpper(src.ValueFormat)
 	s.nKey, s.nValue = len(src.Key), len(src.Value)
-	s.key, _ = format.NewKeyCodecProps(src.KeyFormat, src.Key, src.KeyProps)
+	sr := format.SR{Registry: reg, Topic: src.Topic}
+	s.key, _ = format.NewKeyCodecSR(src.KeyFormat, src.Key, src.KeyProps, sr)
 	s.keyJSON, _ = format.NewKeyCodec(format.JSON, src.Key)
-	s.value, _ = format.NewValueCodec(src.ValueFormat, src.Value, src.ValueProps)
+	wrappedKey := s.keyFormat == format.Protobuf || s.keyFormat == format.ProtobufNoSR
+	if wrappedKey { // a PROTOBUF key is a message: an object in the corpus
+		s.keyJSON, _ = format.NewValueCodec(format.JSON, src.Key, nil)
+	}
+	s.value, _ = format.NewValueCodecSR(src.ValueFormat, src.Value, src.ValueProps, sr)
 	unwrapped := false
 	if v, ok := src.ValueProps[format.WrapSingleValue]; ok && strings.EqualFold(strings.Trim(strings.TrimSpace(v), "'"), "false") {
 		unwrapped = true
@@ -64,6 +70,9 @@ func newSerde(src *catalog.Source) *serde {
 	case 0:
 	case 1:
 		s.shape.Key = src.Key[0].Type
+		if wrappedKey {
+			s.shape.Key = structOf(src.Key)
+		}
 	default:
 		s.shape.Key = structOf(src.Key)
 	}
@@ -114,7 +123,7 @@ func (s *serde) encode(raw json.RawMessage, fmtName string, c, viaJSON format.Co
 			return b.Bytes()
 		}
 		return raw
-	case format.Kafka:
+	case format.Kafka, format.Avro, format.JSONSR, format.Protobuf, format.ProtobufNoSR:
 		if c != nil && viaJSON != nil {
 			row := make([]any, n)
 			if viaJSON.Decode(raw, row) == nil {
@@ -165,7 +174,7 @@ func (s *serde) decode(b []byte, fmtName string, c, viaJSON format.Codec, n int)
 		if v, err := decodeJSON(b); err == nil {
 			return v
 		}
-	case format.Kafka:
+	case format.Kafka, format.Avro, format.JSONSR, format.Protobuf, format.ProtobufNoSR:
 		if c != nil && viaJSON != nil {
 			row := make([]any, n)
 			if c.Decode(b, row) == nil {

@@ -75,6 +75,21 @@ type Topic struct {
 	Format      string          `json:"format"`
 	KeySchema   json.RawMessage `json:"keySchema"`
 	ValueSchema json.RawMessage `json:"valueSchema"`
+	// KeySchemaID and ValueSchemaID are the ids the schemas are
+	// registered with (0: any).
+	KeySchemaID   int `json:"keySchemaId"`
+	ValueSchemaID int `json:"valueSchemaId"`
+	// KeySchemaReferences and ValueSchemaReferences are schemas the key
+	// and value schemas import, registered under their names.
+	KeySchemaReferences   []SchemaReference `json:"keySchemaReferences"`
+	ValueSchemaReferences []SchemaReference `json:"valueSchemaReferences"`
+}
+
+// SchemaReference is a schema another schema imports by name.
+type SchemaReference struct {
+	Name   string `json:"name"`
+	Format string `json:"format"`
+	Schema string `json:"schema"`
 }
 
 // Exception is an expected failure: the Java class name (ignored) and a

@@ -110,6 +110,7 @@ func (h *harness) exec(ctx context.Context, sess *engine.Session, sql string) er
 type harness struct {
 	run        Run
 	broker     *kafka.Playground
+	reg        *fixedIDs
 	client     kafka.Client
 	eng        *engine.Engine
 	dataDir    string
@@ -158,8 +159,11 @@ func (h *harness) execute(ctx context.Context) error {
 	if err := h.createTopics(ctx); err != nil {
 		return err
 	}
+	if err := h.registerSchemas(ctx); err != nil {
+		return err
+	}
 	h.eng, err = engine.Open(ctx, engine.Config{
-		Kafka: h.client, DataDir: h.dataDir, Now: Clock,
+		Kafka: h.client, DataDir: h.dataDir, Now: Clock, Registry: h.reg,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
@@ -250,14 +254,8 @@ func (h *harness) createTopics(ctx context.Context) error {
 			parts[name] = n
 		}
 	}
-	for _, t := range h.run.Case.Topics {
-		n := t.Partitions
-		if n <= 0 {
-			n = 1
-		}
-		add(t.Name, n)
-	}
 	engineMade := map[string]bool{}
+	var plain []string
 	for _, s := range h.run.Statements {
 		code := stripLiterals(s)
 		if !createSourceRE.MatchString(s) || asSelectRE.MatchString(code) {
@@ -272,6 +270,19 @@ func (h *harness) createTopics(ctx context.Context) error {
 			engineMade[topic] = true
 			continue
 		}
+		plain = append(plain, topic)
+	}
+	for _, t := range h.run.Case.Topics {
+		n := t.Partitions
+		if n <= 0 {
+			if engineMade[t.Name] { // the statement's PARTITIONS decide
+				continue
+			}
+			n = 1
+		}
+		add(t.Name, n)
+	}
+	for _, topic := range plain {
 		add(topic, 1)
 	}
 	for _, r := range h.run.Case.Inputs {
@@ -342,7 +353,7 @@ func (h *harness) feed(ctx context.Context) error {
 	for i, in := range h.run.Case.Inputs {
 		sd, ok := serdes[in.Topic]
 		if !ok {
-			sd = newSerde(h.sourceOn(in.Topic, false))
+			sd = newSerde(h.sourceOn(in.Topic, false), h.reg)
 			serdes[in.Topic] = sd
 		}
 		var ts int64
@@ -404,7 +415,7 @@ func (h *harness) check(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		sd := newSerde(h.sourceOn(topic, true))
+		sd := newSerde(h.sourceOn(topic, true), h.reg)
 		got := make([]Actual, len(recs))
 		for i, r := range recs {
 			key, win := sd.decodeKey(r.Key)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/sluice-sql/sluice/registry"
 	"io"
 	"log/slog"
 	"net/http"
@@ -48,7 +49,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	eng, err := engine.Open(ctx, engine.Config{Kafka: client, DataDir: filepath.Join(dir, "state"), Logger: quiet})
+	eng, err := engine.Open(ctx, engine.Config{Kafka: client, DataDir: filepath.Join(dir, "state"), Logger: quiet, Registry: registry.NewMemory()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,395 @@
+package format
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sluice-sql/sluice/internal/types"
+)
+
+// avroSchema is a parsed Avro schema.
+type avroSchema struct {
+	// typ is the Avro type: null, boolean, int, long, float, double,
+	// bytes, string, record, enum, array, map, fixed or union.
+	typ      string
+	logical  string
+	prec     int
+	scale    int
+	name     string // full name of a named type
+	fields   []avroField
+	items    *avroSchema // array
+	values   *avroSchema // map
+	branches []*avroSchema
+	symbols  []string
+	size     int
+}
+
+type avroField struct {
+	name string
+	typ  *avroSchema
+}
+
+// The names ksqlDB gives the schemas it generates.
+const (
+	avroRecordName = "KsqlDataSourceSchema"
+	avroNamespace  = "io.confluent.ksql.avro_schemas"
+)
+
+// parseAvroSchema parses the JSON text of an Avro schema. refs are the
+// texts of referenced schemas, whose named types the schema may use.
+func parseAvroSchema(text string, refs []string) (*avroSchema, error) {
+	named := map[string]*avroSchema{}
+	for _, r := range refs {
+		var v any
+		if err := json.Unmarshal([]byte(r), &v); err != nil {
+			return nil, fmt.Errorf("invalid referenced Avro schema: %v", err)
+		}
+		if _, err := parseAvro(v, "", named); err != nil {
+			return nil, err
+		}
+	}
+	var v any
+	if err := json.Unmarshal([]byte(text), &v); err != nil {
+		return nil, fmt.Errorf("invalid Avro schema: %v", err)
+	}
+	return parseAvro(v, "", named)
+}
+
+func fullName(name, ns string) string {
+	if strings.Contains(name, ".") || ns == "" {
+		return name
+	}
+	return ns + "." + name
+}
+
+func parseAvro(v any, ns string, named map[string]*avroSchema) (*avroSchema, error) {
+	switch x := v.(type) {
+	case string:
+		switch x {
+		case "null", "boolean", "int", "long", "float", "double", "bytes", "string":
+			return &avroSchema{typ: x}, nil
+		}
+		if s, ok := named[fullName(x, ns)]; ok {
+			return s, nil
+		}
+		if s, ok := named[x]; ok {
+			return s, nil
+		}
+		return nil, fmt.Errorf("unknown Avro type %q", x)
+	case []any:
+		u := &avroSchema{typ: "union"}
+		for _, b := range x {
+			s, err := parseAvro(b, ns, named)
+			if err != nil {
+				return nil, err
+			}
+			u.branches = append(u.branches, s)
+		}
+		return u, nil
+	case map[string]any:
+		t, _ := x["type"].(string)
+		if t == "" {
+			if inner, ok := x["type"]; ok {
+				return parseAvro(inner, ns, named)
+			}
+			return nil, fmt.Errorf("Avro schema object without a type")
+		}
+		s := &avroSchema{typ: t}
+		s.logical, _ = x["logicalType"].(string)
+		if p, ok := x["precision"].(float64); ok {
+			s.prec = int(p)
+		}
+		if sc, ok := x["scale"].(float64); ok {
+			s.scale = int(sc)
+		}
+		switch t {
+		case "record", "error", "enum", "fixed":
+			name, _ := x["name"].(string)
+			if n, ok := x["namespace"].(string); ok {
+				ns = n
+			}
+			s.name = fullName(name, ns)
+			if i := strings.LastIndexByte(s.name, '.'); i >= 0 {
+				ns = s.name[:i]
+			}
+			named[s.name] = s
+			if _, dup := named[name]; !dup {
+				named[name] = s
+			}
+		}
+		switch t {
+		case "null", "boolean", "int", "long", "float", "double", "bytes", "string":
+		case "record", "error":
+			s.typ = "record"
+			fs, _ := x["fields"].([]any)
+			for _, f := range fs {
+				fm, ok := f.(map[string]any)
+				if !ok {
+					return nil, fmt.Errorf("invalid field in Avro record %s", s.name)
+				}
+				name, _ := fm["name"].(string)
+				ft, err := parseAvro(fm["type"], ns, named)
+				if err != nil {
+					return nil, err
+				}
+				s.fields = append(s.fields, avroField{name: name, typ: ft})
+			}
+		case "enum":
+			syms, _ := x["symbols"].([]any)
+			for _, y := range syms {
+				str, _ := y.(string)
+				s.symbols = append(s.symbols, str)
+			}
+		case "fixed":
+			n, _ := x["size"].(float64)
+			s.size = int(n)
+		case "array":
+			it, err := parseAvro(x["items"], ns, named)
+			if err != nil {
+				return nil, err
+			}
+			s.items = it
+		case "map":
+			vs, err := parseAvro(x["values"], ns, named)
+			if err != nil {
+				return nil, err
+			}
+			s.values = vs
+		default:
+			if n, ok := named[fullName(t, ns)]; ok {
+				return n, nil
+			}
+			return nil, fmt.Errorf("unknown Avro type %q", t)
+		}
+		return s, nil
+	}
+	return nil, fmt.Errorf("invalid Avro schema element %v", v)
+}
+
+// nonNull returns the one non-null branch of an optional union, or s.
+func (s *avroSchema) nonNull() *avroSchema {
+	if s.typ != "union" {
+		return s
+	}
+	var out *avroSchema
+	for _, b := range s.branches {
+		if b.typ == "null" {
+			continue
+		}
+		if out != nil {
+			return s
+		}
+		out = b
+	}
+	if out == nil {
+		return s
+	}
+	return out
+}
+
+// sqlType returns the SQL type of an Avro schema, as ksqlDB infers it.
+func (s *avroSchema) sqlType() (*types.Type, error) {
+	s = s.nonNull()
+	switch s.typ {
+	case "boolean":
+		return types.BooleanType, nil
+	case "int":
+		switch s.logical {
+		case "date":
+			return types.DateType, nil
+		case "time-millis":
+			return types.TimeType, nil
+		}
+		return types.IntType, nil
+	case "long":
+		switch s.logical {
+		case "timestamp-millis", "local-timestamp-millis":
+			return types.TimestampType, nil
+		case "time-micros":
+			return types.TimeType, nil
+		case "timestamp-micros":
+			return types.TimestampType, nil
+		}
+		return types.BigintType, nil
+	case "float", "double":
+		return types.DoubleType, nil
+	case "bytes", "fixed":
+		if s.logical == "decimal" {
+			return types.DecimalOf(s.prec, s.scale), nil
+		}
+		return types.BytesType, nil
+	case "string", "enum":
+		return types.StringType, nil
+	case "array":
+		if e := s.items.nonNull(); e.typ == "record" && isMapEntry(e) {
+			k, err := e.fields[0].typ.sqlType()
+			if err != nil {
+				return nil, err
+			}
+			v, err := e.fields[1].typ.sqlType()
+			if err != nil {
+				return nil, err
+			}
+			return types.MapOf(k, v), nil
+		}
+		e, err := s.items.sqlType()
+		if err != nil {
+			return nil, err
+		}
+		return types.ArrayOf(e), nil
+	case "map":
+		v, err := s.values.sqlType()
+		if err != nil {
+			return nil, err
+		}
+		return types.MapOf(types.StringType, v), nil
+	case "record":
+		fs := make([]types.Field, 0, len(s.fields))
+		for _, f := range s.fields {
+			t, err := f.typ.sqlType()
+			if err != nil {
+				return nil, err
+			}
+			fs = append(fs, types.Field{Name: f.name, Type: t})
+		}
+		return types.StructOf(fs...), nil
+	}
+	return nil, fmt.Errorf("Avro type %s has no SQL type", s.typ)
+}
+
+// isMapEntry reports whether a record is the key/value entry Connect uses
+// for maps whose keys are not strings.
+func isMapEntry(r *avroSchema) bool {
+	return len(r.fields) == 2 && r.fields[0].name == "key" && r.fields[1].name == "value" &&
+		(strings.HasSuffix(r.name, "MapEntry") || strings.Contains(r.name, "_MapEntry") || strings.HasPrefix(r.name, "io.confluent.connect.avro"))
+}
+
+// AvroColumns returns the columns of a registered Avro schema: the fields
+// of a record, or a single column named name for any other schema (an
+// unwrapped key or value).
+func AvroColumns(schema string, refs []string, name string) ([]types.Column, error) {
+	s, err := parseAvroSchema(schema, refs)
+	if err != nil {
+		return nil, err
+	}
+	return avroColumns(s, name)
+}
+
+func avroColumns(s *avroSchema, name string) ([]types.Column, error) {
+	if r := s.nonNull(); r.typ == "record" {
+		cols := make([]types.Column, 0, len(r.fields))
+		for _, f := range r.fields {
+			t, err := f.typ.sqlType()
+			if err != nil {
+				return nil, fmt.Errorf("field %s: %w", f.name, err)
+			}
+			cols = append(cols, types.Column{Name: f.name, Type: t})
+		}
+		return cols, nil
+	}
+	t, err := s.sqlType()
+	if err != nil {
+		return nil, err
+	}
+	return []types.Column{{Name: name, Type: t}}, nil
+}
+
+// AvroSchema returns the Avro schema ksqlDB registers for cols: a record
+// KsqlDataSourceSchema of optional fields, or, unwrapped, the single
+// column's optional type. fullName, when set, names the record
+// (VALUE_SCHEMA_FULL_NAME).
+func AvroSchema(cols []types.Column, unwrapped bool, fullName string) string {
+	var b strings.Builder
+	if unwrapped && len(cols) == 1 {
+		writeAvroType(&b, cols[0].Type, avroRecordName, true)
+		return b.String()
+	}
+	name, ns := avroRecordName, avroNamespace
+	if fullName != "" {
+		if i := strings.LastIndexByte(fullName, '.'); i >= 0 {
+			name, ns = fullName[i+1:], fullName[:i]
+		} else {
+			name, ns = fullName, ""
+		}
+	}
+	fs := make([]types.Field, len(cols))
+	for i, c := range cols {
+		fs[i] = types.Field(c)
+	}
+	writeAvroRecord(&b, name, ns, fs, name)
+	return b.String()
+}
+
+func writeAvroRecord(b *strings.Builder, name, ns string, fs []types.Field, path string) {
+	b.WriteString(`{"type":"record","name":`)
+	b.WriteString(strconv.Quote(name))
+	if ns != "" {
+		b.WriteString(`,"namespace":`)
+		b.WriteString(strconv.Quote(ns))
+	}
+	b.WriteString(`,"fields":[`)
+	for i, f := range fs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"name":`)
+		b.WriteString(strconv.Quote(f.Name))
+		b.WriteString(`,"type":`)
+		writeAvroType(b, f.Type, path+"_"+f.Name, true)
+		b.WriteString(`,"default":null}`)
+	}
+	b.WriteString(`]}`)
+}
+
+func writeAvroType(b *strings.Builder, t *types.Type, path string, optional bool) {
+	if optional {
+		b.WriteString(`["null",`)
+		defer b.WriteByte(']')
+	}
+	switch t.Kind {
+	case types.Boolean:
+		b.WriteString(`"boolean"`)
+	case types.Int:
+		b.WriteString(`"int"`)
+	case types.Bigint:
+		b.WriteString(`"long"`)
+	case types.Double:
+		b.WriteString(`"double"`)
+	case types.String:
+		b.WriteString(`"string"`)
+	case types.Bytes:
+		b.WriteString(`"bytes"`)
+	case types.Decimal:
+		fmt.Fprintf(b, `{"type":"bytes","scale":%d,"precision":%d,"connect.version":1,"connect.parameters":{"scale":"%d","connect.decimal.precision":"%d"},"connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"}`, t.Scale, t.Precision, t.Scale, t.Precision)
+	case types.Timestamp:
+		b.WriteString(`{"type":"long","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Timestamp","logicalType":"timestamp-millis"}`)
+	case types.Date:
+		b.WriteString(`{"type":"int","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Date","logicalType":"date"}`)
+	case types.Time:
+		b.WriteString(`{"type":"int","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Time","logicalType":"time-millis"}`)
+	case types.Array:
+		b.WriteString(`{"type":"array","items":`)
+		writeAvroType(b, t.Elem, path, true)
+		b.WriteByte('}')
+	case types.Map:
+		if t.Key != nil && t.Key.Kind == types.String {
+			b.WriteString(`{"type":"map","values":`)
+			writeAvroType(b, t.Elem, path, true)
+			b.WriteByte('}')
+			return
+		}
+		b.WriteString(`{"type":"array","items":{"type":"record","name":`)
+		b.WriteString(strconv.Quote(path + "_MapEntry"))
+		b.WriteString(`,"namespace":"io.confluent.ksql.avro_schemas","fields":[{"name":"key","type":`)
+		writeAvroType(b, t.Key, path+"_key", true)
+		b.WriteString(`,"default":null},{"name":"value","type":`)
+		writeAvroType(b, t.Elem, path+"_value", true)
+		b.WriteString(`,"default":null}]}}`)
+	case types.Struct:
+		writeAvroRecord(b, path, avroNamespace, t.Fields, path)
+	default:
+		b.WriteString(`"null"`)
+	}
+}

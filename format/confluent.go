@@ -1,0 +1,204 @@
+package format
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sluice-sql/sluice/internal/types"
+	"github.com/sluice-sql/sluice/registry"
+)
+
+// The Confluent wire format puts a five-byte header before the body of a
+// schema-registry record: magic byte 0, then the writer schema's id as a
+// 4-byte big-endian integer.
+const (
+	confluentMagic  = 0
+	confluentHeader = 5
+)
+
+// appendConfluentHeader appends the header for schema id to dst.
+func appendConfluentHeader(dst []byte, id int) []byte {
+	return binary.BigEndian.AppendUint32(append(dst, confluentMagic), uint32(id))
+}
+
+// splitConfluent returns the schema id and body of a record in the
+// Confluent wire format.
+func splitConfluent(b []byte) (int, []byte, error) {
+	if len(b) < confluentHeader {
+		return 0, nil, fmt.Errorf("record of %d bytes is too short for the schema-registry header (magic byte and 4-byte schema id)", len(b))
+	}
+	if b[0] != confluentMagic {
+		return 0, nil, fmt.Errorf("unknown magic byte %d; the record was not written with a schema-registry serializer", b[0])
+	}
+	return int(binary.BigEndian.Uint32(b[1:confluentHeader])), b[confluentHeader:], nil
+}
+
+// SR is what a codec of a schema-registry format (AVRO, JSON_SR,
+// PROTOBUF) needs besides its columns: the registry and the topic, whose
+// key or value subject the encoder writes under. Without a Registry such
+// a codec is built (so that statements can be checked), but every Decode
+// and Encode fails with ErrNoRegistry.
+type SR struct {
+	Registry registry.Client
+	Topic    string
+}
+
+// The codec properties (in KeyProps / ValueProps, without the KEY_ or
+// VALUE_ prefix of the WITH clause) of the schema-registry formats.
+const (
+	// SchemaID is the id of the schema the encoder writes with.
+	SchemaID = "SCHEMA_ID"
+	// SchemaFullName is the full name of the record (AVRO) or message
+	// (PROTOBUF) the codec reads and writes.
+	SchemaFullName = "SCHEMA_FULL_NAME"
+)
+
+// ErrNoRegistry says a schema-registry format was used without a registry.
+var ErrNoRegistry = errors.New("no schema registry is configured; start the server with --schema-registry-url=URL, or in playground mode")
+
+// IsRegistryFormat reports whether format f needs a schema registry.
+func IsRegistryFormat(f string) bool {
+	switch strings.ToUpper(strings.TrimSpace(f)) {
+	case Avro, Protobuf, JSONSR:
+		return true
+	}
+	return false
+}
+
+// schemaCache caches the registry's schemas by id, compiled by a codec, so
+// that the hot path asks the registry once per id.
+type schemaCache[T any] struct {
+	mu      sync.RWMutex
+	byID    map[int]T
+	errs    map[int]error
+	compile func(registry.Schema) (T, error)
+	reg     registry.Client
+}
+
+func (c *schemaCache[T]) get(id int) (T, error) {
+	c.mu.RLock()
+	v, ok := c.byID[id]
+	err := c.errs[id]
+	c.mu.RUnlock()
+	if ok || err != nil {
+		return v, err
+	}
+	var zero T
+	if c.reg == nil {
+		return zero, ErrNoRegistry
+	}
+	s, err := c.reg.ByID(context.Background(), id)
+	if err != nil {
+		if errors.Is(err, registry.ErrNotFound) {
+			// Not cached: the id may be registered later.
+			return zero, fmt.Errorf("schema id %d not found in the schema registry", id)
+		}
+		return zero, fmt.Errorf("cannot fetch schema id %d: %w", id, err)
+	}
+	v, err = c.compile(s)
+	c.mu.Lock()
+	if c.byID == nil {
+		c.byID = map[int]T{}
+	}
+	if err != nil {
+		if c.errs == nil {
+			c.errs = map[int]error{}
+		}
+		c.errs[id] = err
+	} else {
+		c.byID[id] = v
+	}
+	c.mu.Unlock()
+	return v, err
+}
+
+// RegistrySchema returns the schema ksqlDB registers for cols in format f
+// (AVRO or JSON_SR); unwrapped writes a single column bare. props may name
+// the Avro record (SchemaFullName).
+func RegistrySchema(f string, cols []types.Column, unwrapped bool, props map[string]string) (registry.Schema, error) {
+	switch strings.ToUpper(f) {
+	case Avro:
+		return registry.Schema{Type: registry.Avro, Schema: AvroSchema(cols, unwrapped, strings.Trim(props[SchemaFullName], "'"))}, nil
+	case JSONSR:
+		return registry.Schema{Type: registry.JSON, Schema: JSONSchema(cols, unwrapped)}, nil
+	case Protobuf:
+		text, err := ProtobufSchema(cols, unwrapped)
+		return registry.Schema{Type: registry.Protobuf, Schema: text}, err
+	}
+	return registry.Schema{}, fmt.Errorf("format %s has no schema to register here", f)
+}
+
+// InferColumns returns the key or value columns of topic from its schema
+// in the registry: the schema with props' SchemaID, or the subject's
+// latest. A single unwrapped key is the column ROWKEY, and a value ROWVAL.
+// A key subject that does not exist gives no columns.
+func InferColumns(ctx context.Context, reg registry.Client, topic string, key bool, f string, props map[string]string) ([]types.Column, error) {
+	if reg == nil {
+		return nil, ErrNoRegistry
+	}
+	subject, what, name := registry.ValueSubject(topic), "values", "ROWVAL"
+	if key {
+		subject, what, name = registry.KeySubject(topic), "keys", "ROWKEY"
+	}
+	var s registry.Schema
+	var err error
+	if v, ok := props[SchemaID]; ok {
+		id, _ := strconv.Atoi(v)
+		if s, err = reg.ByID(ctx, id); err != nil {
+			return nil, fmt.Errorf("schema id %d for message %s on topic '%s' does not exist in the schema registry; register it first or give another id", id, what, topic)
+		}
+	} else if s, err = reg.Latest(ctx, subject); err != nil {
+		if errors.Is(err, registry.ErrNotFound) {
+			if key {
+				return nil, nil
+			}
+			return nil, fmt.Errorf("Schema for message %s on topic '%s' does not exist in the Schema Registry.Subject: %s; register a schema for it, or list the columns in the statement", what, topic, subject)
+		}
+		return nil, fmt.Errorf("cannot read subject %s from the schema registry: %w", subject, err)
+	}
+	typ := normSchemaType(strings.ToUpper(s.Type))
+	var cols []types.Column
+	switch strings.ToUpper(f) {
+	case Avro:
+		if typ != registry.Avro {
+			return nil, fmt.Errorf("subject %s holds a %s schema, not AVRO", subject, typ)
+		}
+		var refs []string
+		for _, r := range s.References {
+			rs, err := reg.Version(ctx, r.Subject, r.Version)
+			if err != nil {
+				return nil, fmt.Errorf("reference %s of subject %s: %w", r.Name, subject, err)
+			}
+			refs = append(refs, rs.Schema)
+		}
+		cols, err = AvroColumns(s.Schema, refs, name)
+	case JSONSR:
+		if typ != registry.JSON {
+			return nil, fmt.Errorf("subject %s holds a %s schema, not JSON", subject, typ)
+		}
+		cols, err = JSONSchemaColumns(s.Schema, name)
+	case Protobuf:
+		if typ != registry.Protobuf {
+			return nil, fmt.Errorf("subject %s holds a %s schema, not PROTOBUF", subject, typ)
+		}
+		refs, rerr := protobufRefs(reg, s)
+		if rerr != nil {
+			return nil, fmt.Errorf("subject %s: %w", subject, rerr)
+		}
+		cols, err = ProtobufColumns(s.Schema, refs, strings.Trim(props[SchemaFullName], "'"))
+	default:
+		return nil, fmt.Errorf("columns cannot be inferred for format %s yet; list them in the statement", f)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot infer columns from subject %s: %w", subject, err)
+	}
+	for i := range cols { // ksqlDB names inferred columns in upper case
+		cols[i].Name = strings.ToUpper(cols[i].Name)
+	}
+	return cols, nil
+}
