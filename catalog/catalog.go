@@ -46,6 +46,10 @@ type Source struct {
 	Window *topology.KeyWindow `json:"window,omitempty"`
 	// IsSource marks CREATE SOURCE STREAM/TABLE: read-only.
 	IsSource bool `json:"isSource,omitempty"`
+	// System marks a source every server declares at start (the
+	// processing log): it is not in the command log and cannot be dropped
+	// or replaced.
+	System bool `json:"system,omitempty"`
 	// SQL is the statement that created the source.
 	SQL string `json:"sql"`
 }
@@ -75,6 +79,9 @@ type Query struct {
 	// Guarantee is the processing guarantee the query was created with
 	// (at_least_once or exactly_once_v2); empty for the server's.
 	Guarantee string `json:"guarantee,omitempty"`
+	// MaxRecordBytes is the sluice.max.record.bytes the query was created
+	// with; 0 for the server's.
+	MaxRecordBytes int `json:"maxRecordBytes,omitempty"`
 }
 
 // Sources lists the names of the sources the query reads.

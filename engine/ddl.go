@@ -27,6 +27,8 @@ func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSou
 	defer e.ddl.Unlock()
 	if old, ok := e.cat.Source(src.Name); ok {
 		switch {
+		case old.System && st.OrReplace:
+			return Result{}, systemSourceError(st.NamePos, src.Name, "replace")
 		case st.IfNotExists:
 			return Result{Kind: ResultMessage, Message: fmt.Sprintf("Cannot add %s %s: a %s with the same name already exists; nothing done.", kindWord(src.Kind), src.Name, kindWord(old.Kind))}, nil
 		case !st.OrReplace:
@@ -87,6 +89,8 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 	defer e.ddl.Unlock()
 	if old, ok := e.cat.Source(st.Name); ok {
 		switch {
+		case old.System && st.OrReplace:
+			return Result{}, systemSourceError(st.NamePos, st.Name, "replace")
 		case st.OrReplace:
 			return e.replaceQuery(ctx, st, old)
 		case st.IfNotExists:
@@ -120,7 +124,7 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 		return Result{}, err
 	}
 	plan.Sink.Partitions, plan.Graph.Sink.Partitions = n, n
-	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: st.Name, State: catalog.Running, Plan: plan.Graph, Guarantee: e.sessionGuarantee(s)}
+	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: st.Name, State: catalog.Running, Plan: plan.Graph, Guarantee: e.sessionGuarantee(s), MaxRecordBytes: sessionMaxRecordBytes(s)}
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.CreateQuery, Query: q, Source: plan.Sink}); err != nil {
 		return Result{}, &internalError{err}
 	}
@@ -154,7 +158,7 @@ func (e *Engine) insertInto(ctx context.Context, s *Session, st *ast.InsertInto)
 	if err != nil {
 		return Result{}, err
 	}
-	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: target.Name, State: catalog.Running, Plan: plan.Graph, Guarantee: e.sessionGuarantee(s)}
+	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: target.Name, State: catalog.Running, Plan: plan.Graph, Guarantee: e.sessionGuarantee(s), MaxRecordBytes: sessionMaxRecordBytes(s)}
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.CreateQuery, Query: q}); err != nil {
 		return Result{}, &internalError{err}
 	}
@@ -300,6 +304,9 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop) (Result, error) {
 			return Result{Kind: ResultMessage, Message: fmt.Sprintf("Source %s does not exist; nothing done.", st.Name)}, nil
 		}
 		return Result{}, userError(st.NamePos, "%s %s does not exist; SHOW STREAMS lists the streams", kindWord(catalog.Kind(st.Kind.String())), st.Name)
+	}
+	if src.System {
+		return Result{}, systemSourceError(st.NamePos, st.Name, "drop")
 	}
 	if want := catalog.Kind(st.Kind.String()); src.Kind != want {
 		return Result{}, userError(st.NamePos, "%s is a %s, not a %s; use DROP %s", st.Name, kindWord(src.Kind), kindWord(want), src.Kind)

@@ -44,6 +44,10 @@ type Config struct {
 	// formats; nil refuses those formats with an error that says to
 	// start the server with --schema-registry-url (or in playground mode).
 	Registry registry.Client
+	// MaxRecordBytes is the default sluice.max.record.bytes: the largest
+	// record (key and value bytes) a persistent query reads; a larger one
+	// goes to the processing log. Default exec.DefaultMaxRecordBytes.
+	MaxRecordBytes int
 }
 
 // Engine is Sluice's one API: it runs statements, persistent queries and
@@ -58,6 +62,8 @@ type Engine struct {
 	// ddl serialises statements that change the catalog, so that what is
 	// checked is still true when its command is written.
 	ddl sync.Mutex
+	// replayMu serialises REPLAY statements, which move replay positions.
+	replayMu sync.Mutex
 	// cmdNext is the offset of the first command of the log not applied
 	// yet; guarded by ddl. In a cluster, commands are applied in the log's
 	// order only (see write and tailCommands).
@@ -105,6 +111,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.MaxRecordBytes <= 0 {
+		cfg.MaxRecordBytes = exec.DefaultMaxRecordBytes
 	}
 	if cfg.ProcessingGuarantee == "" {
 		cfg.ProcessingGuarantee = AtLeastOnce
@@ -166,6 +175,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		_ = e.store.Close()
 		return nil, err
 	}
+	e.declareProcessingLog()
 	// In cluster mode this only notes the partitions the queries need:
 	// they start on the first assignment.
 	for _, q := range e.cat.Queries() {
@@ -375,6 +385,11 @@ func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
 		// Tasks gather their polls into one commit (a stateless one
 		// under at-least-once pipelines its commits instead).
 		CommitInterval: commitInterval,
+		// A query created before the property existed reads the server's.
+		MaxRecordBytes: e.cfg.MaxRecordBytes,
+	}
+	if q.MaxRecordBytes > 0 {
+		deps.MaxRecordBytes = q.MaxRecordBytes
 	}
 	if e.cluster != nil {
 		owns, assigned, err := e.clusterPartitions(ctx, q.Plan.Source.Topic)

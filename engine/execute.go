@@ -119,6 +119,8 @@ func (e *Engine) executeOne(ctx context.Context, s *Session, st ast.Statement) (
 		return e.explain(ctx, s, st)
 	case *ast.Terminate:
 		return e.terminate(ctx, st)
+	case *ast.Replay:
+		return e.replayLog(ctx, st)
 	case *ast.Drop:
 		return e.drop(ctx, st)
 	case *ast.SetProperty:

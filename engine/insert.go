@@ -63,6 +63,9 @@ func (e *Engine) insertRow(ctx context.Context, target string, targetPos, pos as
 	if !ok {
 		return Result{}, userError(targetPos, "Cannot insert values into an unknown stream/table: `%s`%s", target, e.didYouMean(target))
 	}
+	if src.System {
+		return Result{}, userError(targetPos, "cannot insert into %s: only the server writes its processing log", target)
+	}
 	if src.IsSource {
 		return Result{}, userError(targetPos, "cannot insert into read-only source %s (created with CREATE SOURCE)", target)
 	}

@@ -35,6 +35,7 @@ var settable = map[string]func(string) error{
 	propCollectSetLimit:    checkLimit,
 	propGuarantee:          checkGuarantee,
 	propStreamsGuarantee:   checkGuarantee,
+	propMaxRecordBytes:     checkMaxRecordBytes,
 }
 
 func checkGuarantee(v string) error {

@@ -47,6 +47,9 @@ func (e *Engine) dropType(ctx context.Context, st *ast.DropType) (Result, error)
 func (e *Engine) alterSource(ctx context.Context, st *ast.AlterSource) (Result, error) {
 	e.ddl.Lock()
 	defer e.ddl.Unlock()
+	if old, ok := e.cat.Source(st.Name); ok && old.System {
+		return Result{}, systemSourceError(st.Pos, st.Name, "alter")
+	}
 	src, err := planner.PlanAlter(e.cat, st)
 	if err != nil {
 		return Result{}, err

@@ -104,7 +104,7 @@ func TestPipelineFilterProject(t *testing.T) {
 	if len(plog) != 1 {
 		t.Fatalf("got %d processing-log records, want 1", len(plog))
 	}
-	for _, want := range []string{`"offset":3`, `"topic":"orders"`, `"queryId":"CSAS_BIG_1"`, `"value":"eyJuYW1lIjo="`} {
+	for _, want := range []string{`"offset":3`, `"topic":"orders"`, `"query_id":"CSAS_BIG_1"`, `"value":"eyJuYW1lIjo="`} {
 		if !strings.Contains(plog[0], want) {
 			t.Errorf("processing-log record %s lacks %s", plog[0], want)
 		}

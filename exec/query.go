@@ -26,7 +26,11 @@ type Deps struct {
 	// ProcessingLog is the topic that receives records the query could not
 	// process.
 	ProcessingLog string
-	Logger        *slog.Logger
+	// MaxRecordBytes, when positive, is the largest record (key and
+	// value bytes) the query reads from its user topics: a larger one
+	// goes to the processing log (see MaxRecordBytesProperty).
+	MaxRecordBytes int
+	Logger         *slog.Logger
 	// Progress, when set, is called after a task moved its position; the
 	// engine's flush barrier waits on it.
 	Progress func()

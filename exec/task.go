@@ -96,6 +96,9 @@ type task struct {
 	// (fatal) instead of going to the processing log.
 	internal bool
 	fatal    error
+	// note, when set, starts the message of every processing-log entry
+	// the task writes (a replay of logged records, see Replay).
+	note string
 
 	// ready is closed once the task's state is restored, at once for a
 	// task without state to restore.
@@ -751,10 +754,15 @@ func (t *task) decode(recs []*kafka.Record) {
 		t.arena = make([]any, len(recs)*width)
 	}
 	arena := t.arena[:len(recs)*width]
+	maxBytes := t.q.deps.MaxRecordBytes
 	for i, r := range recs {
 		t.cur = r
 		row := arena[i*width : (i+1)*width : (i+1)*width]
 		key := r.Key
+		if n := len(r.Key) + len(r.Value); maxBytes > 0 && n > maxBytes && !t.internal {
+			t.recordError(fmt.Sprintf("record of %d bytes (key and value) is larger than %s (%d)", n, MaxRecordBytesProperty, maxBytes), r)
+			continue
+		}
 		if t.window != nil {
 			var err error
 			if key, err = t.windowBounds(key, row[keyEnd:keyEnd+2]); err != nil {
@@ -862,10 +870,16 @@ func (t *task) origin(row []any) *kafka.Record {
 	return nil
 }
 
-// processingLogEntry is one processing-log record's value.
-type processingLogEntry struct {
-	Level     string `json:"level"`
-	QueryID   string `json:"queryId,omitempty"`
+// ProcessingLogEntry is one processing-log record's value, written as
+// JSON; its members are the columns of the SLUICE_PROCESSING_LOG stream
+// (matched case-insensitively). Key and Value are the record's bytes,
+// base64 in JSON; Truncated says Value keeps only its first
+// MaxLoggedBytes bytes.
+type ProcessingLogEntry struct {
+	Level string `json:"level"`
+	// Type is DeserializationError or RecordProcessingError.
+	Type      string `json:"type"`
+	QueryID   string `json:"query_id,omitempty"`
 	Message   string `json:"message"`
 	Topic     string `json:"topic"`
 	Partition int32  `json:"partition"`
@@ -873,7 +887,24 @@ type processingLogEntry struct {
 	Timestamp int64  `json:"timestamp"`
 	Key       []byte `json:"key"`
 	Value     []byte `json:"value"`
+	Truncated bool   `json:"truncated,omitempty"`
 }
+
+// The processing-log entry types, by ksqlDB's names. A record with a
+// DeserializationError never reached the query's pipeline (its bytes,
+// size or record time could not be read); a RecordProcessingError is a
+// row the pipeline could not compute fully (it went on with a null, as
+// in ksqlDB, or was dropped where no null can stand in).
+const (
+	DeserializationError  = "DESERIALIZATION_ERROR"
+	RecordProcessingError = "RECORD_PROCESSING_ERROR"
+)
+
+// MaxLoggedBytes bounds the key and value bytes one processing-log entry
+// keeps: base64 makes them a third larger, and the entry must stay under
+// the broker's default message.max.bytes (1 MiB). A longer value is cut
+// to what fits, and the entry says so (Truncated, and in its message).
+const MaxLoggedBytes = 512 << 10
 
 // recordError logs a bad record with its bytes and coordinates; the record
 // is skipped and the query goes on.
@@ -886,9 +917,17 @@ func (t *task) recordError(msg string, r *kafka.Record) {
 		return
 	}
 	t.stats.errors.Add(1)
-	e := processingLogEntry{Level: "ERROR", QueryID: t.g.QueryID, Message: msg, Topic: t.g.Source.Topic, Partition: t.partition, Offset: -1}
+	typ := RecordProcessingError
+	if t.cur != nil {
+		typ = DeserializationError
+	}
+	e := ProcessingLogEntry{Level: "ERROR", Type: typ, QueryID: t.g.QueryID, Message: t.note + msg, Topic: t.g.Source.Topic, Partition: t.partition, Offset: -1}
 	if r != nil {
 		e.Offset, e.Timestamp, e.Key, e.Value = r.Offset, r.Timestamp.UnixMilli(), r.Key, r.Value
+		if n := len(e.Key) + len(e.Value); n > MaxLoggedBytes && len(e.Key) < MaxLoggedBytes {
+			e.Value, e.Truncated = e.Value[:MaxLoggedBytes-len(e.Key)], true
+			e.Message += fmt.Sprintf(" (value truncated to its first %d of %d bytes)", len(e.Value), len(r.Value))
+		}
 	}
 	t.q.deps.Logger.Warn("record skipped", "topic", e.Topic, "partition", e.Partition, "offset", e.Offset, "reason", msg)
 	if t.q.deps.ProcessingLog == "" {

@@ -101,6 +101,8 @@ func (c *cursor) statement() (ast.Statement, error) {
 		return c.terminate(src)
 	case "PAUSE", "RESUME":
 		return c.pauseResume(src)
+	case "REPLAY":
+		return c.replay(src)
 	case "DROP":
 		return c.drop(src)
 	case "ALTER":

@@ -89,6 +89,39 @@ func (c *cursor) terminate(src ast.Source) (ast.Statement, error) {
 	return &ast.Terminate{Source: src, QueryID: id}, c.end("TERMINATE " + id)
 }
 
+// replay parses REPLAY PROCESSING LOG FOR queryId [WHERE expr].
+func (c *cursor) replay(src ast.Source) (ast.Statement, error) {
+	c.next()
+	for _, w := range []string{"PROCESSING", "LOG", "FOR"} {
+		if err := c.expect(w, "; write REPLAY PROCESSING LOG FOR <query id> [WHERE <condition>]"); err != nil {
+			return nil, err
+		}
+	}
+	t := c.peek()
+	id, err := c.queryID("REPLAY PROCESSING LOG FOR")
+	if err != nil {
+		return nil, err
+	}
+	s := &ast.Replay{Source: src, QueryID: id, QueryIDPos: c.pos(t)}
+	if !c.accept("WHERE") {
+		return s, c.end("REPLAY PROCESSING LOG FOR " + id)
+	}
+	if c.atEOF() {
+		return nil, c.errAt(c.peek(), "expected a condition after WHERE, e.g. WHERE OFFSET > 100")
+	}
+	toks := c.toks[c.i : len(c.toks)-1]
+	es, err := c.exprList(toks, c.peek().off)
+	if err != nil {
+		return nil, err
+	}
+	if len(es) != 1 {
+		return nil, c.errAt(toks[0], "expected one condition after WHERE; join conditions with AND or OR")
+	}
+	c.i = len(c.toks) - 1
+	s.Where = es[0]
+	return s, nil
+}
+
 // pauseResume parses PAUSE|RESUME queryId|ALL.
 func (c *cursor) pauseResume(src ast.Source) (ast.Statement, error) {
 	verb := c.next().upper()

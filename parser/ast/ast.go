@@ -302,6 +302,16 @@ type Terminate struct {
 	All     bool
 }
 
+// Replay is REPLAY PROCESSING LOG FOR queryId [WHERE expr]: it re-feeds
+// the query's records logged in the processing log (those Where, over
+// the log's columns, keeps) through the query's current pipeline.
+type Replay struct {
+	Source
+	QueryID    string
+	QueryIDPos Pos
+	Where      Expr
+}
+
 // PauseResume is PAUSE|RESUME queryId|ALL.
 type PauseResume struct {
 	Source

@@ -177,6 +177,8 @@ func commandID(st ast.Statement) string {
 			return "terminate/ALL/execute"
 		}
 		return "terminate/" + st.QueryID + "/execute"
+	case *ast.Replay:
+		return "replay/" + st.QueryID + "/execute"
 	case *ast.PauseResume:
 		verb := "pause"
 		if st.Resume {
