@@ -92,7 +92,7 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 		case old.System && st.OrReplace:
 			return Result{}, systemSourceError(st.NamePos, st.Name, "replace")
 		case st.OrReplace:
-			return e.replaceQuery(ctx, st, old)
+			return e.replaceQuery(ctx, st, old, sessionMaxRecordBytes(s))
 		case st.IfNotExists:
 			return Result{Kind: ResultMessage, Message: fmt.Sprintf("Cannot add stream %s: a %s with the same name already exists; nothing done.", st.Name, kindWord(old.Kind))}, nil
 		default:

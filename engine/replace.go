@@ -19,7 +19,7 @@ import (
 // stopped. Only changes that keep the output topic's key and existing value
 // columns, and the layout of the query's state, are allowed; anything else
 // is refused with the reason. The caller holds e.ddl.
-func (e *Engine) replaceQuery(ctx context.Context, st *ast.CreateAsSelect, old *catalog.Source) (Result, error) {
+func (e *Engine) replaceQuery(ctx context.Context, st *ast.CreateAsSelect, old *catalog.Source, maxRecordBytes int) (Result, error) {
 	kind := catalog.Stream
 	if st.Kind == ast.Table {
 		kind = catalog.Table
@@ -57,7 +57,11 @@ func (e *Engine) replaceQuery(ctx context.Context, st *ast.CreateAsSelect, old *
 			e.log.Warn("the query being replaced had failed", "query", oq.ID, "err", err)
 		}
 	}
-	q := &catalog.Query{ID: oq.ID, SQL: st.SQL(), Sink: st.Name, State: oq.State, Plan: plan.Graph, Guarantee: oq.Guarantee}
+	q := &catalog.Query{ID: oq.ID, SQL: st.SQL(), Sink: st.Name, State: oq.State, Plan: plan.Graph, Guarantee: oq.Guarantee, MaxRecordBytes: oq.MaxRecordBytes}
+	if maxRecordBytes > 0 {
+		// The session's sluice.max.record.bytes applies to the new version.
+		q.MaxRecordBytes = maxRecordBytes
+	}
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.ReplaceQuery, Query: q, Source: plan.Sink}); err != nil {
 		return Result{}, &internalError{err}
 	}
