@@ -252,7 +252,8 @@ CREATE TABLE t AS SELECT id, COUNT(*) AS c FROM s GROUP BY id EMIT CHANGES;`)
 
 	// List and describe.
 	list, err := c.List(ctx, &sluicev1.ListRequest{Kind: sluicev1.ListKind_LIST_KIND_STREAMS})
-	if err != nil || len(list.GetSources()) != 1 || list.GetSources()[0].GetName() != "S" {
+	// S, and the processing log every server declares.
+	if err != nil || len(list.GetSources()) != 2 || list.GetSources()[0].GetName() != "S" || list.GetSources()[1].GetName() != "SLUICE_PROCESSING_LOG" {
 		t.Fatalf("List streams: %v, %v", list, err)
 	}
 	list, err = c.List(ctx, &sluicev1.ListRequest{Kind: sluicev1.ListKind_LIST_KIND_QUERIES})

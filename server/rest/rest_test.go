@@ -159,7 +159,8 @@ func TestKSQLEntities(t *testing.T) {
 		t.Errorf("CSAS queryId = %v", csas)
 	}
 	streams := ents[1]["streams"].([]any)
-	if len(streams) != 2 {
+	// BIG, ORDERS and the processing log every server declares.
+	if len(streams) != 3 || streams[2].(map[string]any)["name"] != "SLUICE_PROCESSING_LOG" {
 		t.Fatalf("streams = %v", streams)
 	}
 	s0 := streams[0].(map[string]any)
