@@ -58,6 +58,9 @@ type Engine struct {
 	cat        *catalog.Catalog
 	commands   string // the command log topic
 	processing string // the processing log topic
+	// replays is the compacted topic keeping each query's replay
+	// state (see replayState).
+	replays string
 
 	// ddl serialises statements that change the catalog, so that what is
 	// checked is still true when its command is written.
@@ -140,6 +143,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		cat:        catalog.New(),
 		commands:   "_sluice-" + cfg.ServiceID + "-command-log",
 		processing: cfg.ServiceID + "_processing_log",
+		replays:    "_sluice-" + cfg.ServiceID + "-replays",
 		running:    map[string]*exec.Query{},
 		transient:  map[string]*exec.Query{},
 		pushState:  map[string]string{},
@@ -158,6 +162,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	if err := e.ensureTopic(ctx, e.processing, nil); err != nil {
+		return nil, err
+	}
+	if err := e.ensureTopic(ctx, e.replays, map[string]string{"cleanup.policy": "compact"}); err != nil {
 		return nil, err
 	}
 

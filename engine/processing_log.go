@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -95,22 +96,54 @@ func systemSourceError(pos ast.Pos, name, verb string) error {
 	return userError(pos, "cannot %s %s: the server declares it over its processing log at start; it cannot be dropped or changed (query it, or create a stream over it with CREATE STREAM ... AS SELECT)", verb, name)
 }
 
-// replayGroup is the consumer group whose committed offset on the
-// processing-log topic is the replay position of a query: every entry
-// before it was replayed (or looked at) by an earlier REPLAY.
-func (e *Engine) replayGroup(queryID string) string {
-	return "_sluice-" + e.cfg.ServiceID + "-replay-" + queryID
+// replayState is what REPLAY has done for one query, kept as the value
+// of the query's key in the compacted replays topic: every entry of the
+// query in the processing log before From was replayed (or cannot be),
+// and so were those at the offsets Done (all at or after From).
+type replayState struct {
+	From int64   `json:"from"`
+	Done []int64 `json:"done,omitempty"`
 }
 
-// replay runs REPLAY PROCESSING LOG FOR id [WHERE cond]: it reads the
-// processing log from the query's replay position to its end now, keeps
-// the entries of the query that cond keeps (without cond: those of type
-// DESERIALIZATION_ERROR, records that never reached the pipeline, so that
-// a plain REPLAY writes no row twice) and runs their records once
-// more through the query's current plan, then moves the replay position to
-// that end. An entry is thus replayed at most once across REPLAYs, whether
-// cond kept it or not; a record that fails again is logged again (as a new
-// entry, which a later REPLAY can take).
+// loadReplayState reads the replay state of query id.
+func (e *Engine) loadReplayState(ctx context.Context, id string) (replayState, error) {
+	var st replayState
+	recs, err := kafka.ReadAll(ctx, e.cfg.Kafka, e.replays)
+	if err != nil {
+		return st, internal("cannot read the replay state of %s: %v", id, err)
+	}
+	for _, r := range recs {
+		if string(r.Key) != id {
+			continue
+		}
+		st = replayState{}
+		if r.Value != nil {
+			if err := json.Unmarshal(r.Value, &st); err != nil {
+				return st, internal("the replay state of %s cannot be read: %v", id, err)
+			}
+		}
+	}
+	return st, nil
+}
+
+// saveReplayState writes the replay state of query id.
+func (e *Engine) saveReplayState(ctx context.Context, id string, st replayState) error {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return err
+	}
+	return e.produce(ctx, []*kafka.Record{{Topic: e.replays, Partition: 0, Key: []byte(id), Value: b, Timestamp: e.cfg.Now()}})
+}
+
+// replayLog runs REPLAY PROCESSING LOG FOR id [WHERE cond]: it reads the
+// processing log from the query's replay state to its end now, takes the
+// entries of the query not replayed yet that cond keeps (without cond:
+// those of type DESERIALIZATION_ERROR, records that never reached the
+// pipeline, so that a plain REPLAY writes no row twice), runs their
+// records once more through the query's current plan, and notes them as
+// done in the replay state. An entry is thus replayed at most once across
+// REPLAYs; one cond left out stays for a later REPLAY; a record that fails
+// again is logged again (as a new entry, which a later REPLAY can take).
 func (e *Engine) replayLog(ctx context.Context, st *ast.Replay) (Result, error) {
 	q, ok := e.cat.Query(st.QueryID)
 	if !ok {
@@ -139,30 +172,36 @@ func (e *Engine) replayLog(ctx context.Context, st *ast.Replay) (Result, error) 
 	// One REPLAY of a query at a time: the position moves under the lock.
 	e.replayMu.Lock()
 	defer e.replayMu.Unlock()
-	group := e.replayGroup(q.ID)
-	from, err := e.cfg.Kafka.FetchOffsets(ctx, group, e.processing)
-	if err != nil {
-		return Result{}, internal("cannot read the replay position of %s: %v", q.ID, err)
-	}
-	entries, end, err := e.readProcessingLog(ctx, max(from[0], 0))
+	state, err := e.loadReplayState(ctx, q.ID)
 	if err != nil {
 		return Result{}, err
+	}
+	entries, end, err := e.readProcessingLog(ctx, state.From)
+	if err != nil {
+		return Result{}, err
+	}
+	done := map[int64]bool{}
+	for _, off := range state.Done {
+		done[off] = true
 	}
 	var recs []*kafka.Record
 	seen := map[string]bool{}
 	skipped := 0
+	next := end // the first entry of the query left for later
 	for _, le := range entries {
-		if le.QueryID != q.ID {
+		if le.QueryID != q.ID || done[le.logOffset] {
 			continue
 		}
+		keep := le.Type == exec.DeserializationError
 		if where != nil {
-			v, err := where.Eval(processingLogRow(le))
-			if err != nil || !expr.Truthy(v) {
-				continue
-			}
-		} else if le.Type != exec.DeserializationError {
+			v, err := where.Eval(processingLogRow(&le.ProcessingLogEntry))
+			keep = err == nil && expr.Truthy(v)
+		}
+		if !keep {
+			next = min(next, le.logOffset)
 			continue
 		}
+		done[le.logOffset] = true
 		id := fmt.Sprintf("%s/%d/%d", le.Topic, le.Partition, le.Offset)
 		if le.Truncated || le.Offset < 0 || le.Topic != q.Plan.Source.Topic || seen[id] {
 			// Not the whole record, a row of no single record, a record of
@@ -176,6 +215,13 @@ func (e *Engine) replayLog(ctx context.Context, st *ast.Replay) (Result, error) 
 		seen[id] = true
 		recs = append(recs, &kafka.Record{Topic: le.Topic, Partition: le.Partition, Offset: le.Offset, Key: le.Key, Value: le.Value, Timestamp: time.UnixMilli(le.Timestamp)})
 	}
+	kept := replayState{From: next}
+	for off := range done {
+		if off >= next {
+			kept.Done = append(kept.Done, off)
+		}
+	}
+	slices.Sort(kept.Done)
 	deps := exec.Deps{Kafka: e.cfg.Kafka, ProcessingLog: e.processing, Logger: e.log.With("query", q.ID), Now: e.cfg.Now, MaxRecordBytes: e.cfg.MaxRecordBytes}
 	if q.MaxRecordBytes > 0 {
 		deps.MaxRecordBytes = q.MaxRecordBytes
@@ -184,8 +230,8 @@ func (e *Engine) replayLog(ctx context.Context, st *ast.Replay) (Result, error) 
 	if err != nil {
 		return Result{}, internal("cannot replay the records of %s: %v", q.ID, err)
 	}
-	if err := e.cfg.Kafka.CommitOffsets(ctx, group, map[string]map[int32]int64{e.processing: {0: end}}); err != nil {
-		return Result{}, internal("the records of %s were replayed, but the replay position could not be kept (a later REPLAY would take them again): %v", q.ID, err)
+	if err := e.saveReplayState(ctx, q.ID, kept); err != nil {
+		return Result{}, internal("the records of %s were replayed, but the replay state could not be kept (a later REPLAY would take them again): %v", q.ID, err)
 	}
 	msg := fmt.Sprintf("Replayed %d records of %s from the processing log: %d rows written, %d filtered, %d failed again.", stats.In, q.ID, stats.Out, stats.Filtered, stats.Failed)
 	if skipped > 0 {
@@ -194,9 +240,15 @@ func (e *Engine) replayLog(ctx context.Context, st *ast.Replay) (Result, error) 
 	return Result{Kind: ResultMessage, Message: msg}, nil
 }
 
+// loggedEntry is a processing-log entry and its offset in the log.
+type loggedEntry struct {
+	exec.ProcessingLogEntry
+	logOffset int64
+}
+
 // readProcessingLog returns the processing-log entries from offset from to
 // the log's end now, and that end.
-func (e *Engine) readProcessingLog(ctx context.Context, from int64) ([]*exec.ProcessingLogEntry, int64, error) {
+func (e *Engine) readProcessingLog(ctx context.Context, from int64) ([]*loggedEntry, int64, error) {
 	bounds, err := e.cfg.Kafka.ListStableOffsets(ctx, e.processing)
 	if err != nil {
 		return nil, 0, internal("cannot list the offsets of %s: %v", e.processing, err)
@@ -215,7 +267,7 @@ func (e *Engine) readProcessingLog(ctx context.Context, from int64) ([]*exec.Pro
 	}
 	defer c.Close()
 	c.Assign(map[string]map[int32]int64{e.processing: {0: from}})
-	var out []*exec.ProcessingLogEntry
+	var out []*loggedEntry
 	for next := from; next < end; {
 		recs, err := c.Poll(ctx)
 		if err != nil {
@@ -229,8 +281,8 @@ func (e *Engine) readProcessingLog(ctx context.Context, from int64) ([]*exec.Pro
 			if r.Control {
 				continue
 			}
-			var le exec.ProcessingLogEntry
-			if err := json.Unmarshal(r.Value, &le); err != nil {
+			le := loggedEntry{logOffset: r.Offset}
+			if err := json.Unmarshal(r.Value, &le.ProcessingLogEntry); err != nil {
 				e.log.Warn("processing log entry not readable; not replayed", "offset", r.Offset, "err", err)
 				continue
 			}
