@@ -142,6 +142,9 @@ func TestParseStatements(t *testing.T) {
 		{"DEFINE env = 'prod'", &ast.Define{Name: "env", Value: "prod"}},
 		{"UNDEFINE env", &ast.Undefine{Name: "env"}},
 		{"RUN SCRIPT '/tmp/a.sql'", &ast.RunScript{Path: "/tmp/a.sql"}},
+		{"REPLAY PROCESSING LOG FOR CSAS_OUT_0", &ast.Replay{QueryID: "CSAS_OUT_0"}},
+		{"replay processing log for CSAS_OUT_0 where `OFFSET` > 3",
+			&ast.Replay{QueryID: "CSAS_OUT_0", Where: &ast.Binary{Op: ast.OpGt, L: col("OFFSET"), R: intLit("3")}}},
 	}
 	for _, tc := range tests {
 		got := stripped(mustParse(t, tc.in))
