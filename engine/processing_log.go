@@ -23,6 +23,9 @@ import (
 // its processing-log topic (ksqlDB's KSQL_PROCESSING_LOG).
 const ProcessingLogStream = "SLUICE_PROCESSING_LOG"
 
+// DefaultMaxRecordBytes is the default of Config.MaxRecordBytes.
+const DefaultMaxRecordBytes = exec.DefaultMaxRecordBytes
+
 // propMaxRecordBytes is exec.MaxRecordBytesProperty, settable per session
 // for the queries it creates.
 const propMaxRecordBytes = exec.MaxRecordBytesProperty

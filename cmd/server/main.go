@@ -104,6 +104,8 @@ type config struct {
 	// ignored are the config file's keys that are not Sluice's.
 	sources map[string]string
 	ignored []string
+	// maxRecordBytes is the default sluice.max.record.bytes.
+	maxRecordBytes int
 }
 
 // aliases map ksqlDB's property names (ksql-server.properties) to flags.
@@ -117,6 +119,7 @@ var aliases = map[string]serverconfig.Alias{
 	"ksql.streams.processing.guarantee": {Flag: "processing-guarantee"},
 	"ksql.advertised.listener":          {Flag: "advertised-address", Convert: serverconfig.StripScheme},
 	"ksql.schema.registry.url":          {Flag: "schema-registry-url"},
+	"sluice.max.record.bytes":           {Flag: "max-record-bytes"},
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -139,6 +142,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.registryAddr, "schema-registry-addr", "127.0.0.1:8081", "`address` the playground serves its built-in schema registry on, when --schema-registry-url is not given")
 	fs.StringVar(&c.serviceID, "service-id", "sluice", "`id` of the Sluice cluster; prefixes its internal topics and groups")
 	fs.StringVar(&c.guarantee, "processing-guarantee", engine.AtLeastOnce, "default processing `guarantee` of persistent queries: at_least_once or exactly_once_v2 (Kafka transactions; needs --kafka-client franz)")
+	fs.IntVar(&c.maxRecordBytes, "max-record-bytes", engine.DefaultMaxRecordBytes, "largest record (key and value `bytes`) a persistent query reads; larger ones go to the processing log (sluice.max.record.bytes)")
 	fs.StringVar(&level, "log-level", "info", "log `level`: debug, info, warn or error")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log `format`: text or json")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long calls in progress may take to finish on shutdown")
@@ -333,6 +337,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		Registry:  reg,
 
 		ProcessingGuarantee: cfg.guarantee,
+		MaxRecordBytes:      cfg.maxRecordBytes,
 	}
 	if cfg.cluster {
 		cc, fwd, err := clusterConfig(cfg, grpcLis.Addr().String(), sec)
