@@ -228,7 +228,7 @@ func (e *Engine) pullStream(ctx context.Context, g *topology.Graph, add func(row
 	for p, b := range bounds {
 		ends[p] = b.End
 	}
-	deps := exec.Deps{Kafka: e.cfg.Kafka, Registry: e.cfg.Registry, ProcessingLog: e.processing, Logger: e.log.With("query", g.QueryID), Now: e.cfg.Now, EndOffsets: ends}
+	deps := exec.Deps{Kafka: e.cfg.Kafka, Registry: e.cfg.Registry, ProcessingLog: e.processing, MaxRecordBytes: e.cfg.MaxRecordBytes, Logger: e.log.With("query", g.QueryID), Now: e.cfg.Now, EndOffsets: ends}
 	q, err := exec.Start(ctx, g, deps, out)
 	if err != nil {
 		return internal("cannot start pull query: %v", err)

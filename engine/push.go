@@ -57,7 +57,7 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 		sent++
 		return g.Limit == 0 || sent < g.Limit, nil
 	}
-	deps := exec.Deps{Kafka: e.cfg.Kafka, Registry: e.cfg.Registry, ProcessingLog: e.processing, Logger: e.log.With("query", id), Now: e.cfg.Now}
+	deps := exec.Deps{Kafka: e.cfg.Kafka, Registry: e.cfg.Registry, ProcessingLog: e.processing, MaxRecordBytes: e.cfg.MaxRecordBytes, Logger: e.log.With("query", id), Now: e.cfg.Now}
 	if shareable(g) {
 		// Live-tail queries on one source share one read of its topic.
 		deps.Kafka = e.shared.clientFor(g.Source.Topic)
