@@ -887,7 +887,7 @@ type ProcessingLogEntry struct {
 	Timestamp int64  `json:"timestamp"`
 	Key       []byte `json:"key"`
 	Value     []byte `json:"value"`
-	Truncated bool   `json:"truncated,omitempty"`
+	Truncated bool   `json:"truncated"`
 }
 
 // The processing-log entry types, by ksqlDB's names. A record with a
