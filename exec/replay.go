@@ -94,7 +94,7 @@ func Replay(ctx context.Context, g *topology.Graph, deps Deps, recs []*kafka.Rec
 			return st, err
 		}
 		t.producer = prod
-		err := t.process(ctx, rs)
+		err := t.replay(ctx, rs)
 		t.producer = nil
 		t.close()
 		st.In += t.stats.in.Load()
@@ -106,4 +106,25 @@ func Replay(ctx context.Context, g *topology.Graph, deps Deps, recs []*kafka.Rec
 		}
 	}
 	return st, nil
+}
+
+// replay decodes and processes recs as process does, then produces what
+// they gave at once: no offset to commit, no pipelining.
+func (t *task) replay(ctx context.Context, recs []*kafka.Record) error {
+	t.polled = recs
+	defer func() { t.polled = nil }()
+	t.decode(recs)
+	if t.fatal != nil {
+		return t.fatal
+	}
+	t.stats.in.Add(int64(len(recs)))
+	if t.in.Len() > 0 {
+		if err := t.push(ctx, 0, &t.in); err != nil {
+			return err
+		}
+	}
+	clear(t.arena)
+	t.in.Reset()
+	// Deps.Group is empty: this only produces.
+	return t.produceAndCommit(ctx, recs[len(recs)-1].Offset+1)
 }
