@@ -280,3 +280,25 @@ func BenchmarkEngineTumblingCount(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkEngineTumblingAggregates is BenchmarkEngineTumblingCount's
+// dense case with a SUM, a MAX and an AVG of the price besides the count,
+// as q7's tumbling max keeps.
+func BenchmarkEngineTumblingAggregates(b *testing.B) {
+	tk := engineTask(b, planQuery(b, bidsByBidder,
+		`CREATE TABLE q7 AS SELECT bidder, COUNT(*) AS n, SUM(price) AS total, MAX(price) AS top, AVG(price) AS mean
+		FROM bid WINDOW TUMBLING (SIZE 10 SECONDS) GROUP BY bidder EMIT CHANGES;`))
+	ctx := context.Background()
+	recs := bidRecords(100_000, true)
+	next := int64(0)
+	measure(b, recs, 1_000, func(batch []*kafka.Record) {
+		for _, r := range batch {
+			r.Offset = next
+			r.Timestamp = time.UnixMilli(1_436_918_400_000 + next/10)
+			next++
+		}
+		if err := tk.process(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -72,7 +73,7 @@ type Accumulator interface {
 // may load with the state of one group after another instead of creating
 // one per row: UnmarshalBinary replaces the whole state and shares
 // nothing with values Result returned before, and AppendBinary appends
-// what MarshalBinary returns, without allocating.
+// what MarshalBinary returns, without allocating once b has room.
 type ReusableAccumulator interface {
 	Accumulator
 	AppendBinary(b []byte) ([]byte, error)
@@ -203,6 +204,20 @@ func (e *encoder) value(v any, t *types.Type) error {
 }
 
 func (e *encoder) done() ([]byte, error) { return e.b, nil }
+
+// appendValueState appends v as encoder.value writes it: its length, then
+// its MarshalValue encoding, written in place and moved up behind the
+// length so that nothing is allocated once b has room.
+func appendValueState(b []byte, v any, t *types.Type) ([]byte, error) {
+	at := len(b)
+	b, err := appendValue(b, v, t)
+	if err != nil {
+		return nil, err
+	}
+	var n [binary.MaxVarintLen64]byte
+	l := binary.PutUvarint(n[:], uint64(len(b)-at))
+	return slices.Insert(b, at, n[:l]...), nil
+}
 
 // decoder reads what encoder wrote; the first error sticks.
 type decoder struct {

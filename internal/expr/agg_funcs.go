@@ -338,6 +338,18 @@ func (a *sumAcc) MarshalBinary() ([]byte, error) {
 	return e.done()
 }
 
+func (a *sumAcc) AppendBinary(b []byte) ([]byte, error) {
+	switch a.t.Kind {
+	case types.Int, types.Bigint:
+		return binary.AppendVarint(append(b, stateVersion), a.i), nil
+	case types.Double:
+		return binary.BigEndian.AppendUint64(append(b, stateVersion), math.Float64bits(a.f)), nil
+	}
+	return appendValueState(append(b, stateVersion), a.d, a.t)
+}
+
+func (*sumAcc) ReusableState() {}
+
 func (a *sumAcc) UnmarshalBinary(b []byte) error {
 	d := newDecoder(b)
 	n := *newSumAcc(a.t)
@@ -434,6 +446,16 @@ func (a *avgAcc) MarshalBinary() ([]byte, error) {
 	return e.done()
 }
 
+func (a *avgAcc) AppendBinary(b []byte) ([]byte, error) {
+	b = binary.AppendVarint(append(b, stateVersion), a.n)
+	if a.double {
+		return binary.BigEndian.AppendUint64(b, math.Float64bits(a.f)), nil
+	}
+	return binary.AppendVarint(b, a.i), nil
+}
+
+func (*avgAcc) ReusableState() {}
+
 func (a *avgAcc) UnmarshalBinary(b []byte) error {
 	d := newDecoder(b)
 	n := avgAcc{double: a.double, n: d.int()}
@@ -493,6 +515,12 @@ func (a *minMaxAcc) MarshalBinary() ([]byte, error) {
 	}
 	return e.done()
 }
+
+func (a *minMaxAcc) AppendBinary(b []byte) ([]byte, error) {
+	return appendValueState(append(b, stateVersion), a.best, a.t)
+}
+
+func (*minMaxAcc) ReusableState() {}
 
 func (a *minMaxAcc) UnmarshalBinary(b []byte) error {
 	d := newDecoder(b)

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/sluice-sql/sluice/internal/types"
@@ -33,5 +34,63 @@ func TestReusableAccumulators(t *testing.T) {
 	}
 	if err := r.UnmarshalBinary(m); err != nil || r.Result() != int64(300) {
 		t.Fatalf("restored state: %v %v", r.Result(), err)
+	}
+}
+
+// TestReusableValueAccumulators checks AppendBinary against
+// MarshalBinary, and reloading in place, for the other reusable
+// aggregates over each type they take.
+func TestReusableValueAccumulators(t *testing.T) {
+	dec := types.DecimalOf(10, 2)
+	d, _ := types.ParseDec("12.34")
+	for _, c := range []struct {
+		name string
+		def  *Aggregate
+		t    *types.Type
+		in   []any
+	}{
+		{"SUM INT", sumAgg(), types.IntType, []any{int32(3), nil, int32(-9)}},
+		{"SUM BIGINT", sumAgg(), types.BigintType, []any{int64(1) << 40, int64(5)}},
+		{"SUM DOUBLE", sumAgg(), types.DoubleType, []any{1.5, 2.25}},
+		{"SUM DECIMAL", sumAgg(), dec, []any{d, d}},
+		{"AVG INT", avgAgg(), types.IntType, []any{int32(3), int32(4)}},
+		{"AVG DOUBLE", avgAgg(), types.DoubleType, []any{1.5, nil, 2.0}},
+		{"MIN STRING", minMaxAgg("MIN", "", -1), types.StringType, []any{"pear", "apple"}},
+		{"MAX BIGINT", minMaxAgg("MAX", "", 1), types.BigintType, []any{int64(7), int64(1_000_000)}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ret, err := c.def.Check([]*types.Type{c.t})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := c.def.New([]*types.Type{c.t}, ret, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, ok := a.(ReusableAccumulator)
+			if !ok {
+				t.Fatalf("%s's accumulator is not reusable", c.name)
+			}
+			fresh, _ := r.AppendBinary(nil)
+			if m, _ := r.MarshalBinary(); string(fresh) != string(m) {
+				t.Fatalf("fresh AppendBinary %q, MarshalBinary %q", fresh, m)
+			}
+			empty := fmt.Sprint(r.Result())
+			for _, v := range c.in {
+				r.Add(v)
+			}
+			want := fmt.Sprint(r.Result())
+			m, _ := r.MarshalBinary()
+			p, err := r.AppendBinary([]byte("x"))
+			if err != nil || string(p) != "x"+string(m) {
+				t.Fatalf("AppendBinary %q %v, MarshalBinary %q", p, err, m)
+			}
+			if err := r.UnmarshalBinary(fresh); err != nil || fmt.Sprint(r.Result()) != empty {
+				t.Fatalf("fresh state: %v %v", r.Result(), err)
+			}
+			if err := r.UnmarshalBinary(m); err != nil || fmt.Sprint(r.Result()) != want {
+				t.Fatalf("restored state: %v %v, want %s", r.Result(), err, want)
+			}
+		})
 	}
 }
