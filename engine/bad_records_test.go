@@ -14,10 +14,11 @@ import (
 )
 
 // badKind is one kind of bad record a format's query must log, not stop
-// on: make returns the value of the i-th such record.
+// on: make returns the key and value of the i-th such record; sid is the
+// id the registry gave the source's value schema (0 without one).
 type badKind struct {
 	name string
-	make func(i int) []byte
+	make func(sid uint32, i int) (key, value []byte)
 	// pending names the decoder change this kind waits for: until it
 	// lands, its records are produced but not expected in the log.
 	pending string
@@ -27,27 +28,69 @@ type badKind struct {
 // bad record it meets. Formats with a schema registry add theirs here.
 type badRecordCase struct {
 	format string
-	ddl    []string // source and query; the query is CSAS_OUT_<n>
-	good   func(i int) []byte
+	topic  string   // the source's topic
+	ddl    []string // source and query, the only query
+	good   func(sid uint32, i int) (key, value []byte)
 	kinds  []badKind
+}
+
+// intKey is the KAFKA-format key of an INT key column.
+func intKey(i int) []byte { return []byte{byte(i >> 24), byte(i >> 16), byte(i >> 8), byte(i)} }
+
+// srHeader is the schema-registry wire header: magic byte 0 and the id.
+func srHeader(magic byte, sid uint32) []byte {
+	return []byte{magic, byte(sid >> 24), byte(sid >> 16), byte(sid >> 8), byte(sid)}
+}
+
+// jsonValue returns a JSON value case's key and value.
+func jsonValue(f string, args ...any) func(uint32, int) ([]byte, []byte) {
+	return func(_ uint32, i int) ([]byte, []byte) {
+		return intKey(i), fmt.Appendf(nil, f, append([]any{i}, args...)...)
+	}
 }
 
 var badRecordCases = []badRecordCase{{
 	format: "JSON",
+	topic:  "src",
 	ddl: []string{
 		"CREATE STREAM src (id INT KEY, v INT, ts BIGINT, s STRING) WITH (KAFKA_TOPIC='src', VALUE_FORMAT='JSON', PARTITIONS=2, TIMESTAMP='ts');",
 		"SET 'sluice.max.record.bytes'='200';",
 		"CREATE STREAM out AS SELECT id, v * 2 AS v2, s FROM src WHERE v % 10 <> 0;",
 	},
-	good: func(i int) []byte { return fmt.Appendf(nil, `{"v":%d,"ts":%d,"s":"r%d"}`, i, 1000+i, i) },
+	good: func(_ uint32, i int) ([]byte, []byte) {
+		return intKey(i), fmt.Appendf(nil, `{"v":%d,"ts":%d,"s":"r%d"}`, i, 1000+i, i)
+	},
 	kinds: []badKind{
-		{"truncated JSON", func(i int) []byte { return fmt.Appendf(nil, `{"v":%d,"ts":`, i) }, ""},
-		{"invalid UTF-8", func(i int) []byte { return append(fmt.Appendf(nil, `{"v":%d,"ts":1,"s":"a`, i), 0xff, 'b', '"', '}') }, ""},
-		{"wrong type", func(i int) []byte { return fmt.Appendf(nil, `{"v":"x%d","ts":1}`, i) }, ""},
-		{"over the maximum size", func(i int) []byte {
-			return fmt.Appendf(nil, `{"v":%d,"ts":1,"s":"%s"}`, i, bytes.Repeat([]byte("x"), 300))
+		{"truncated JSON", jsonValue(`{"v":%d,"ts":`), ""},
+		{"invalid UTF-8", func(_ uint32, i int) ([]byte, []byte) {
+			return intKey(i), append(fmt.Appendf(nil, `{"v":%d,"ts":1,"s":"a`, i), 0xff, 'b', '"', '}')
 		}, ""},
-		{"negative timestamp", func(i int) []byte { return fmt.Appendf(nil, `{"v":%d,"ts":-%d}`, i, i+1) }, ""},
+		{"wrong type", jsonValue(`{"v":"x%d","ts":1}`), ""},
+		{"over the maximum size", jsonValue(`{"v":%d,"ts":1,"s":"%s"}`, bytes.Repeat([]byte("x"), 300)), ""},
+		{"negative timestamp", func(_ uint32, i int) ([]byte, []byte) {
+			return intKey(i), fmt.Appendf(nil, `{"v":%d,"ts":-%d}`, i, i+1)
+		}, ""},
+	},
+}, {
+	format: "JSON_SR",
+	topic:  "tsrc",
+	ddl: []string{
+		"CREATE TABLE tsrc (id INT PRIMARY KEY, v INT, s STRING) WITH (KAFKA_TOPIC='tsrc', KEY_FORMAT='KAFKA', VALUE_FORMAT='JSON_SR', PARTITIONS=2);",
+		"CREATE TABLE tout AS SELECT id, v * 2 AS v2, s FROM tsrc WHERE v % 10 <> 0;",
+	},
+	good: func(sid uint32, i int) ([]byte, []byte) {
+		return intKey(i), append(srHeader(0, sid), fmt.Sprintf(`{"V":%d,"S":"r%d"}`, i, i)...)
+	},
+	kinds: []badKind{
+		{"missing key", func(sid uint32, i int) ([]byte, []byte) {
+			return nil, append(srHeader(0, sid), fmt.Sprintf(`{"V":%d,"S":"k"}`, i)...)
+		}, ""},
+		{"unknown schema id", func(sid uint32, i int) ([]byte, []byte) {
+			return intKey(i), append(srHeader(0, sid+1000), fmt.Sprintf(`{"V":%d}`, i)...)
+		}, ""},
+		{"bad magic byte", func(sid uint32, i int) ([]byte, []byte) {
+			return intKey(i), append(srHeader(7, sid), fmt.Sprintf(`{"V":%d}`, i)...)
+		}, ""},
 	},
 }}
 
@@ -68,6 +111,10 @@ func TestBadRecords(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
+			var sid uint32
+			if latest, err := h.reg.Latest(h.ctx, c.topic+"-value"); err == nil {
+				sid = uint32(latest.ID)
+			}
 			prod, err := h.client.NewProducer(kafka.ProducerOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -81,16 +128,15 @@ func TestBadRecords(t *testing.T) {
 			pendingRecords := 0
 			var batch []*kafka.Record
 			for i := 0; i < total; i++ {
-				v := c.good(i)
+				key, v := c.good(sid, i)
 				if i%100 == 0 {
 					k := c.kinds[(i/100)%len(c.kinds)]
-					if v = k.make(i); k.pending != "" {
+					if key, v = k.make(sid, i); k.pending != "" {
 						// Read as a good record until the change lands.
 						pendingRecords++
 					}
 				}
-				key := []byte{0, 0, byte(i >> 8), byte(i)}
-				batch = append(batch, &kafka.Record{Topic: "src", Partition: int32(i % 2), Key: key, Value: v, Timestamp: time.UnixMilli(int64(1000 + i))})
+				batch = append(batch, &kafka.Record{Topic: c.topic, Partition: int32(i % 2), Key: key, Value: v, Timestamp: time.UnixMilli(int64(1000 + i))})
 				if len(batch) == 5000 || i == total-1 {
 					if err := prod.Produce(h.ctx, batch); err != nil {
 						t.Fatal(err)
@@ -116,7 +162,7 @@ func TestBadRecords(t *testing.T) {
 				if err := json.Unmarshal(r.Value, &e); err != nil {
 					t.Fatal(err)
 				}
-				if e.Topic == "src" {
+				if e.Topic == c.topic {
 					got[coord{e.Partition, e.Offset}] = e.Value
 				}
 			}

@@ -29,8 +29,14 @@ const KeyAbsent ChangeKind = 0x80
 // operator that passes kinds on without old rows never claims to know one.
 const OldKnown ChangeKind = 0x40
 
-// Base is the kind without the KeyAbsent and OldKnown marks.
-func (k ChangeKind) Base() ChangeKind { return k &^ (KeyAbsent | OldKnown) }
+// Filtered marks, on top of NullValue, the delete a filter sends on a
+// table for a row its WHERE dropped: the sink writes the tombstone, and the
+// query's counters count the record as filtered, not as output, so that
+// records in = out + filtered + errored.
+const Filtered ChangeKind = 0x20
+
+// Base is the kind without the KeyAbsent, OldKnown and Filtered marks.
+func (k ChangeKind) Base() ChangeKind { return k &^ (KeyAbsent | OldKnown | Filtered) }
 
 // Batch is a run of rows moving between operators, each with its record
 // time and change kind. A batch and its rows are valid only during the call

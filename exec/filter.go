@@ -71,9 +71,9 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 			f.out.Append(row, b.Time(i), kind)
 		case !f.retract:
 		case !oldKnown:
-			f.out.Append(row, b.Time(i), NullValue|kind&KeyAbsent)
+			f.out.Append(row, b.Time(i), NullValue|Filtered|kind&KeyAbsent)
 		case old != nil:
-			f.out.AppendChange(row, old, b.Time(i), NullValue|kind&KeyAbsent)
+			f.out.AppendChange(row, old, b.Time(i), NullValue|Filtered|kind&KeyAbsent)
 		}
 	}
 	f.counts.addFiltered(dropped)

@@ -712,6 +712,7 @@ func (t *task) emit(ctx context.Context, b *Batch) error {
 		return t.into(ctx, b)
 	}
 	if t.sink != nil {
+		out := int64(0)
 		for i := 0; i < b.Len(); i++ {
 			rec, err := t.sink.record(b.Row(i), b.Time(i), b.Kind(i).Base() == NullValue, b.Kind(i)&KeyAbsent != 0)
 			if err != nil {
@@ -719,8 +720,11 @@ func (t *task) emit(ctx context.Context, b *Batch) error {
 				continue
 			}
 			t.pending = append(t.pending, rec)
+			if b.Kind(i)&Filtered == 0 {
+				out++
+			}
 		}
-		t.stats.out.Add(int64(b.Len()))
+		t.stats.out.Add(out)
 		return nil
 	}
 	if t.out == nil {
@@ -743,6 +747,10 @@ func (t *task) emit(ctx context.Context, b *Batch) error {
 	}
 	return nil
 }
+
+// nullTableKeyRecord is the processing-log message of a table's record
+// without a key.
+const nullTableKeyRecord = "a table's record needs a key, and this one has none: it is not a row of the table; produce it with a key"
 
 // decode turns records into source rows: pseudo-columns, key, value.
 // Records that cannot be read go to the processing log.
@@ -769,6 +777,10 @@ func (t *task) decode(recs []*kafka.Record) {
 				t.recordError("cannot decode key: "+err.Error(), r)
 				continue
 			}
+		}
+		if r.Key == nil && t.g.Source.Table && t.nKey > 0 && !t.internal {
+			t.recordError(nullTableKeyRecord, r)
+			continue
 		}
 		if r.Value == nil {
 			// A record without a value: only its key is known.

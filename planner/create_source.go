@@ -221,6 +221,7 @@ func SourceNode(s *catalog.Source) *topology.Source {
 		KeyFormat: s.KeyFormat, ValueFormat: s.ValueFormat, ValueProps: s.ValueProps, KeyProps: s.KeyProps,
 		Key: s.Key, Value: s.Value, Headers: s.Headers, HeaderKeys: s.HeaderKeys,
 		Timestamp: s.Timestamp, TimestampFormat: s.TimestampFormat, Window: s.Window,
+		Table: s.Kind == catalog.Table,
 	}
 }
 

@@ -64,6 +64,9 @@ type Source struct {
 	// Window, when set, says the topic's keys are windowed: each row
 	// carries WINDOWSTART and WINDOWEND after its key columns.
 	Window *KeyWindow `json:"window,omitempty"`
+	// Table says the source is a table: a record without a key cannot
+	// be one of its rows, so it goes to the processing log.
+	Table bool `json:"table,omitempty"`
 }
 
 // Schema is the row layout a source emits: the pseudo-columns, then key
