@@ -389,8 +389,7 @@ func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
 		Progress:      e.notify,
 		Now:           e.cfg.Now,
 		State:         e.store,
-		// Tasks gather their polls into one commit (a stateless one
-		// under at-least-once pipelines its commits instead).
+		// Exactly-once tasks gather their polls into one transaction.
 		CommitInterval: commitInterval,
 		// A query created before the property existed reads the server's.
 		MaxRecordBytes: e.cfg.MaxRecordBytes,

@@ -78,12 +78,10 @@ func (e *Engine) sessionGuarantee(s *Session) string {
 	return e.cfg.ProcessingGuarantee
 }
 
-// commitInterval is how long a persistent query's task gathers records
-// for one commit: Kafka Streams' commit.interval.ms default under
-// exactly-once. Under at-least-once Kafka Streams waits 30 s; Sluice
-// keeps 100 ms for the latency of its outputs, which a task produces just
-// before it commits; a task without state does not gather at all under
-// at-least-once, it pipelines its produce instead (exec/flight.go).
+// commitInterval is how long an exactly-once task gathers records for one
+// transaction: Kafka Streams' commit.interval.ms default under
+// exactly-once. An at-least-once task commits each poll (one without
+// state pipelines its produce, exec/flight.go).
 const commitInterval = 100 * time.Millisecond
 
 // positionsTopic is the compacted topic in which the tasks of an

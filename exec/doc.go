@@ -19,11 +19,11 @@
 // the window as Kafka Streams writes it (SplitWindowedKey, AppendWindow).
 //
 // Work moves in batches: one poll becomes one Batch, each operator handles a
-// whole batch, and the sink produces a batch in one call. A persistent
-// query's task gathers the polls of its commit interval (Deps.
-// CommitInterval) into one batch and one commit, except an at-least-once
-// task without state, which processes each poll at once and produces it
-// while it processes the next, committing the offsets once the produce is
+// whole batch, and the sink produces a batch in one call. An exactly-once
+// task gathers the polls of its commit interval (Deps.CommitInterval) into
+// one batch and one transaction. An at-least-once task commits each poll;
+// one without state processes each poll at once and produces it while it
+// processes the next, committing the offsets once the produce is
 // acknowledged (flight.go).
 //
 // Tables are changelogs. A Materialize step keeps a table's rows per key in

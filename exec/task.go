@@ -499,20 +499,22 @@ func (t *task) run(ctx context.Context) (err error) {
 // maxGather bounds the records poll gathers for one commit.
 const maxGather = 50_000
 
-// poll polls the task's consumer; with a commit interval (a persistent
-// query's, Deps.CommitInterval) it then gathers what arrives within the
-// interval, so that one commit covers several polls: one transaction
-// under exactly-once; under at-least-once one produce, one offset commit
-// and one write of the state store. Under exactly-once no transaction is
-// open meanwhile: the task begins one only to commit. A pipelined task
-// (flight.go) does not gather: it does not wait for its commits.
+// poll polls the task's consumer; under exactly-once, with a commit
+// interval (a persistent query's, Deps.CommitInterval), it then gathers
+// what arrives within the interval, so that one transaction covers several
+// polls. No transaction is open meanwhile: the task begins one only to
+// commit. An at-least-once task does not gather: a failed produce or
+// offset commit rewinds it to its last commit, and gathering made that
+// rewind, and so the duplicates it writes, several times larger when the
+// only broker restarted (TestBrokerRestart). A pipelined task (flight.go)
+// does not wait for its commits.
 func (t *task) poll(ctx context.Context) ([]*kafka.Record, error) {
 	if err := t.pollErr; err != nil {
 		t.pollErr = nil
 		return nil, err
 	}
 	recs, err := t.consumer.Poll(ctx)
-	if err != nil || t.q.deps.CommitInterval <= 0 || t.pipelined() {
+	if err != nil || t.q.deps.CommitInterval <= 0 || !t.exactlyOnce() {
 		return recs, err
 	}
 	deadline := time.Now().Add(t.q.deps.CommitInterval)
