@@ -218,47 +218,24 @@ func (c *avroCodec) Encode(dst []byte, row []any) ([]byte, error) {
 func (c *avroCodec) generated() string { return AvroSchema(c.cols, c.unwrapped, c.fullName) }
 
 func (c *avroCodec) initEncoder() {
-	if c.sr.Registry == nil {
-		c.encErr = ErrNoRegistry
-		return
-	}
-	ctx := context.Background()
-	try := func(s registry.Schema, all bool) bool {
+	generate := func() (string, error) { return c.generated(), nil }
+	c.encErr = writerSchema(c.sr.Registry, c.subject, c.schemaID, registry.Avro, generate, func(s registry.Schema, from schemaSource) error {
 		w, err := parseRegistered(c.sr.Registry, s)
-		if err != nil {
-			return false
+		if err == nil {
+			// A schema named by id may leave columns out; one the codec
+			// picks must hold every column.
+			c.enc, err = c.planWrite(w, from != fromID)
 		}
-		enc, err := c.planWrite(w, all)
-		if err != nil {
-			return false
+		switch {
+		case err == nil:
+			c.encID = s.ID
+		case from == fromID:
+			err = fmt.Errorf("schema id %d does not match the columns %s", c.schemaID, columnList(c.cols, ""))
+		case from == fromGenerated:
+			err = fmt.Errorf("cannot encode columns %s in Avro: %w", columnList(c.cols, ""), err)
 		}
-		c.enc, c.encID = enc, s.ID
-		return true
-	}
-	if c.schemaID > 0 {
-		s, err := c.sr.Registry.ByID(ctx, c.schemaID)
-		if err != nil {
-			c.encErr = fmt.Errorf("schema id %d: %w", c.schemaID, err)
-			return
-		}
-		if !try(s, false) {
-			c.encErr = fmt.Errorf("schema id %d does not match the columns %s", c.schemaID, columnList(c.cols, ""))
-		}
-		return
-	}
-	if s, err := c.sr.Registry.Latest(ctx, c.subject); err == nil && try(s, true) {
-		return
-	}
-	s := registry.Schema{Type: registry.Avro, Schema: c.generated()}
-	id, err := c.sr.Registry.Register(ctx, c.subject, s)
-	if err != nil {
-		c.encErr = fmt.Errorf("cannot register the schema of subject %s: %w", c.subject, err)
-		return
-	}
-	s.ID = id
-	if !try(s, true) {
-		c.encErr = fmt.Errorf("cannot encode columns %s in Avro", columnList(c.cols, ""))
-	}
+		return err
+	})
 }
 
 // planWrite compiles the encoder of rows in writer schema w. With all,

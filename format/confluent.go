@@ -1,6 +1,7 @@
 package format
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -201,4 +202,43 @@ func InferColumns(ctx context.Context, reg registry.Client, topic string, key bo
 		cols[i].Name = strings.ToUpper(cols[i].Name)
 	}
 	return cols, nil
+}
+
+// schemaSource says where writerSchema found the schema it hands on.
+type schemaSource int
+
+const (
+	fromID        schemaSource = iota // the SCHEMA_ID the source names
+	fromLatest                        // the subject's latest version
+	fromGenerated                     // generated from the columns and registered
+)
+
+// writerSchema finds the schema an encoder of subject writes with and
+// hands it to use: the schema with id schemaID when one is set; else the
+// subject's latest schema of type typ, when use accepts it; else the
+// schema generate returns, registered under the subject.
+func writerSchema(reg registry.Client, subject string, schemaID int, typ string, generate func() (string, error), use func(registry.Schema, schemaSource) error) error {
+	if reg == nil {
+		return ErrNoRegistry
+	}
+	ctx := context.Background()
+	if schemaID > 0 {
+		s, err := reg.ByID(ctx, schemaID)
+		if err != nil {
+			return fmt.Errorf("schema id %d: %w", schemaID, err)
+		}
+		return use(s, fromID)
+	}
+	if s, err := reg.Latest(ctx, subject); err == nil && strings.EqualFold(cmp.Or(s.Type, registry.Avro), typ) && use(s, fromLatest) == nil {
+		return nil
+	}
+	text, err := generate()
+	if err != nil {
+		return err
+	}
+	s := registry.Schema{Type: typ, Schema: text}
+	if s.ID, err = reg.Register(ctx, subject, s); err != nil {
+		return fmt.Errorf("cannot register the schema of subject %s: %w", subject, err)
+	}
+	return use(s, fromGenerated)
 }

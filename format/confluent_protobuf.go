@@ -153,45 +153,19 @@ func (c *protobufSRCodec) Encode(dst []byte, row []any) ([]byte, error) {
 }
 
 func (c *protobufSRCodec) initEncoder() {
-	if c.sr.Registry == nil {
-		c.encErr = ErrNoRegistry
-		return
-	}
-	ctx := context.Background()
-	use := func(s registry.Schema) error {
+	generate := func() (string, error) { return ProtobufSchema(c.cols, c.unwrapped) }
+	c.encErr = writerSchema(c.sr.Registry, c.subject, c.schemaID, registry.Protobuf, generate, func(s registry.Schema, from schemaSource) error {
+		if from == fromLatest {
+			refs, _ := protobufRefs(c.sr.Registry, s)
+			if have, err := ProtobufColumns(s.Schema, refs, c.fullName); err != nil || !coversColumns(have, c.cols, c.unwrapped) {
+				return errors.New("the latest schema does not hold every column")
+			}
+		}
 		p, err := c.plan(s)
 		if err != nil {
 			return err
 		}
 		c.encPlan, c.encID = p, s.ID
 		return nil
-	}
-	if c.schemaID > 0 {
-		s, err := c.sr.Registry.ByID(ctx, c.schemaID)
-		if err != nil {
-			c.encErr = fmt.Errorf("schema id %d: %w", c.schemaID, err)
-			return
-		}
-		c.encErr = use(s)
-		return
-	}
-	if s, err := c.sr.Registry.Latest(ctx, c.subject); err == nil && strings.EqualFold(s.Type, registry.Protobuf) {
-		refs, _ := protobufRefs(c.sr.Registry, s)
-		if have, err := ProtobufColumns(s.Schema, refs, c.fullName); err == nil && coversColumns(have, c.cols, c.unwrapped) && use(s) == nil {
-			return
-		}
-	}
-	text, err := ProtobufSchema(c.cols, c.unwrapped)
-	if err != nil {
-		c.encErr = err
-		return
-	}
-	s := registry.Schema{Type: registry.Protobuf, Schema: text}
-	id, err := c.sr.Registry.Register(ctx, c.subject, s)
-	if err != nil {
-		c.encErr = fmt.Errorf("cannot register the schema of subject %s: %w", c.subject, err)
-		return
-	}
-	s.ID = id
-	c.encErr = use(s)
+	})
 }

@@ -1,8 +1,8 @@
 package format
 
 import (
-	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -81,31 +81,16 @@ func (c *jsonSRCodec) Encode(dst []byte, row []any) ([]byte, error) {
 }
 
 func (c *jsonSRCodec) initEncoder() {
-	if c.sr.Registry == nil {
-		c.encErr = ErrNoRegistry
-		return
-	}
-	ctx := context.Background()
-	if c.schemaID > 0 {
-		if _, err := c.sr.Registry.ByID(ctx, c.schemaID); err != nil {
-			c.encErr = fmt.Errorf("schema id %d: %w", c.schemaID, err)
-			return
+	generate := func() (string, error) { return JSONSchema(c.cols, c.unwrapped), nil }
+	c.encErr = writerSchema(c.sr.Registry, c.subject, c.schemaID, registry.JSON, generate, func(s registry.Schema, from schemaSource) error {
+		if from == fromLatest {
+			if cols, err := JSONSchemaColumns(s.Schema, "X"); err != nil || !coversColumns(cols, c.cols, c.unwrapped) {
+				return errors.New("the latest schema does not hold every column")
+			}
 		}
-		c.encID = c.schemaID
-		return
-	}
-	if s, err := c.sr.Registry.Latest(ctx, c.subject); err == nil && strings.EqualFold(s.Type, registry.JSON) {
-		if cols, err := JSONSchemaColumns(s.Schema, "X"); err == nil && coversColumns(cols, c.cols, c.unwrapped) {
-			c.encID = s.ID
-			return
-		}
-	}
-	id, err := c.sr.Registry.Register(ctx, c.subject, registry.Schema{Type: registry.JSON, Schema: JSONSchema(c.cols, c.unwrapped)})
-	if err != nil {
-		c.encErr = fmt.Errorf("cannot register the schema of subject %s: %w", c.subject, err)
-		return
-	}
-	c.encID = id
+		c.encID = s.ID
+		return nil
+	})
 }
 
 // coversColumns reports whether a schema's columns name every column.
