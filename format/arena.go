@@ -125,3 +125,20 @@ func DecodeIn(c Codec, a *Arena, b []byte, dst []any) error {
 	}
 	return c.Decode(b, dst)
 }
+
+// A Pruner is a Codec that can decode only some of its columns.
+type Pruner interface {
+	// Prune returns a codec that decodes the columns where read is true
+	// and leaves the others null, refusing the same records as the
+	// codec does.
+	Prune(read []bool) Codec
+}
+
+// Prune returns c decoding only the columns where read is true, when c
+// can skip columns; else c, which decodes them all. read nil means all.
+func Prune(c Codec, read []bool) Codec {
+	if p, ok := c.(Pruner); ok && read != nil {
+		return p.Prune(read)
+	}
+	return c
+}

@@ -29,6 +29,32 @@ type jsonCodec struct {
 	// heads are what Encode writes before each column's value: the
 	// object's opening or a comma, the quoted name and a colon.
 	heads [][]byte
+	// skip marks the columns decoding leaves null (see Prune); nil
+	// decodes them all.
+	skip []bool
+}
+
+// Prune returns a codec that decodes only the columns where read is true
+// and leaves the others null. It still reads the value of a skipped
+// member as it would read it to keep it, without keeping it: a record
+// whose skipped member does not hold its column's type is an error as it
+// is with every column read.
+func (c *jsonCodec) Prune(read []bool) Codec {
+	if c.bare || len(read) != len(c.cols) {
+		return c
+	}
+	skip := make([]bool, len(read))
+	some := false
+	for i, r := range read {
+		skip[i] = !r
+		some = some || !r
+	}
+	if !some {
+		return c
+	}
+	p := *c
+	p.skip = skip
+	return &p
 }
 
 func newJSONCodec(cols []types.Column, bare bool) *jsonCodec {
@@ -175,6 +201,11 @@ func (c *jsonCodec) DecodeArena(a *Arena, b []byte, dst []any) error {
 	d.ws()
 	if d.i != len(d.b) {
 		return d.wrap(fmt.Errorf("unexpected data after the JSON value"))
+	}
+	for i, s := range c.skip {
+		if s {
+			dst[i] = nil
+		}
 	}
 	return nil
 }

@@ -165,6 +165,11 @@ func (c *jsonCodec) decodeFast(a *Arena, b []byte, dst []any) (ok bool) {
 				return false
 			}
 			i = d.i
+		} else if c.skip != nil && c.skip[col] {
+			if i = c.fastSkip(a, b, i, c.cols[col].Type); i < 0 {
+				return false
+			}
+			guess = col + 1
 		} else {
 			var v any
 			if v, i = c.fastValue(a, b, i, c.cols[col].Type); i < 0 {
@@ -212,22 +217,9 @@ func (c *jsonCodec) fastValue(a *Arena, b []byte, i int, t *types.Type) (any, in
 	}
 	switch t.Kind {
 	case types.Bigint, types.Int:
-		j := i
-		neg := ch == '-'
-		if neg {
-			j++
-		}
-		start := j
-		var n int64
-		for j < len(b) && j-start < 18 && '0' <= b[j] && b[j] <= '9' {
-			n = n*10 + int64(b[j]-'0')
-			j++
-		}
-		if j == start || j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E' || '0' <= b[j] && b[j] <= '9') {
+		n, j := fastInt(b, i)
+		if j < 0 {
 			return nil, -1
-		}
-		if neg {
-			n = -n
 		}
 		if t.Kind == types.Int {
 			return a.Int32(int32(n)), j
@@ -256,6 +248,66 @@ func (c *jsonCodec) fastValue(a *Arena, b []byte, i int, t *types.Type) (any, in
 		return nil, -1
 	}
 	return v, d.i
+}
+
+// fastInt reads the integer at b[i], of at most 18 digits and without
+// fraction or exponent, and returns it and the index after it, or -1 when
+// it leaves the value to the general reader.
+func fastInt(b []byte, i int) (int64, int) {
+	j := i
+	neg := b[j] == '-'
+	if neg {
+		j++
+	}
+	start := j
+	var n int64
+	for j < len(b) && j-start < 18 && '0' <= b[j] && b[j] <= '9' {
+		n = n*10 + int64(b[j]-'0')
+		j++
+	}
+	if j == start || j < len(b) && (b[j] == '.' || b[j] == 'e' || b[j] == 'E' || '0' <= b[j] && b[j] <= '9') {
+		return 0, -1
+	}
+	if neg {
+		n = -n
+	}
+	return n, j
+}
+
+// fastSkip is fastValue for a column the codec does not keep: it accepts
+// what fastValue accepts, without converting or boxing the value, and
+// returns the index after it, or -1 when it leaves the value to the
+// general reader. Other types than BIGINT, INT and STRING are read by the
+// general reader and dropped, so that a value it refuses is refused.
+func (c *jsonCodec) fastSkip(a *Arena, b []byte, i int, t *types.Type) int {
+	ch := b[i]
+	if ch == 'n' {
+		if len(b)-i >= 4 && string(b[i:i+4]) == "null" {
+			return i + 4
+		}
+		return -1
+	}
+	switch t.Kind {
+	case types.Bigint, types.Int:
+		_, j := fastInt(b, i)
+		return j
+	case types.String:
+		if ch != '"' {
+			return -1
+		}
+		j := i + 1
+		n := plainPrefix(b[j:])
+		if j+n < len(b) && b[j+n] == '"' {
+			return j + n + 1
+		}
+		d := jsonDecoder{b: b, i: i}
+		if _, err := d.stringBytes(); err != nil {
+			return -1
+		}
+		return d.i
+	}
+	_, j := c.fastValue(a, b, i, t)
+	return j
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -40,7 +40,50 @@ func decodeBoth(t testing.TB, c Codec, in []byte, ncols int) ([]any, error) {
 			t.Fatalf("%q: the compiled reader reads\n%s\nthe general one\n%s", in, f, g)
 		}
 	}
+	decodePruned(t, c, in, fast, errF)
 	return fast, errF
+}
+
+// decodePruned decodes in with c pruned to every other column, and to
+// none, by both readers, and fails unless each refuses in as c does
+// (want and wantErr) or reads the same values of the columns it keeps and
+// null for the others.
+func decodePruned(t testing.TB, c Codec, in []byte, want []any, wantErr error) {
+	t.Helper()
+	n := len(want)
+	for _, keep := range []func(int) bool{
+		func(i int) bool { return i%2 == 1 },
+		func(int) bool { return false },
+	} {
+		read := make([]bool, n)
+		for i := range read {
+			read[i] = keep(i)
+		}
+		p := Prune(c, read)
+		for _, pc := range []Codec{p, generalOnly(p)} {
+			var a Arena
+			got := make([]any, n)
+			for i := range got {
+				got[i] = "stale"
+			}
+			err := DecodeIn(pc, &a, in, got)
+			if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+				t.Fatalf("%q pruned to %v: %v, not %v", in, read, err, wantErr)
+			}
+			if err != nil {
+				continue
+			}
+			for i := range got {
+				w := want[i]
+				if jc, ok := c.(*jsonCodec); ok && !jc.bare && !read[i] {
+					w = nil
+				}
+				if canon(got[i]) != canon(w) {
+					t.Fatalf("%q pruned to %v: column %d reads %s, not %s", in, read, i, canon(got[i]), canon(w))
+				}
+			}
+		}
+	}
 }
 
 // canon prints a row or value with its Go types, maps and structs by
