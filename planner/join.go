@@ -1040,6 +1040,7 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 			g.Sink.Window = keyWindow
 		}
 	}
+	topology.PruneSources(g)
 	return plan, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
@@ -24,6 +25,8 @@ import (
 //	         to the catalog with their queries
 //	pull     a pull query: prints the keys it reads and its plan, or the
 //	         error
+//	unused   a SELECT or CREATE ... AS SELECT: prints the value columns of
+//	         each source the plan never reads (Source.Unused), or the error
 func TestPlanner(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		cat := catalog.New()
@@ -57,6 +60,8 @@ func TestPlanner(t *testing.T) {
 					out += materialize(t, cat, st)
 				case "pull":
 					out += pull(t, cat, st)
+				case "unused":
+					out += unused(t, cat, st)
 				default:
 					t.Fatalf("unknown directive %q", d.Cmd)
 				}
@@ -67,6 +72,35 @@ func TestPlanner(t *testing.T) {
 }
 
 func plan(t *testing.T, cat *catalog.Catalog, st ast.Statement) string {
+	g, errText := planGraph(t, cat, st)
+	if g == nil {
+		return errText
+	}
+	return fmt.Sprint(g)
+}
+
+// unused prints the unread value columns of the sources of st's plan: its
+// own and those of its joins' right inputs.
+func unused(t *testing.T, cat *catalog.Catalog, st ast.Statement) string {
+	g, errText := planGraph(t, cat, st)
+	if g == nil {
+		return errText
+	}
+	var out string
+	var walk func(g *topology.Graph)
+	walk = func(g *topology.Graph) {
+		out += fmt.Sprintf("%s: %s\n", g.Source.Name, strings.Join(g.Source.Unused, ", "))
+		for _, s := range g.Steps {
+			if s.Join != nil && s.Join.Right != nil {
+				walk(s.Join.Right)
+			}
+		}
+	}
+	walk(g)
+	return out
+}
+
+func planGraph(t *testing.T, cat *catalog.Catalog, st ast.Statement) (*topology.Graph, string) {
 	opts := planner.QueryOptions{OffsetReset: "latest"}
 	var q *ast.Query
 	switch st := st.(type) {
@@ -86,7 +120,7 @@ func plan(t *testing.T, cat *catalog.Catalog, st ast.Statement) string {
 	}
 	p, err := planner.PlanSelect(cat, q, opts)
 	if err != nil {
-		return "error: " + err.Error() + "\n"
+		return nil, "error: " + err.Error() + "\n"
 	}
 	// The plan is stored in the command log: it must read back unchanged.
 	b, err := json.Marshal(p.Graph)
@@ -104,7 +138,7 @@ func plan(t *testing.T, cat *catalog.Catalog, st ast.Statement) string {
 	if !reflect.DeepEqual(b, b2) {
 		t.Fatalf("plan JSON is not stable:\n%s\n%s", b, b2)
 	}
-	return fmt.Sprint(p.Graph)
+	return p.Graph, ""
 }
 
 func materialize(t *testing.T, cat *catalog.Catalog, st ast.Statement) string {

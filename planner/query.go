@@ -253,6 +253,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 			g.Sink.Window = keyWindow
 		}
 	}
+	topology.PruneSources(g)
 	return plan, nil
 }
 

@@ -67,6 +67,11 @@ type Source struct {
 	// Table says the source is a table: a record without a key cannot
 	// be one of its rows, so it goes to the processing log.
 	Table bool `json:"table,omitempty"`
+	// Unused names the value columns the query never reads (see
+	// PruneSources): the value decoder leaves them null in the source row,
+	// though it still checks that a record holds them as the schema says.
+	// Empty means every column is read, as in plans written before it.
+	Unused []string `json:"unused,omitempty"`
 }
 
 // Schema is the row layout a source emits: the pseudo-columns, then key
