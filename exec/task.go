@@ -184,6 +184,8 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 		if t.valueCodec, err = format.NewValueCodecSR(src.ValueFormat, src.Value, src.ValueProps, sr); err != nil {
 			return nil, fmt.Errorf("exec: source %s value: %w", src.Name, err)
 		}
+		// The value columns the query never reads stay null.
+		t.valueCodec = format.Prune(t.valueCodec, src.ValueRead())
 	}
 	if src.Timestamp != "" {
 		for i, c := range src.Schema() {
