@@ -68,6 +68,18 @@ func (c *jsonSRCodec) Decode(b []byte, dst []any) error {
 	return c.json.Decode(body, dst)
 }
 
+// Prune implements Pruner: the JSON text is read as the pruned JSON
+// codec reads it.
+func (c *jsonSRCodec) Prune(read []bool) Codec {
+	j, ok := c.json.Prune(read).(*jsonCodec)
+	if !ok || j == c.json {
+		return c
+	}
+	p := newJSONSRCodec(c.cols, c.unwrapped, c.sr, c.subject, c.schemaID)
+	p.json = j
+	return p
+}
+
 // Encode implements Codec.
 func (c *jsonSRCodec) Encode(dst []byte, row []any) ([]byte, error) {
 	c.encOnce.Do(c.initEncoder)
