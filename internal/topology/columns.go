@@ -24,23 +24,25 @@ import (
 //     the columns of its arrays;
 //   - an Aggregate reads the columns of its grouping expressions and of its
 //     aggregates' arguments and parameters;
-//   - a Materialize, a Join and a Repartition of a table's changes keep
-//     or forward whole rows and read every column, as does any other step.
+//   - a Join reads what the steps after it read of the columns it copies
+//     from each side, and each side's join expressions, key columns and
+//     window bounds (see joinReads); a foreign-key join reads everything;
+//   - a Materialize and a Repartition of a table's changes keep or
+//     forward whole rows and read every column, as does any other step.
 //
 // The source's TIMESTAMP column is read as well. When in doubt a column is
 // read: leaving a read column null would change results, decoding an
 // unread one only costs time.
-func PruneSources(g *Graph) {
+func PruneSources(g *Graph) { pruneSources(g, nil) }
+
+// pruneSources is PruneSources for a graph whose output columns are read
+// where out is true; nil means all of them.
+func pruneSources(g *Graph, out []bool) {
 	if g == nil || g.Source == nil {
 		return
 	}
-	for _, st := range g.Steps {
-		if st.Join != nil {
-			PruneSources(st.Join.Right)
-		}
-	}
 	in := g.Source.Schema()
-	need := readColumns(in, g.Steps)
+	need := readColumns(in, g.Steps, out)
 	valueStart := PseudoColumns + len(g.Source.Key)
 	if g.Source.Window != nil {
 		valueStart += 2
@@ -54,17 +56,21 @@ func PruneSources(g *Graph) {
 }
 
 // readColumns returns, for each column of in (the source row), whether
-// steps or the output after them read it.
-func readColumns(in []types.Column, steps []Step) []bool {
+// steps or the output after them read it; out says which columns of the
+// last step's output are read, nil meaning all. It prunes the sources of
+// the joins' right inputs on the way.
+func readColumns(in []types.Column, steps []Step, out []bool) []bool {
 	schemaOf := func(i int) []types.Column {
 		if i < 0 {
 			return in
 		}
 		return steps[i].Schema
 	}
-	// need is over the output of step i, starting with the last one's,
-	// which the output reads whole.
-	need := all(len(schemaOf(len(steps) - 1)))
+	// need is over the output of step i, starting with the last one's.
+	need := out
+	if n := len(schemaOf(len(steps) - 1)); len(need) != n {
+		need = all(n)
+	}
 	for i := len(steps) - 1; i >= 0; i-- {
 		st := &steps[i]
 		nIn := len(schemaOf(i - 1))
@@ -117,6 +123,8 @@ func readColumns(in []types.Column, steps []Step) []bool {
 			for _, a := range st.Aggs {
 				ok = ok && mark(a.Args...) && mark(a.Params...)
 			}
+		case Join:
+			ok = joinReads(st, schemaOf(i-1), need, next)
 		default:
 			ok = false
 		}
@@ -126,6 +134,57 @@ func readColumns(in []types.Column, steps []Step) []bool {
 		need = next
 	}
 	return need
+}
+
+// joinReads works out what a Join step reads of its left input (in, into
+// left) from what the steps after it read of its output (need), and prunes
+// its right input's source likewise. The joined row copies both rows after
+// their pseudo-columns; besides the copied columns that are read later,
+// each side reads the columns of its join expressions, its key columns and
+// its window bounds, and a stream-stream join keeps its rows in its state
+// with the columns read later. A foreign-key join reads every column of
+// both sides. ok is false when the step is not laid out as expected: left
+// must then be all read.
+func joinReads(st *Step, in []types.Column, need, left []bool) (ok bool) {
+	j := st.Join
+	if j == nil || j.Right == nil {
+		return false
+	}
+	right := j.Right.Output
+	nl, nr := len(in)-PseudoColumns, len(right)-PseudoColumns
+	if j.ForeignKey != nil || nl < len(j.LeftKey) || nr < len(j.RightKey) || len(need) != PseudoColumns+st.Keys+nl+nr {
+		pruneSources(j.Right, nil)
+		return false
+	}
+	rightNeed := make([]bool, len(right))
+	at := PseudoColumns + st.Keys
+	copy(left[PseudoColumns:], need[at:at+nl])
+	copy(rightNeed[PseudoColumns:], need[at+nl:])
+	for side, es := range [2][]*expr.Expr{j.LeftKey, j.RightKey} {
+		read, schema := left, in
+		if side == 1 {
+			read, schema = rightNeed, right
+		}
+		for c := 0; c < PseudoColumns+len(es); c++ {
+			read[c] = true
+		}
+		for c, col := range schema {
+			if col.Name == WindowStart || col.Name == WindowEnd {
+				read[c] = true
+			}
+		}
+		for _, e := range es {
+			for _, c := range expr.Columns(e) {
+				if c < 0 || c >= len(read) {
+					pruneSources(j.Right, nil)
+					return false
+				}
+				read[c] = true
+			}
+		}
+	}
+	pruneSources(j.Right, rightNeed)
+	return true
 }
 
 func all(n int) []bool {
