@@ -92,7 +92,7 @@ func bidRecords(n int, keyed bool) []*kafka.Record {
 
 // engineTask is an offline task of g over a fresh state store when g
 // keeps state, producing into a fake producer.
-func engineTask(b *testing.B, g *topology.Graph) *task {
+func engineTask(b testing.TB, g *topology.Graph) *task {
 	q := &Query{graph: g, deps: Deps{ProcessingLog: "plog", Now: time.Now, Logger: discardLogger(), StateNamespace: g.QueryID}}
 	if HasState(g) {
 		q.deps.State = openStore(b, b.TempDir())
