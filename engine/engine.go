@@ -543,6 +543,11 @@ func (e *Engine) waitFor(ctx context.Context, ends map[inputKey][]int64) error {
 					behind = in.query
 				}
 			}
+			// Read after the positions: pull queries read the store,
+			// which an idle task writes within moments.
+			if q.Unpersisted() {
+				behind = in.query
+			}
 		}
 		e.mu.Unlock()
 		if behind == "" {

@@ -150,18 +150,15 @@ func TestAggregateStateKept(t *testing.T) {
 	if err := tk.push(context.Background(), 0, &tk.in); err != nil {
 		t.Fatal(err)
 	}
-	b := store.NewBatch()
 	if err := tk.stageCommit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	changes, err := tk.cache.Flush(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	changes := tk.cache.Flush()
 	if len(changes) != 1 {
 		t.Fatalf("got %d changes, want 1", len(changes))
 	}
-	if err := store.CommitBatch(b, g.QueryID, 0, nil); err != nil {
+	tk.cache.Commit(nil)
+	if err := tk.cache.Persist(); err != nil {
 		t.Fatal(err)
 	}
 	got := runAgg(t, g, store, []*kafka.Record{orderRec(2, `{"region":"eu","amount":1}`)})

@@ -10,8 +10,9 @@
 //	                          ▼
 //	                  processing log topic
 //
-// An aggregation keeps its state in the task's cache (flushed to Pebble and
-// a changelog topic at commit). A windowed one (window.go) keeps it per
+// An aggregation keeps its state in the task's cache: each commit writes
+// the changes to a changelog topic, and the cache writes them to Pebble
+// about once a second, when idle and when the task stops (state.go). A windowed one (window.go) keeps it per
 // group and window and follows Kafka Streams' time: the task's stream time
 // is the largest record time seen, late records are dropped, session
 // windows merge, EMIT FINAL emits a window once it closes, and windows

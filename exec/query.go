@@ -61,6 +61,12 @@ type Deps struct {
 	// write that follow; 0 commits every poll. A task without state under
 	// at-least-once does not gather: it pipelines its commits (flight.go).
 	CommitInterval time.Duration
+	// PersistInterval is how long a task with state keeps committed state
+	// in its cache before it writes it to the store (default
+	// DefaultPersistInterval); it writes earlier when the cache is over
+	// its bound, when no record came for a moment, and when it stops.
+	// Pull queries read the store: under load they lag by up to this.
+	PersistInterval time.Duration
 
 	// afterCommit, set by tests, runs after a task's transaction
 	// committed, before its state is written; an error ends the query as
@@ -262,6 +268,21 @@ func (q *Query) closeTasks() {
 	for _, t := range q.tasks {
 		t.close()
 	}
+}
+
+// Unpersisted reports whether a task holds committed state it has not
+// written to the store yet, which pull queries do not see. A task writes
+// it within moments once no records come; the engine's flush barrier
+// waits for that after the positions reached the input ends (read the
+// positions first: a task marks its state unpersisted before it moves
+// its position).
+func (q *Query) Unpersisted() bool {
+	for _, t := range q.tasks {
+		if t.unpersisted.Load() {
+			return true
+		}
+	}
+	return false
 }
 
 // Stop stops every task after the batch it is working on (whose output is

@@ -52,11 +52,9 @@ func commitTask(t *testing.T, tk *task, store *state.Store) {
 	if err := tk.stageCommit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	b := store.NewBatch()
-	if _, err := tk.cache.Flush(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.CommitBatch(b, tk.q.graph.QueryID, 0, nil); err != nil {
+	tk.cache.Flush()
+	tk.cache.Commit(nil)
+	if err := tk.cache.Persist(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -2,8 +2,10 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/sluice-sql/sluice/internal/failpoint"
 	"github.com/sluice-sql/sluice/internal/topology"
@@ -153,30 +155,21 @@ func replayChangelog(ctx context.Context, t *task, st topology.Step, from, end i
 	return nil
 }
 
-// commitState flushes the task's dirty state into a batch, produces the
-// changelog records (for a persistent query) ahead of the batch's output,
-// commits the input offsets, then commits the batch with the changelog
-// offsets it reflects. On failure the cache is reset to the committed
-// state.
+// commitState takes the task's state changes since the last commit from
+// its cache, produces their changelog records (for a persistent query)
+// ahead of the batch's output, and commits the input offsets; then the
+// changes are committed in the cache, which writes them to Pebble later
+// (see persistDue). On failure the cache is reset to the committed state.
 func (t *task) commitState(ctx context.Context, next int64) (err error) {
 	deps := t.q.deps
-	b := deps.State.NewBatch()
 	defer func() {
 		if err != nil {
-			_ = b.Close()
 			t.cache.Reset()
 		}
 	}()
-	changes, err := t.cache.Flush(b)
-	if err != nil {
-		return fmt.Errorf("exec: flush state: %w", err)
-	}
-	if len(changes) == 0 {
-		_ = b.Close()
-		return t.produceAndCommit(ctx, next)
-	}
+	changes := t.cache.Flush()
 	var logRecs []*kafka.Record
-	if persistent(t.g) {
+	if len(changes) > 0 && persistent(t.g) {
 		logRecs = make([]*kafka.Record, len(changes))
 		slab := make([]kafka.Record, len(changes))
 		now := deps.Now()
@@ -200,8 +193,66 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 			}
 		}
 	}
-	if err := deps.State.CommitBatch(b, deps.StateNamespace, t.partition, offsets); err != nil {
-		return fmt.Errorf("exec: commit state: %w", err)
+	t.cache.Commit(offsets)
+	if t.persistDue() {
+		return t.persist()
+	}
+	if t.cache.Unpersisted() > 0 {
+		t.unpersisted.Store(true)
+	}
+	return nil
+}
+
+// DefaultPersistInterval is the default of Deps.PersistInterval.
+const DefaultPersistInterval = time.Second
+
+// persistIdle is how long a task with state Pebble does not hold yet
+// waits for records before it writes that state (the task is idle).
+const persistIdle = 20 * time.Millisecond
+
+// pollFirst polls the task's consumer. When the task's cache holds
+// committed state the store does not, it waits no longer than persistIdle:
+// when no record came meanwhile it returns none and no error, and the
+// task, idle, writes its state.
+func (t *task) pollFirst(ctx context.Context) ([]*kafka.Record, error) {
+	if t.cache == nil || t.cache.Unpersisted() == 0 {
+		return t.consumer.Poll(ctx)
+	}
+	pctx, cancel := context.WithTimeout(ctx, persistIdle)
+	defer cancel()
+	recs, err := t.consumer.Poll(pctx)
+	if err != nil && len(recs) == 0 && ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded) {
+		return nil, nil
+	}
+	return recs, err
+}
+
+// persistDue reports whether the task should write its committed state
+// to Pebble now: its cache is over its bound, or the persist interval
+// passed since the last write.
+func (t *task) persistDue() bool {
+	if t.cache.Unpersisted() == 0 {
+		return false
+	}
+	if t.cache.PersistDue() {
+		return true
+	}
+	iv := t.q.deps.PersistInterval
+	if iv <= 0 {
+		iv = DefaultPersistInterval
+	}
+	return t.q.deps.Now().Sub(t.persistedAt) >= iv
+}
+
+// persist writes the task's committed state to Pebble (TaskCache.Persist)
+// and tells the flush barrier, which waits for it (Query.Unpersisted).
+func (t *task) persist() error {
+	if err := t.cache.Persist(); err != nil {
+		return fmt.Errorf("exec: write state: %w", err)
+	}
+	t.persistedAt = t.q.deps.Now()
+	if t.unpersisted.Swap(false) && t.q.deps.Progress != nil {
+		t.q.deps.Progress()
 	}
 	return nil
 }

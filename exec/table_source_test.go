@@ -150,14 +150,12 @@ func TestMaterializedTableReaders(t *testing.T) {
 	if err := tk.push(context.Background(), 0, &tk.in); err != nil {
 		t.Fatal(err)
 	}
-	b := store.NewBatch()
 	if err := tk.stageCommit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tk.cache.Flush(b); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.CommitBatch(b, g.QueryID, 0, nil); err != nil {
+	tk.cache.Flush()
+	tk.cache.Commit(nil)
+	if err := tk.cache.Persist(); err != nil {
 		t.Fatal(err)
 	}
 	tables := MaterializedTables(g)

@@ -61,6 +61,11 @@ type task struct {
 	// changelogs maps its state tables to their changelog topics.
 	cache      *state.TaskCache
 	changelogs map[string]string
+	// persistedAt is when the task last wrote its cache's committed state
+	// to the store (on Deps.Now); unpersisted is set while the cache
+	// holds committed state the store does not (see Query.Unpersisted).
+	persistedAt time.Time
+	unpersisted atomic.Bool
 
 	// pending collects the records one batch produces: sink rows and
 	// processing-log entries, sent in one call.
@@ -209,6 +214,7 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 			ns = g.QueryID
 		}
 		t.cache = t.q.deps.State.NewTaskCache(ns, t.partition, 0)
+		t.persistedAt = t.q.deps.Now()
 		t.changelogs = map[string]string{}
 		for _, st := range stateSteps(g) {
 			t.changelogs[st.StateTable] = st.Changelog
@@ -336,6 +342,13 @@ func keyColumns(from, n int) map[int]bool {
 }
 
 func (t *task) close() {
+	if t.cache != nil {
+		// What the task committed reaches the store before it ends; the
+		// changelogs have it too, so a failure only lengthens a restore.
+		if err := t.persist(); err != nil {
+			t.q.deps.Logger.Warn("cannot write the committed state of a stopping task; it is restored from the changelog at the next start", "query", t.g.QueryID, "partition", t.partition, "err", err)
+		}
+	}
 	for _, s := range t.sides {
 		s.close()
 	}
@@ -462,6 +475,12 @@ func (t *task) run(ctx context.Context) (err error) {
 		recs = t.dropControl(recs)
 		if len(recs) == 0 {
 			t.passMarks()
+			if t.cache != nil && t.cache.Unpersisted() > 0 {
+				// Idle: what the task committed goes to the store.
+				if err := t.persist(); err != nil {
+					return err
+				}
+			}
 			if past {
 				return nil
 			}
@@ -509,14 +528,15 @@ const maxGather = 50_000
 // offset commit rewinds it to its last commit, and gathering made that
 // rewind, and so the duplicates it writes, several times larger when the
 // only broker restarted (TestBrokerRestart). A pipelined task (flight.go)
-// does not wait for its commits.
+// does not wait for its commits. A task holding state the store does not
+// have yet polls no longer than persistIdle (see pollFirst).
 func (t *task) poll(ctx context.Context) ([]*kafka.Record, error) {
 	if err := t.pollErr; err != nil {
 		t.pollErr = nil
 		return nil, err
 	}
-	recs, err := t.consumer.Poll(ctx)
-	if err != nil || t.q.deps.CommitInterval <= 0 || !t.exactlyOnce() {
+	recs, err := t.pollFirst(ctx)
+	if err != nil || len(recs) == 0 || t.q.deps.CommitInterval <= 0 || !t.exactlyOnce() {
 		return recs, err
 	}
 	deadline := time.Now().Add(t.q.deps.CommitInterval)

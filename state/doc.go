@@ -11,17 +11,19 @@
 //	\____ DropQuery ____/
 //	\__________ one partition: moves as a unit ________/
 //
-// Commit protocol, per task and commit interval (or earlier when
-// TaskCache.Full):
+// Commit protocol, per task and commit:
 //
-//	records ─► Table.Put/Delete ─► TaskCache (Go maps)
-//	                                  │ Flush(batch)
+//	records ─► Table.Put/Delete ─► TaskCache (Go maps): changed entries
+//	                                  │ Flush
 //	                                  ▼
 //	             []Change ─► produce to changelog topics, outputs,
 //	                         commit input offsets (Kafka)
-//	                                  │
+//	                                  │ Commit (or Reset on failure:
+//	                                  ▼  back to the committed values)
+//	                        committed entries, kept in memory
+//	                                  │ Persist: bound, interval, idle, stop
 //	                                  ▼
-//	     Store.CommitBatch(batch, offsets) ─► Pebble (one write, unsynced)
+//	     one Pebble batch with the changelog offsets it reflects (unsynced)
 //
 // On start the engine reads Store.Offsets, compares them with the changelog
 // end offsets and replays the difference with Store.Restore.

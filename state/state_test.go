@@ -29,12 +29,12 @@ func mustGet(t *testing.T, tb *Table, key string) (string, bool) {
 
 func commit(t *testing.T, s *Store, c *TaskCache, query string, partition int32, offsets map[string]int64) []Change {
 	t.Helper()
-	b := s.NewBatch()
-	ch, err := c.Flush(b)
-	if err != nil {
-		t.Fatal(err)
+	if c.query != query || c.partition != partition {
+		t.Fatalf("commit of %s/%d through the cache of %s/%d", query, partition, c.query, c.partition)
 	}
-	if err := s.CommitBatch(b, query, partition, offsets); err != nil {
+	ch := c.Flush()
+	c.Commit(offsets)
+	if err := c.Persist(); err != nil {
 		t.Fatal(err)
 	}
 	return ch
@@ -220,14 +220,7 @@ func TestFlushOrderAndFull(t *testing.T) {
 	if !c.Full() || c.Dirty() != 4 {
 		t.Fatalf("Full = %v, Dirty = %d with 4 dirty entries", c.Full(), c.Dirty())
 	}
-	b := s.NewBatch()
-	ch, err := c.Flush(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.Len() != 4 {
-		t.Fatalf("batch has %d writes", b.Len())
-	}
+	ch := c.Flush()
 	var got []string
 	for _, x := range ch {
 		v := "<nil>"
@@ -239,20 +232,22 @@ func TestFlushOrderAndFull(t *testing.T) {
 	if want := "[alpha:a=<nil> alpha:b=ab zeta:1=z1b zeta:2=z2]"; fmt.Sprint(got) != want {
 		t.Fatalf("changes = %v, want %s", got, want)
 	}
-	if c.Full() || c.Dirty() != 0 {
-		t.Fatal("still Full after Flush")
+	c.Commit(nil)
+	if c.Full() || c.Dirty() != 0 || c.Unpersisted() != 4 {
+		t.Fatalf("after Commit: Full = %v, Dirty = %d, Unpersisted = %d", c.Full(), c.Dirty(), c.Unpersisted())
 	}
-	if err := s.CommitBatch(b, "q", 0, nil); err != nil {
+	if !c.PersistDue() {
+		t.Fatal("4 unpersisted entries with a bound of 4: Persist is not due")
+	}
+	if err := c.Persist(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.CommitBatch(b, "q", 0, nil); err == nil {
-		t.Fatal("second CommitBatch of the same batch succeeded")
+	if c.PersistDue() || c.Unpersisted() != 0 {
+		t.Fatal("Persist left entries unpersisted")
 	}
 	// A clean cache flushes nothing; clean entries still serve reads.
-	b = s.NewBatch()
-	defer b.Close()
-	if ch, err := c.Flush(b); err != nil || len(ch) != 0 {
-		t.Fatalf("second Flush = %v, %v", ch, err)
+	if ch := c.Flush(); len(ch) != 0 {
+		t.Fatalf("second Flush = %v", ch)
 	}
 	if v, ok, _ := c.Get("zeta", []byte("1")); !ok || string(v) != "z1b" {
 		t.Fatalf("clean entry = %q %v", v, ok)
@@ -418,8 +413,10 @@ func TestAfterClose(t *testing.T) {
 	if _, _, err := tb.Get([]byte("b")); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Get after Close: %v", err)
 	}
-	if _, err := c.Flush(s.NewBatch()); !errors.Is(err, ErrClosed) {
-		t.Fatalf("Flush after Close: %v", err)
+	c.Flush()
+	c.Commit(nil)
+	if err := c.Persist(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Persist after Close: %v", err)
 	}
 	for name, err := range map[string]error{
 		"Scan":      tb.Scan(nil, nil, func(k, v []byte) bool { return true }),
@@ -466,11 +463,9 @@ func BenchmarkTaskCacheCount(b *testing.B) {
 				b.Fatal(err)
 			}
 			if (r+1)%every == 0 {
-				bt := s.NewBatch()
-				if _, err := c.Flush(bt); err != nil {
-					b.Fatal(err)
-				}
-				if err := s.CommitBatch(bt, query, 0, map[string]int64{"counts": int64(r)}); err != nil {
+				c.Flush()
+				c.Commit(map[string]int64{"counts": int64(r)})
+				if err := c.Persist(); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -93,7 +93,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// Close closes the database; writes not yet committed with CommitBatch are
+// Close closes the database; state not yet written with TaskCache.Persist is
 // lost. Operations started later return ErrClosed; Close waits for those in
 // flight (a Scan callback may call other methods: they return ErrClosed).
 // Calling it again returns nil.
@@ -142,53 +142,6 @@ func (s *Store) release() {
 // concurrent reads.
 func (s *Store) Table(query string, partition int32, name string) *Table {
 	return &Table{store: s, name: name, prefix: tablePrefix(query, partition, name)}
-}
-
-// NewBatch returns an empty batch for TaskCache.Flush and CommitBatch. A
-// batch belongs to one goroutine; CommitBatch or Batch.Close releases it.
-// After Close it returns a batch on which Flush and CommitBatch fail with
-// ErrClosed.
-func (s *Store) NewBatch() *Batch {
-	if err := s.acquire(); err != nil {
-		return &Batch{store: s}
-	}
-	defer s.release()
-	return &Batch{store: s, pb: s.db.NewBatch()}
-}
-
-// CommitBatch writes b together with the changelog offsets it reflects
-// (keyed by state table name) for one partition of query, atomically,
-// then releases b. The task calls it last in its commit protocol, after
-// producing the changelog records Flush returned.
-//
-// The write goes to Pebble's log without waiting for it to reach the
-// disk: the changelog already holds every change the batch has, so a
-// crash that loses the log's tail only leaves the store at an earlier
-// commit, with the changelog offsets of that commit (they are in the
-// same batch), and the task's restore replays the changelog from there.
-func (s *Store) CommitBatch(b *Batch, query string, partition int32, offsets map[string]int64) error {
-	if err := s.acquire(); err != nil {
-		return err
-	}
-	defer s.release()
-	if b.store != s {
-		return errors.New("state: bug: CommitBatch with a batch from another store")
-	}
-	if b.pb == nil {
-		return errors.New("state: bug: CommitBatch with a released batch")
-	}
-	defer b.release()
-	var v [8]byte
-	for table, off := range offsets {
-		binary.BigEndian.PutUint64(v[:], uint64(off))
-		if err := b.pb.Set(offsetKey(query, partition, table), v[:], nil); err != nil {
-			return fmt.Errorf("state: commit %s/%d: %w", query, partition, err)
-		}
-	}
-	if err := b.pb.Commit(pebble.NoSync); err != nil {
-		return fmt.Errorf("state: commit %s/%d: %w", query, partition, err)
-	}
-	return nil
 }
 
 // Offsets returns the changelog offsets last committed with the state of
@@ -276,33 +229,4 @@ func (s *Store) DropQuery(query string) error {
 		return fmt.Errorf("state: drop %s: %w", query, err)
 	}
 	return nil
-}
-
-// Batch collects one task's state writes between two commits: Flush fills
-// it and CommitBatch writes it. It belongs to one goroutine.
-type Batch struct {
-	store *Store
-	pb    *pebble.Batch
-}
-
-// Close discards an uncommitted batch (after a failed commit, say). It is
-// a no-op on a batch already committed or closed.
-func (b *Batch) Close() error {
-	b.release()
-	return nil
-}
-
-func (b *Batch) release() {
-	if b.pb != nil {
-		_ = b.pb.Close()
-		b.pb = nil
-	}
-}
-
-// Len returns the number of writes in the batch (offsets excluded).
-func (b *Batch) Len() int {
-	if b.pb == nil {
-		return 0
-	}
-	return int(b.pb.Count())
 }

@@ -2,44 +2,87 @@ package state
 
 import (
 	"bytes"
-	"errors"
+	"encoding/binary"
 	"fmt"
 	"slices"
+
+	"github.com/cockroachdb/pebble/v2"
 )
 
-// DefaultMaxDirty is the number of dirty entries after which
-// TaskCache.Full reports true when NewTaskCache is given 0.
+// DefaultMaxDirty is the bound of a TaskCache made with maxDirty 0: on the
+// entries written since the last commit (Full), on the committed entries
+// not yet written to Pebble (PersistDue) and on the entries read from
+// Pebble it keeps.
 const DefaultMaxDirty = 100_000
 
+// DefaultMaxUnpersistedBytes bounds the key and value bytes of the
+// committed entries a TaskCache holds that Pebble does not have yet: past
+// it PersistDue reports true.
+const DefaultMaxUnpersistedBytes = 32 << 20
+
 // TaskCache is the write-back cache of one task (one partition of one
-// query): writes stay in Go maps until Flush moves them into a Batch, and
-// reads hit the maps before Pebble. It is used from the task's goroutine
-// only and takes no locks.
+// query): writes stay in Go maps, reads hit the maps before Pebble. It is
+// used from the task's goroutine only and takes no locks.
 //
-// Entries flushed by one Flush stay cached as clean entries; the next
-// Flush may evict them, so each Flush's batch must be committed (or Reset
-// called) before the next Flush.
+// It keeps two generations. The entries written since the last commit
+// are changed: Flush returns them as changelog records, and then either
+// Commit (the Kafka commit succeeded) makes them committed, or Reset
+// takes them back to their committed values. Committed entries stay in
+// memory, unpersisted, across several commits, until Persist writes them
+// to Pebble in one batch with the changelog offsets they reflect: the
+// task persists when PersistDue, after its persist interval, when idle
+// and when it stops. Until then Pebble holds the state of an earlier
+// commit with that commit's changelog offsets, and the changelog the
+// rest, so that restore after a crash replays a longer tail. Unpersisted
+// entries are never evicted: every read of the task sees them.
 type TaskCache struct {
 	store     *Store
 	query     string
 	partition int32
 	maxDirty  int
+	maxBytes  int
 	tables    map[string]*Table
-	dirty     int // dirty entries over all tables
-	size      int // entries over all tables
+	names     []string // of tables, sorted
+	changed   int      // entries written since the last commit
+	size      int      // entries over all tables
+	// unpersisted counts the committed entries Pebble does not hold, and
+	// unpersistedBytes their key and value bytes; offsets are the
+	// changelog offsets of the commits since the last Persist.
+	unpersisted      int
+	unpersistedBytes int
+	offsets          map[string]int64
+	kbuf             []byte
 }
 
 type tableCache struct {
 	owner *TaskCache
+	t     *Table
 	m     map[string]*entry
-	dirty []*entry // entries that became dirty since the last Flush
+	// changed are the entries written since the last commit, unpersisted
+	// the committed entries Pebble does not hold yet.
+	changed     []*entry
+	unpersisted []*entry
 }
 
+// entry is one cached key. While changed, old and oldDeleted hold its
+// committed value when the entry is unpersisted; otherwise Pebble holds
+// that value.
 type entry struct {
-	key     []byte // the table key, shared with the Changes Flush returns
-	value   []byte
-	deleted bool
-	dirty   bool
+	key         []byte // the table key, shared with the Changes Flush returns
+	value       []byte
+	deleted     bool
+	changed     bool
+	unpersisted bool // the committed value is not in Pebble yet
+	old         []byte
+	oldDeleted  bool
+}
+
+// committed returns the value of e at the last commit.
+func (e *entry) committed() ([]byte, bool) {
+	if e.changed {
+		return e.old, e.oldDeleted
+	}
+	return e.value, e.deleted
 }
 
 // Change is one changelog record returned by Flush: the state table, the
@@ -50,14 +93,15 @@ type Change struct {
 	Value []byte
 }
 
-// NewTaskCache returns the cache of one partition of query. maxDirty is
-// the number of dirty entries after which Full reports true (0 means
-// DefaultMaxDirty); the task creates it once restore is done.
+// NewTaskCache returns the cache of one partition of query. maxDirty
+// bounds its entries (0 means DefaultMaxDirty, see there); the task
+// creates it once restore is done.
 func (s *Store) NewTaskCache(query string, partition int32, maxDirty int) *TaskCache {
 	if maxDirty <= 0 {
 		maxDirty = DefaultMaxDirty
 	}
-	return &TaskCache{store: s, query: query, partition: partition, maxDirty: maxDirty, tables: map[string]*Table{}}
+	return &TaskCache{store: s, query: query, partition: partition, maxDirty: maxDirty, maxBytes: DefaultMaxUnpersistedBytes,
+		tables: map[string]*Table{}, offsets: map[string]int64{}}
 }
 
 // Table returns the state table name of the cache's partition, bound to the
@@ -70,9 +114,11 @@ func (c *TaskCache) Table(name string) *Table {
 		store:  c.store,
 		name:   name,
 		prefix: tablePrefix(c.query, c.partition, name),
-		cache:  &tableCache{owner: c, m: map[string]*entry{}},
 	}
+	t.cache = &tableCache{owner: c, t: t, m: map[string]*entry{}}
 	c.tables[name] = t
+	i, _ := slices.BinarySearch(c.names, name)
+	c.names = slices.Insert(c.names, i, name)
 	return t
 }
 
@@ -101,10 +147,11 @@ func (tc *tableCache) set(key, value []byte, deleted bool) {
 		tc.m[string(key)] = e
 		tc.owner.size++
 	}
-	if !e.dirty {
-		e.dirty = true
-		tc.dirty = append(tc.dirty, e)
-		tc.owner.dirty++
+	if !e.changed {
+		e.changed = true
+		e.old, e.oldDeleted = e.value, e.deleted
+		tc.changed = append(tc.changed, e)
+		tc.owner.changed++
 	}
 	e.value = value
 	e.deleted = deleted
@@ -124,88 +171,184 @@ func (tc *tableCache) keepClean(key, value []byte, deleted bool) {
 	tc.owner.size++
 }
 
-// Full reports whether the cache holds at least maxDirty dirty entries:
-// the task should commit before processing more records.
-func (c *TaskCache) Full() bool { return c.dirty >= c.maxDirty }
+// Full reports whether the cache holds at least its bound of entries
+// written since the last commit: the task should commit before
+// processing more records.
+func (c *TaskCache) Full() bool { return c.changed >= c.maxDirty }
 
-// Dirty returns the number of entries written since the last Flush.
-func (c *TaskCache) Dirty() int { return c.dirty }
+// Dirty returns the number of entries written since the last commit.
+func (c *TaskCache) Dirty() int { return c.changed }
 
-// Flush moves every dirty entry into b and returns the matching changelog
-// records ordered by table name, then key, for the task to produce before
-// it calls Store.CommitBatch. Flushed entries stay cached as clean entries
-// until a later Flush finds the cache over its bound. Key and Value of the
-// returned Changes are shared with the cache and must not be modified. If
-// Flush fails the task must call Reset and discard b.
-func (c *TaskCache) Flush(b *Batch) ([]Change, error) {
-	if b.store != c.store {
-		return nil, errors.New("state: bug: Flush into a batch from another store")
+// Unpersisted returns the number of committed entries Pebble does not
+// hold yet.
+func (c *TaskCache) Unpersisted() int { return c.unpersisted }
+
+// PersistDue reports whether the committed entries Pebble does not hold
+// passed the cache's bound, in entries or bytes: the task should Persist
+// now.
+func (c *TaskCache) PersistDue() bool {
+	return c.unpersisted >= c.maxDirty || c.unpersistedBytes >= c.maxBytes
+}
+
+// Flush returns the changelog records of the entries written since the
+// last commit, ordered by table name, then key, for the task to produce
+// in its commit. The entries stay changed until Commit (the commit
+// succeeded) or Reset (it failed); nothing may be written in between.
+// Key and Value of the returned Changes are shared with the cache and
+// must not be modified.
+func (c *TaskCache) Flush() []Change {
+	if c.changed == 0 {
+		return nil
 	}
-	if b.pb == nil {
-		if err := c.store.acquire(); err != nil {
-			return nil, err
+	changes := make([]Change, 0, c.changed)
+	for _, name := range c.names {
+		tc := c.tables[name].cache
+		if len(tc.changed) == 0 {
+			continue
 		}
-		c.store.release()
-		return nil, errors.New("state: bug: Flush into a released batch")
+		slices.SortFunc(tc.changed, func(a, b *entry) int { return bytes.Compare(a.key, b.key) })
+		for _, e := range tc.changed {
+			ch := Change{Table: name, Key: e.key}
+			if !e.deleted {
+				ch.Value = e.value
+			}
+			changes = append(changes, ch)
+		}
 	}
+	return changes
+}
+
+// Commit makes the entries written since the last commit committed, once
+// the task's Kafka commit of their changelog records succeeded. offsets
+// are the changelog offsets (keyed by state table, the offset after the
+// last record the commit produced) the next Persist records with them.
+func (c *TaskCache) Commit(offsets map[string]int64) {
+	for table, off := range offsets {
+		if off > c.offsets[table] {
+			c.offsets[table] = off
+		}
+	}
+	if c.changed == 0 {
+		return
+	}
+	for _, name := range c.names {
+		tc := c.tables[name].cache
+		for _, e := range tc.changed {
+			if e.unpersisted {
+				c.unpersistedBytes += len(e.value) - len(e.old)
+			} else {
+				e.unpersisted = true
+				tc.unpersisted = append(tc.unpersisted, e)
+				c.unpersisted++
+				c.unpersistedBytes += len(e.key) + len(e.value)
+			}
+			e.changed, e.old, e.oldDeleted = false, nil, false
+		}
+		clear(tc.changed)
+		tc.changed = tc.changed[:0]
+	}
+	c.changed = 0
+}
+
+// Reset takes the entries written since the last commit back to their
+// committed values and drops every entry Pebble holds, so that reads go
+// to Pebble again; the committed entries Pebble does not hold yet stay.
+// The task calls it when a commit failed and it rewinds to the last
+// committed state, and after restoring the store from the changelogs.
+func (c *TaskCache) Reset() {
+	for _, t := range c.tables {
+		tc := t.cache
+		for _, e := range tc.changed {
+			e.value, e.deleted = e.old, e.oldDeleted
+			e.changed, e.old, e.oldDeleted = false, nil, false
+		}
+		clear(tc.changed)
+		tc.changed = tc.changed[:0]
+		for k, e := range tc.m {
+			if !e.unpersisted {
+				delete(tc.m, k)
+			}
+		}
+	}
+	c.changed = 0
+	c.size = c.unpersisted
+}
+
+// Persist writes the committed entries Pebble does not hold yet, with the
+// changelog offsets of the commits they come from, in one Pebble batch
+// and then drops entries Pebble holds if the cache is over its bound. Entries written since the last commit
+// keep their new values in the cache; Pebble gets their committed ones.
+// It does nothing when no commit happened since the last Persist.
+func (c *TaskCache) Persist() error {
+	if c.unpersisted == 0 && len(c.offsets) == 0 {
+		return nil
+	}
+	if err := c.store.acquire(); err != nil {
+		return err
+	}
+	defer c.store.release()
+	pb := c.store.db.NewBatch()
+	defer pb.Close()
+	for _, name := range c.names {
+		t := c.tables[name]
+		tc := t.cache
+		if len(tc.unpersisted) == 0 {
+			continue
+		}
+		slices.SortFunc(tc.unpersisted, func(a, b *entry) int { return bytes.Compare(a.key, b.key) })
+		for _, e := range tc.unpersisted {
+			c.kbuf = append(append(c.kbuf[:0], t.prefix...), e.key...)
+			var err error
+			if v, deleted := e.committed(); deleted {
+				err = pb.Delete(c.kbuf, nil)
+			} else {
+				err = pb.Set(c.kbuf, v, nil)
+			}
+			if err != nil {
+				return fmt.Errorf("state: persist %s: %w", name, err)
+			}
+		}
+	}
+	var v [8]byte
+	for table, off := range c.offsets {
+		binary.BigEndian.PutUint64(v[:], uint64(off))
+		if err := pb.Set(offsetKey(c.query, c.partition, table), v[:], nil); err != nil {
+			return fmt.Errorf("state: persist %s/%d: %w", c.query, c.partition, err)
+		}
+	}
+	// The write goes to Pebble's log without waiting for it to reach the
+	// disk: the changelog holds every change the batch has, so a crash
+	// that loses the log's tail only leaves the store at an earlier
+	// Persist, with its changelog offsets (they are in the same batch),
+	// and the task's restore replays the changelog from there.
+	if err := pb.Commit(pebble.NoSync); err != nil {
+		return fmt.Errorf("state: persist %s/%d: %w", c.query, c.partition, err)
+	}
+	for _, t := range c.tables {
+		tc := t.cache
+		for _, e := range tc.unpersisted {
+			e.unpersisted = false
+		}
+		clear(tc.unpersisted)
+		tc.unpersisted = tc.unpersisted[:0]
+	}
+	c.unpersisted, c.unpersistedBytes = 0, 0
+	clear(c.offsets)
 	if c.size > c.maxDirty {
 		c.evictClean()
 	}
-	names := make([]string, 0, len(c.tables))
-	for name, t := range c.tables {
-		if len(t.cache.dirty) > 0 {
-			names = append(names, name)
-		}
-	}
-	slices.Sort(names)
-	changes := make([]Change, 0, c.dirty)
-	var key []byte
-	for _, name := range names {
-		t := c.tables[name]
-		tc := t.cache
-		slices.SortFunc(tc.dirty, func(a, b *entry) int { return bytes.Compare(a.key, b.key) })
-		for _, e := range tc.dirty {
-			key = append(append(key[:0], t.prefix...), e.key...)
-			var err error
-			ch := Change{Table: name, Key: e.key}
-			if e.deleted {
-				err = b.pb.Delete(key, nil)
-			} else {
-				err = b.pb.Set(key, e.value, nil)
-				ch.Value = e.value
-			}
-			if err != nil {
-				return nil, fmt.Errorf("state: flush %s: %w", name, err)
-			}
-			e.dirty = false
-			changes = append(changes, ch)
-		}
-		clear(tc.dirty)
-		tc.dirty = tc.dirty[:0]
-	}
-	c.dirty = 0
-	return changes, nil
+	return nil
 }
 
-// evictClean drops every clean entry, keeping dirty ones.
+// evictClean drops every entry Pebble holds, keeping those written since
+// the last commit and the committed ones not persisted yet.
 func (c *TaskCache) evictClean() {
 	for _, t := range c.tables {
 		for k, e := range t.cache.m {
-			if !e.dirty {
+			if !e.changed && !e.unpersisted {
 				delete(t.cache.m, k)
 				c.size--
 			}
 		}
 	}
-}
-
-// Reset drops every cached entry, dirty or not, so that reads go to
-// Pebble: the task calls it when a commit failed and it rewinds to the
-// last committed state.
-func (c *TaskCache) Reset() {
-	for _, t := range c.tables {
-		clear(t.cache.m)
-		t.cache.dirty = t.cache.dirty[:0]
-	}
-	c.dirty, c.size = 0, 0
 }
