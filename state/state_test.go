@@ -229,7 +229,7 @@ func TestFlushOrderAndFull(t *testing.T) {
 		}
 		got = append(got, x.Table+":"+string(x.Key)+"="+v)
 	}
-	if want := "[alpha:a=<nil> alpha:b=ab zeta:1=z1b zeta:2=z2]"; fmt.Sprint(got) != want {
+	if want := "[alpha:b=ab alpha:a=<nil> zeta:2=z2 zeta:1=z1b]"; fmt.Sprint(got) != want {
 		t.Fatalf("changes = %v, want %s", got, want)
 	}
 	c.Commit(nil)

@@ -191,8 +191,9 @@ func (c *TaskCache) PersistDue() bool {
 }
 
 // Flush returns the changelog records of the entries written since the
-// last commit, ordered by table name, then key, for the task to produce
-// in its commit. The entries stay changed until Commit (the commit
+// last commit, ordered by table name, then by when each entry was first
+// written since the commit, for the task to produce in its commit (a key
+// appears once: only its order with itself matters to a changelog). The entries stay changed until Commit (the commit
 // succeeded) or Reset (it failed); nothing may be written in between.
 // Key and Value of the returned Changes are shared with the cache and
 // must not be modified.
@@ -206,7 +207,6 @@ func (c *TaskCache) Flush() []Change {
 		if len(tc.changed) == 0 {
 			continue
 		}
-		slices.SortFunc(tc.changed, func(a, b *entry) int { return bytes.Compare(a.key, b.key) })
 		for _, e := range tc.changed {
 			ch := Change{Table: name, Key: e.key}
 			if !e.deleted {
@@ -219,7 +219,8 @@ func (c *TaskCache) Flush() []Change {
 }
 
 // Commit makes the entries written since the last commit committed, once
-// the task's Kafka commit of their changelog records succeeded. offsets
+// the task's Kafka commit of their changelog records succeeded, and drops
+// the entries Pebble holds if the cache is over its bound. offsets
 // are the changelog offsets (keyed by state table, the offset after the
 // last record the commit produced) the next Persist records with them.
 func (c *TaskCache) Commit(offsets map[string]int64) {
@@ -227,6 +228,10 @@ func (c *TaskCache) Commit(offsets map[string]int64) {
 		if off > c.offsets[table] {
 			c.offsets[table] = off
 		}
+	}
+	if c.size > c.maxDirty {
+		// Make room for the entries reads keep (keepClean).
+		c.evictClean()
 	}
 	if c.changed == 0 {
 		return
