@@ -173,8 +173,13 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 		logRecs = make([]*kafka.Record, len(changes))
 		slab := make([]kafka.Record, len(changes))
 		now := deps.Now()
+		table, topic := "", ""
 		for i, ch := range changes {
-			slab[i] = kafka.Record{Topic: t.changelogs[ch.Table], Partition: t.partition, Key: ch.Key, Value: ch.Value, Timestamp: now}
+			if ch.Table != table {
+				// Flush groups the changes by table.
+				table, topic = ch.Table, t.changelogs[ch.Table]
+			}
+			slab[i] = kafka.Record{Topic: topic, Partition: t.partition, Key: ch.Key, Value: ch.Value, Timestamp: now}
 			logRecs[i] = &slab[i]
 		}
 		merged := make([]*kafka.Record, 0, len(logRecs)+len(t.pending))
@@ -187,10 +192,12 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 	var offsets map[string]int64
 	if len(logRecs) > 0 {
 		offsets = map[string]int64{}
-		for i, ch := range changes {
-			if off := logRecs[i].Offset + 1; off > offsets[ch.Table] {
-				offsets[ch.Table] = off
+		for i := 0; i < len(changes); {
+			table, end := changes[i].Table, int64(0)
+			for ; i < len(changes) && changes[i].Table == table; i++ {
+				end = max(end, logRecs[i].Offset+1)
 			}
+			offsets[table] = max(offsets[table], end)
 		}
 	}
 	t.cache.Commit(offsets)
