@@ -316,6 +316,9 @@ func (t *task) processJoin(ctx context.Context, recs []*kafka.Record) error {
 		return err
 	}
 	if t.cache != nil {
+		if err := t.stageCommit(ctx); err != nil {
+			return err
+		}
 		if err := t.commitState(ctx, next); err != nil {
 			return err
 		}
