@@ -62,22 +62,30 @@ type windowAggregateOp struct {
 	// when their retention ends. Entries whose window is gone are skipped.
 	due dueHeap
 	// segs holds the time windows in state by their start, which decides
-	// when they need attention; starts orders the segments.
+	// when they need attention; starts orders the segments; seg is the
+	// segment a record went to last.
 	segs   map[int64]*segment
 	starts startHeap
+	seg    *segment
 	// withOld makes every row carry the window's previous row, for a
 	// HAVING filter that follows.
 	withOld bool
 	// loaded says load has run.
 	loaded bool
-	// present counts the time windows in state by a hash of their key,
-	// so that a new window costs no read of Pebble (a hash shared with
-	// another window only costs one).
-	present map[uint64]int32
-	seed    maphash.Seed
+	// seed hashes group keys for the segments' maps.
+	seed maphash.Seed
 	// sessions holds, by group key, the session windows in state, so that
 	// finding the sessions a record merges with reads no Pebble.
 	sessions map[string][]span
+	// nLive counts the live time windows of the segments; dirty are
+	// those changed since the last OnCommit, which writes them to state;
+	// free are slots to reuse.
+	nLive int
+	dirty []*winSlot
+	free  []*winSlot
+	// slab is where OnCommit encodes the values it writes, a chunk
+	// shared by several windows.
+	slab []byte
 
 	out   Batch
 	arena []any
@@ -127,7 +135,7 @@ func newWindowAggregateOp(st topology.Step, in []types.Column) (*windowAggregate
 		return nil, fmt.Errorf("exec: invalid window %s", w.String())
 	}
 	return &windowAggregateOp{
-		agg: a, w: w, table: st.StateTable, streamTime: math.MinInt64, present: map[uint64]int32{}, seed: maphash.MakeSeed(),
+		agg: a, w: w, table: st.StateTable, streamTime: math.MinInt64, seed: maphash.MakeSeed(),
 		segs: map[int64]*segment{}, sessions: map[string][]span{},
 		accs: make([]expr.Accumulator, len(a.aggs)), tmp: make([]expr.Accumulator, len(a.aggs)),
 	}, nil
@@ -177,7 +185,8 @@ func (o *windowAggregateOp) load() error {
 		}
 		start, end := o.bounds(k)
 		if o.w.Type != topology.Session {
-			o.addWindow(k[:o.groupLen(k)], start, k)
+			g := k[:o.groupLen(k)]
+			o.addWindow(o.segment(start), g, maphash.Bytes(o.seed, g))
 			return true
 		}
 		key := string(k)
@@ -315,6 +324,7 @@ func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 	size, adv := o.w.Size, o.w.Advance
 	start := max(0, ts-size+adv) / adv * adv
 	late := false
+	h := maphash.Bytes(o.seed, o.key)
 	for ; start <= ts; start += adv {
 		end := start + size
 		if end+o.w.Grace <= o.streamTime {
@@ -322,52 +332,131 @@ func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 			late = true
 			continue
 		}
-		o.skey = binary.BigEndian.AppendUint64(append(o.skey[:0], o.key...), uint64(start))
-		// The cache knows the windows written lately; the others are
-		// read only when in state.
-		v, found, known := o.tab.Cached(o.skey)
-		if !known && o.present[maphash.Bytes(o.seed, o.skey)] > 0 {
+		seg := o.segment(start)
+		s := seg.slot(h, o.key)
+		found := s != nil
+		if s == nil {
 			var err error
-			if v, found, err = o.tab.Get(o.skey); err != nil {
-				return fmt.Errorf("exec: read window state: %w", err)
+			if s, found, err = o.loadSlot(seg, h, start); err != nil {
+				return err
 			}
 		}
-		rowTime, prevTime := ts, ts
-		if found {
-			if len(v) < 8 {
-				return fmt.Errorf("exec: corrupt window state in %s", o.table)
-			}
-			prevTime = int64(binary.BigEndian.Uint64(v))
-			rowTime = max(rowTime, prevTime)
-			v = v[8:]
-		}
-		if err := o.loadAccs(v, found); err != nil {
-			return err
-		}
+		rowTime := ts
 		var old []any
-		if found && o.withOld && !o.w.Final {
-			old = o.makeRow(in, keys, start, end, prevTime, o.accs)
+		if found {
+			rowTime = max(rowTime, s.rowTime)
+			if o.withOld && !o.w.Final {
+				old = o.makeRow(in, keys, start, end, s.rowTime, s.accs)
+			}
 		}
-		o.add(in)
-		o.val = binary.BigEndian.AppendUint64(o.val[:0], uint64(rowTime))
-		var err error
-		if o.val, err = o.encode(o.val); err != nil {
-			return err
-		}
-		if err := o.tab.Put(o.skey, append([]byte(nil), o.val...)); err != nil {
-			return fmt.Errorf("exec: write window state: %w", err)
+		o.add(in, s.accs)
+		s.rowTime = rowTime
+		if !s.dirty {
+			s.dirty = true
+			o.dirty = append(o.dirty, s)
 		}
 		if !found {
-			o.addWindow(o.key, start, o.skey)
+			o.addWindow(seg, o.key, h)
 		}
 		if !o.w.Final {
-			o.emitRow(in, keys, start, end, rowTime, Insert, old)
+			o.emitRow(in, keys, start, end, rowTime, Insert, old, s.accs)
 		}
 	}
 	if late {
 		o.late++
 	}
 	return nil
+}
+
+// segment returns the segment of the time windows starting at start,
+// creating it if needed.
+func (o *windowAggregateOp) segment(start int64) *segment {
+	if seg := o.seg; seg != nil && seg.start == start {
+		return seg
+	}
+	seg := o.segs[start]
+	if seg == nil {
+		seg = &segment{start: start, present: map[uint64]int32{}}
+		o.segs[start] = seg
+		o.starts.push(start)
+	}
+	o.seg = seg
+	return seg
+}
+
+// loadSlot makes a live slot in seg for the window of group o.key, whose
+// hash is h, holding its state, or fresh accumulators when it has none
+// (found false). Only a window whose hash is present can be in state, and
+// only one the cache does not know is read from Pebble.
+func (o *windowAggregateOp) loadSlot(seg *segment, h uint64, start int64) (*winSlot, bool, error) {
+	o.skey = binary.BigEndian.AppendUint64(append(o.skey[:0], o.key...), uint64(start))
+	var v []byte
+	found := false
+	if seg.present[h] > 0 {
+		var known bool
+		v, found, known = o.tab.Cached(o.skey)
+		if !known {
+			var err error
+			if v, found, err = o.tab.Get(o.skey); err != nil {
+				return nil, false, fmt.Errorf("exec: read window state: %w", err)
+			}
+		}
+	}
+	var s *winSlot
+	if n := len(o.free); n > 0 {
+		s = o.free[n-1]
+		o.free[n-1] = nil
+		o.free = o.free[:n-1]
+	} else {
+		s = &winSlot{accs: make([]expr.Accumulator, len(o.agg.aggs))}
+	}
+	s.key = append(s.key[:0], o.skey...)
+	s.rowTime = math.MinInt64
+	if found {
+		if len(v) < 8 {
+			return nil, false, fmt.Errorf("exec: corrupt window state in %s", o.table)
+		}
+		s.rowTime = int64(binary.BigEndian.Uint64(v))
+		v = v[8:]
+	}
+	if err := o.loadAccs(v, found, s.accs); err != nil {
+		return nil, false, err
+	}
+	if seg.live == nil {
+		seg.live = map[uint64]*winSlot{}
+	}
+	s.next = seg.live[h]
+	seg.live[h] = s
+	o.nLive++
+	return s, found, nil
+}
+
+// recycle keeps slot s, no longer live, for reuse, unless a commit has
+// yet to write it.
+func (o *windowAggregateOp) recycle(s *winSlot) {
+	s.next = nil
+	if s.dirty {
+		// OnCommit skips and recycles it.
+		s.gone = true
+		return
+	}
+	if o.reuse {
+		s.gone = false
+		o.free = append(o.free, s)
+	}
+}
+
+// dropLive forgets the live windows of seg.
+func (o *windowAggregateOp) dropLive(seg *segment) {
+	for _, s := range seg.live {
+		for s != nil {
+			next := s.next
+			o.recycle(s)
+			o.nLive--
+			s = next
+		}
+	}
+	seg.live = nil
 }
 
 // session folds one record into its session, merging the sessions within
@@ -422,11 +511,11 @@ func (o *windowAggregateOp) session(in []any, ts int64, keys []any) error {
 				return fmt.Errorf("exec: delete session state: %w", err)
 			}
 			if !o.w.Final {
-				o.emitRow(in, keys, s.start, s.end, s.end, NullValue, s.old)
+				o.emitRow(in, keys, s.start, s.end, s.end, NullValue, s.old, nil)
 			}
 		}
 	}
-	o.add(in)
+	o.add(in, o.accs)
 	o.skey = o.sessionKey(o.skey[:0], span{start, end})
 	if start == ts && end == ts {
 		// A session of its own, or the same one again: add it if new.
@@ -434,7 +523,7 @@ func (o *windowAggregateOp) session(in []any, ts int64, keys []any) error {
 	}
 	o.sessions[string(o.key)] = append(o.sessions[string(o.key)], span{start, end})
 	var err2 error
-	if o.val, err2 = o.encode(o.val[:0]); err2 != nil {
+	if o.val, err2 = o.encode(o.val[:0], o.accs); err2 != nil {
 		return err2
 	}
 	if err := o.tab.Put(o.skey, append([]byte(nil), o.val...)); err != nil {
@@ -447,7 +536,7 @@ func (o *windowAggregateOp) session(in []any, ts int64, keys []any) error {
 			// The record fell on a session of its own instant: it updates it.
 			old = o.found[0].old
 		}
-		o.emitRow(in, keys, start, end, end, Insert, old)
+		o.emitRow(in, keys, start, end, end, Insert, old, o.accs)
 	}
 	return nil
 }
@@ -510,16 +599,10 @@ func (o *windowAggregateOp) advance() error {
 	return nil
 }
 
-// addWindow records the time window of group g starting at start, whose
-// state key is k, as in state.
-func (o *windowAggregateOp) addWindow(g []byte, start int64, k []byte) {
-	o.present[maphash.Bytes(o.seed, k)]++
-	seg := o.segs[start]
-	if seg == nil {
-		seg = &segment{}
-		o.segs[start] = seg
-		o.starts.push(start)
-	}
+// addWindow records the time window of group g in seg, whose hash is h,
+// as in state.
+func (o *windowAggregateOp) addWindow(seg *segment, g []byte, h uint64) {
+	seg.present[h]++
 	seg.keys = binary.AppendUvarint(seg.keys, uint64(len(g)))
 	seg.keys = append(seg.keys, g...)
 }
@@ -537,6 +620,10 @@ func (o *windowAggregateOp) advanceTime() error {
 		o.starts.pop()
 		seg := o.segs[start]
 		delete(o.segs, start)
+		if o.seg == seg {
+			o.seg = nil
+		}
+		final := o.w.Final && start+o.w.Retention >= o.streamTime
 		for ks := seg.keys; len(ks) > 0; {
 			n, m := binary.Uvarint(ks)
 			if m <= 0 || n > uint64(len(ks)-m) {
@@ -545,33 +632,37 @@ func (o *windowAggregateOp) advanceTime() error {
 			g := ks[m : m+int(n)]
 			ks = ks[m+int(n):]
 			o.skey = binary.BigEndian.AppendUint64(append(o.skey[:0], g...), uint64(start))
-			v, ok, err := o.tab.Get(o.skey)
-			if err != nil {
-				return fmt.Errorf("exec: read window state: %w", err)
-			}
-			if !ok {
-				continue
-			}
-			if o.w.Final && start+o.w.Retention >= o.streamTime {
-				if err := o.emitFinal(o.skey, v, start, end); err != nil {
-					return err
+			if s := seg.slot(maphash.Bytes(o.seed, g), g); s != nil {
+				if final {
+					if err := o.emitSlot(s, start, end); err != nil {
+						return err
+					}
 				}
-			}
-			h := maphash.Bytes(o.seed, o.skey)
-			if o.present[h]--; o.present[h] <= 0 {
-				delete(o.present, h)
+			} else {
+				v, ok, err := o.tab.Get(o.skey)
+				if err != nil {
+					return fmt.Errorf("exec: read window state: %w", err)
+				}
+				if !ok {
+					continue
+				}
+				if final {
+					if err := o.emitFinal(o.skey, v, start, end); err != nil {
+						return err
+					}
+				}
 			}
 			if err := o.tab.Delete(o.skey); err != nil {
 				return fmt.Errorf("exec: delete window state: %w", err)
 			}
 		}
+		o.dropLive(seg)
 	}
 	return nil
 }
 
 // emitFinal emits the final row of the window stored under k with value v.
 func (o *windowAggregateOp) emitFinal(k, v []byte, start, end int64) error {
-	a := o.agg
 	rowTime := end
 	if o.w.Type != topology.Session {
 		if len(v) < 8 {
@@ -583,22 +674,42 @@ func (o *windowAggregateOp) emitFinal(k, v []byte, start, end int64) error {
 	if err := o.decode(v, true, o.accs); err != nil {
 		return err
 	}
+	keys, err := o.groupKeys(k)
+	if err != nil {
+		return err
+	}
+	o.emitRow(nil, keys, start, end, rowTime, Insert, nil, o.accs)
+	return nil
+}
+
+// emitSlot emits the final row of the live time window s.
+func (o *windowAggregateOp) emitSlot(s *winSlot, start, end int64) error {
+	keys, err := o.groupKeys(s.key)
+	if err != nil {
+		return err
+	}
+	o.emitRow(nil, keys, start, end, s.rowTime, Insert, nil, s.accs)
+	return nil
+}
+
+// groupKeys decodes the group key values of state key k.
+func (o *windowAggregateOp) groupKeys(k []byte) ([]any, error) {
+	a := o.agg
 	keys := make([]any, len(a.groupBy))
 	g := k[:o.groupLen(k)]
 	for j := range keys {
 		n, m := binary.Uvarint(g)
 		if m <= 0 || n > uint64(len(g)-m) {
-			return fmt.Errorf("exec: corrupt window key in %s", o.table)
+			return nil, fmt.Errorf("exec: corrupt window key in %s", o.table)
 		}
 		val, err := expr.UnmarshalValue(g[m:m+int(n)], a.keyTypes[j])
 		if err != nil {
-			return fmt.Errorf("exec: corrupt window key in %s: %w", o.table, err)
+			return nil, fmt.Errorf("exec: corrupt window key in %s: %w", o.table, err)
 		}
 		keys[j] = val
 		g = g[m+int(n):]
 	}
-	o.emitRow(nil, keys, start, end, rowTime, Insert, nil)
-	return nil
+	return keys, nil
 }
 
 // makeRow returns an output row: the pseudo-columns, keys, the window
@@ -626,12 +737,11 @@ func (o *windowAggregateOp) makeRow(in []any, keys []any, start, end, rowTime in
 }
 
 // emitRow appends an output row of window [start, end) with the results
-// of o.accs, or a delete of the window for a NullValue kind. When a
-// HAVING filter follows, old is the window's previous row (nil for none).
-func (o *windowAggregateOp) emitRow(in []any, keys []any, start, end, rowTime int64, kind ChangeKind, old []any) {
-	var accs []expr.Accumulator
-	if kind == Insert {
-		accs = o.accs
+// of accs, or a delete of the window for a NullValue kind. When a HAVING
+// filter follows, old is the window's previous row (nil for none).
+func (o *windowAggregateOp) emitRow(in []any, keys []any, start, end, rowTime int64, kind ChangeKind, old []any, accs []expr.Accumulator) {
+	if kind != Insert {
+		accs = nil
 	}
 	row := o.makeRow(in, keys, start, end, rowTime, accs)
 	if o.withOld {
@@ -641,20 +751,20 @@ func (o *windowAggregateOp) emitRow(in []any, keys []any, start, end, rowTime in
 	o.out.Append(row, rowTime, kind)
 }
 
-// add folds one input row into o.accs.
-func (o *windowAggregateOp) add(in []any) {
+// add folds one input row into accs.
+func (o *windowAggregateOp) add(in []any, accs []expr.Accumulator) {
 	a := o.agg
 	for j := range a.aggs {
 		c := &a.aggs[j]
 		switch len(c.args) {
 		case 0:
-			o.accs[j].Add(nil)
+			accs[j].Add(nil)
 		case 1:
 			v, err := c.args[0].Eval(in)
 			if err != nil {
 				o.errs.RowError("error computing "+c.argTexts[0]+": "+err.Error(), in)
 			}
-			o.accs[j].Add(v)
+			accs[j].Add(v)
 		default:
 			vs := make([]any, len(c.args))
 			for k, ev := range c.args {
@@ -664,7 +774,7 @@ func (o *windowAggregateOp) add(in []any) {
 				}
 				vs[k] = v
 			}
-			o.accs[j].Add(vs)
+			accs[j].Add(vs)
 		}
 	}
 }
@@ -700,20 +810,21 @@ func (o *windowAggregateOp) decode(v []byte, found bool, dst []expr.Accumulator)
 	return nil
 }
 
-// loadAccs is decode into o.accs, reusing them when they can.
-func (o *windowAggregateOp) loadAccs(v []byte, found bool) error {
-	if !o.reuse {
-		return o.decode(v, found, o.accs)
+// loadAccs is decode into accs, reusing their accumulators when they
+// can.
+func (o *windowAggregateOp) loadAccs(v []byte, found bool, accs []expr.Accumulator) error {
+	if !o.reuse || len(accs) > 0 && accs[0] == nil {
+		return o.decode(v, found, accs)
 	}
 	if !found {
-		for j, acc := range o.accs {
+		for j, acc := range accs {
 			if err := acc.UnmarshalBinary(o.fresh[j]); err != nil {
 				return fmt.Errorf("exec: bug: fresh state of %s: %w", o.agg.aggs[j].text, err)
 			}
 		}
 		return nil
 	}
-	for j, acc := range o.accs {
+	for j, acc := range accs {
 		n, k := binary.Uvarint(v)
 		if k <= 0 || n > uint64(len(v)-k) {
 			return fmt.Errorf("exec: corrupt window state in %s", o.table)
@@ -729,9 +840,9 @@ func (o *windowAggregateOp) loadAccs(v []byte, found bool) error {
 	return nil
 }
 
-// encode appends the state of o.accs to buf.
-func (o *windowAggregateOp) encode(buf []byte) ([]byte, error) {
-	for j, acc := range o.accs {
+// encode appends the state of accs to buf.
+func (o *windowAggregateOp) encode(buf []byte, accs []expr.Accumulator) ([]byte, error) {
+	for j, acc := range accs {
 		if r, ok := acc.(expr.ReusableAccumulator); ok {
 			var err error
 			if o.state, err = r.AppendBinary(o.state[:0]); err != nil {
@@ -752,12 +863,97 @@ func (o *windowAggregateOp) encode(buf []byte) ([]byte, error) {
 }
 
 func (o *windowAggregateOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
-func (o *windowAggregateOp) OnCommit(context.Context, Emitter) error           { return nil }
-func (o *windowAggregateOp) Close(ctx context.Context) error                   { return o.agg.Close(ctx) }
 
-// segment is the time windows in state that start at the same time: the
-// group keys of their state keys, each after its uvarint length.
-type segment struct{ keys []byte }
+// OnCommit writes every time window changed since the last commit to the
+// state table: the 8-byte time of its latest row, then each aggregate's
+// length-prefixed state. The values are encoded into chunks shared by
+// several windows, as the cache keeps them. Once the live windows are
+// more than maxLiveWindows, it forgets those of the oldest segments.
+func (o *windowAggregateOp) OnCommit(context.Context, Emitter) error {
+	for _, s := range o.dirty {
+		s.dirty = false
+		if s.gone {
+			// Its window left state since it changed.
+			o.recycle(s)
+			continue
+		}
+		var err error
+		o.val = binary.BigEndian.AppendUint64(o.val[:0], uint64(s.rowTime))
+		if o.val, err = o.encode(o.val, s.accs); err != nil {
+			return err
+		}
+		if len(o.slab)+len(o.val) > cap(o.slab) {
+			o.slab = make([]byte, 0, max(slabChunk, len(o.val)))
+		}
+		at := len(o.slab)
+		o.slab = append(o.slab, o.val...)
+		v := o.slab[at:len(o.slab):len(o.slab)]
+		if err := o.tab.Put(s.key, v); err != nil {
+			return fmt.Errorf("exec: write window state: %w", err)
+		}
+	}
+	clear(o.dirty)
+	o.dirty = o.dirty[:0]
+	if o.nLive > maxLiveWindows {
+		starts := slices.Clone(o.starts)
+		slices.Sort(starts)
+		for _, start := range starts {
+			if o.nLive <= maxLiveWindows/2 {
+				break
+			}
+			o.dropLive(o.segs[start])
+		}
+	}
+	return nil
+}
+
+// slabChunk is the size of the chunks OnCommit encodes window values
+// into: small, so that a value the cache keeps long holds little memory
+// of others alive, yet shared by a few dozen windows.
+const slabChunk = 512
+
+// maxLiveWindows bounds how many time windows the operator keeps decoded
+// between commits.
+const maxLiveWindows = 100_000
+
+// winSlot is a live time window: its decoded state, and its place in the
+// live index.
+type winSlot struct {
+	key     []byte // the state key: the group key, then the 8-byte start
+	rowTime int64  // the time of its latest row
+	accs    []expr.Accumulator
+	dirty   bool     // changed since the last OnCommit
+	gone    bool     // dirty, but its window left state
+	next    *winSlot // another live window of the same group hash
+}
+
+func (o *windowAggregateOp) Close(ctx context.Context) error { return o.agg.Close(ctx) }
+
+// segment is the time windows in state that start at the same time.
+type segment struct {
+	start int64
+	// keys are the group keys of the windows, each after its uvarint
+	// length, in the order the windows were created.
+	keys []byte
+	// present counts the windows by the hash of their group key, so that
+	// a new window costs no read of Pebble (a hash shared with another
+	// window only costs one).
+	present map[uint64]int32
+	// live holds windows decoded, by the hash of their group key, so
+	// that a record touches one map and a busy window is neither decoded
+	// nor encoded per record.
+	live map[uint64]*winSlot
+}
+
+// slot returns the live window of group g, whose hash is h, or nil.
+func (seg *segment) slot(h uint64, g []byte) *winSlot {
+	for s := seg.live[h]; s != nil; s = s.next {
+		if string(s.key[:len(s.key)-8]) == string(g) {
+			return s
+		}
+	}
+	return nil
+}
 
 // startHeap is a min-heap of window starts.
 type startHeap []int64
