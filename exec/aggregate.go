@@ -29,6 +29,7 @@ type aggregateOp struct {
 	out       Batch
 	arena     []any
 	key       []byte
+	part      []byte // scratch for one group key value
 	accs      []expr.Accumulator
 	found     bool // load found the group's state
 	// live holds decoded groups between records, cur the one loaded
@@ -174,11 +175,12 @@ rows:
 				// ksqlDB drops rows whose group key has a null.
 				continue rows
 			}
-			p, err := expr.MarshalValue(v, a.keyTypes[j])
+			p, err := expr.AppendValue(a.part[:0], v, a.keyTypes[j])
 			if err != nil {
 				a.errs.RowError("cannot encode group key "+a.keyTexts[j]+": "+err.Error(), in)
 				continue rows
 			}
+			a.part = p
 			a.key = binary.AppendUvarint(a.key, uint64(len(p)))
 			a.key = append(a.key, p...)
 			row[topology.PseudoColumns+j] = v

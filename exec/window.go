@@ -83,6 +83,11 @@ type windowAggregateOp struct {
 	nLive int
 	dirty []*winSlot
 	free  []*winSlot
+	// slots, slotAccs and slotKeys are the rest of the chunks newSlot
+	// carves slots from.
+	slots    []winSlot
+	slotAccs []expr.Accumulator
+	slotKeys []byte
 	// slab is where OnCommit encodes the values it writes, a chunk
 	// shared by several windows.
 	slab []byte
@@ -101,7 +106,7 @@ type windowAggregateOp struct {
 	// accumulators per record.
 	reuse bool
 	fresh [][]byte
-	state []byte // scratch for one accumulator's state
+	state []byte // scratch for one accumulator's state or key value
 	found []session
 }
 
@@ -275,12 +280,13 @@ func (o *windowAggregateOp) OnBatch(ctx context.Context, _ int, b *Batch, out Em
 				ok = false
 				break
 			}
-			p, err := expr.MarshalValue(v, a.keyTypes[j])
+			p, err := expr.AppendValue(o.state[:0], v, a.keyTypes[j])
 			if err != nil {
 				o.errs.RowError("cannot encode group key "+a.keyTexts[j]+": "+err.Error(), in)
 				ok = false
 				break
 			}
+			o.state = p
 			o.key = binary.AppendUvarint(o.key, uint64(len(p)))
 			o.key = append(o.key, p...)
 			keys = append(keys, v)
@@ -333,11 +339,11 @@ func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 			continue
 		}
 		seg := o.segment(start)
-		s := seg.slot(h, o.key)
+		s, present := seg.slot(h, o.key)
 		found := s != nil
 		if s == nil {
 			var err error
-			if s, found, err = o.loadSlot(seg, h, start); err != nil {
+			if s, found, err = o.loadSlot(seg, h, start, present); err != nil {
 				return err
 			}
 		}
@@ -356,7 +362,8 @@ func (o *windowAggregateOp) timeWindows(in []any, ts int64, keys []any) error {
 			o.dirty = append(o.dirty, s)
 		}
 		if !found {
-			o.addWindow(seg, o.key, h)
+			seg.keys = binary.AppendUvarint(seg.keys, uint64(len(o.key)))
+			seg.keys = append(seg.keys, o.key...)
 		}
 		if !o.w.Final {
 			o.emitRow(in, keys, start, end, rowTime, Insert, old, s.accs)
@@ -376,7 +383,7 @@ func (o *windowAggregateOp) segment(start int64) *segment {
 	}
 	seg := o.segs[start]
 	if seg == nil {
-		seg = &segment{start: start, present: map[uint64]int32{}}
+		seg = &segment{start: start, wins: map[uint64]*winSlot{}}
 		o.segs[start] = seg
 		o.starts.push(start)
 	}
@@ -386,13 +393,13 @@ func (o *windowAggregateOp) segment(start int64) *segment {
 
 // loadSlot makes a live slot in seg for the window of group o.key, whose
 // hash is h, holding its state, or fresh accumulators when it has none
-// (found false). Only a window whose hash is present can be in state, and
-// only one the cache does not know is read from Pebble.
-func (o *windowAggregateOp) loadSlot(seg *segment, h uint64, start int64) (*winSlot, bool, error) {
+// (found false). Only a window whose hash is present in seg can be in
+// state, and only one the cache does not know is read from Pebble.
+func (o *windowAggregateOp) loadSlot(seg *segment, h uint64, start int64, present bool) (*winSlot, bool, error) {
 	o.skey = binary.BigEndian.AppendUint64(append(o.skey[:0], o.key...), uint64(start))
 	var v []byte
 	found := false
-	if seg.present[h] > 0 {
+	if present {
 		var known bool
 		v, found, known = o.tab.Cached(o.skey)
 		if !known {
@@ -408,7 +415,7 @@ func (o *windowAggregateOp) loadSlot(seg *segment, h uint64, start int64) (*winS
 		o.free[n-1] = nil
 		o.free = o.free[:n-1]
 	} else {
-		s = &winSlot{accs: make([]expr.Accumulator, len(o.agg.aggs))}
+		s = o.newSlot(len(o.skey))
 	}
 	s.key = append(s.key[:0], o.skey...)
 	s.rowTime = math.MinInt64
@@ -422,14 +429,36 @@ func (o *windowAggregateOp) loadSlot(seg *segment, h uint64, start int64) (*winS
 	if err := o.loadAccs(v, found, s.accs); err != nil {
 		return nil, false, err
 	}
-	if seg.live == nil {
-		seg.live = map[uint64]*winSlot{}
-	}
-	s.next = seg.live[h]
-	seg.live[h] = s
+	s.next = seg.wins[h]
+	seg.wins[h] = s
+	seg.nLive++
 	o.nLive++
 	return s, found, nil
 }
+
+// newSlot returns a new slot with room for a key of n bytes, carved
+// from chunks of slots, accumulator slices and key bytes.
+func (o *windowAggregateOp) newSlot(n int) *winSlot {
+	if len(o.slots) == 0 {
+		o.slots = make([]winSlot, slotChunk)
+		o.slotAccs = make([]expr.Accumulator, slotChunk*len(o.agg.aggs))
+	}
+	s := &o.slots[0]
+	o.slots = o.slots[1:]
+	na := len(o.agg.aggs)
+	s.accs = o.slotAccs[:na:na]
+	o.slotAccs = o.slotAccs[na:]
+	if len(o.slotKeys)+n > cap(o.slotKeys) {
+		o.slotKeys = make([]byte, 0, max(slotChunk*n, n))
+	}
+	at := len(o.slotKeys)
+	o.slotKeys = o.slotKeys[:at+n]
+	s.key = o.slotKeys[at : at : at+n]
+	return s
+}
+
+// slotChunk is how many slots newSlot allocates at once.
+const slotChunk = 64
 
 // recycle keeps slot s, no longer live, for reuse, unless a commit has
 // yet to write it.
@@ -440,23 +469,33 @@ func (o *windowAggregateOp) recycle(s *winSlot) {
 		s.gone = true
 		return
 	}
+	s.gone = false
 	if o.reuse {
-		s.gone = false
 		o.free = append(o.free, s)
+		return
 	}
+	// Its chunk may live on: let go of the accumulators.
+	clear(s.accs)
 }
 
-// dropLive forgets the live windows of seg.
+// dropLive forgets the live windows of seg, keeping their hashes.
 func (o *windowAggregateOp) dropLive(seg *segment) {
-	for _, s := range seg.live {
+	if seg.nLive == 0 {
+		return
+	}
+	o.nLive -= seg.nLive
+	seg.nLive = 0
+	for h, s := range seg.wins {
+		if s == nil {
+			continue
+		}
 		for s != nil {
 			next := s.next
 			o.recycle(s)
-			o.nLive--
 			s = next
 		}
+		seg.wins[h] = nil
 	}
-	seg.live = nil
 }
 
 // session folds one record into its session, merging the sessions within
@@ -602,7 +641,9 @@ func (o *windowAggregateOp) advance() error {
 // addWindow records the time window of group g in seg, whose hash is h,
 // as in state.
 func (o *windowAggregateOp) addWindow(seg *segment, g []byte, h uint64) {
-	seg.present[h]++
+	if _, ok := seg.wins[h]; !ok {
+		seg.wins[h] = nil
+	}
 	seg.keys = binary.AppendUvarint(seg.keys, uint64(len(g)))
 	seg.keys = append(seg.keys, g...)
 }
@@ -632,7 +673,7 @@ func (o *windowAggregateOp) advanceTime() error {
 			g := ks[m : m+int(n)]
 			ks = ks[m+int(n):]
 			o.skey = binary.BigEndian.AppendUint64(append(o.skey[:0], g...), uint64(start))
-			if s := seg.slot(maphash.Bytes(o.seed, g), g); s != nil {
+			if s, _ := seg.slot(maphash.Bytes(o.seed, g), g); s != nil {
 				if final {
 					if err := o.emitSlot(s, start, end); err != nil {
 						return err
@@ -914,7 +955,7 @@ const slabChunk = 512
 
 // maxLiveWindows bounds how many time windows the operator keeps decoded
 // between commits.
-const maxLiveWindows = 100_000
+var maxLiveWindows = 100_000
 
 // winSlot is a live time window: its decoded state, and its place in the
 // live index.
@@ -935,24 +976,27 @@ type segment struct {
 	// keys are the group keys of the windows, each after its uvarint
 	// length, in the order the windows were created.
 	keys []byte
-	// present counts the windows by the hash of their group key, so that
-	// a new window costs no read of Pebble (a hash shared with another
-	// window only costs one).
-	present map[uint64]int32
-	// live holds windows decoded, by the hash of their group key, so
-	// that a record touches one map and a busy window is neither decoded
-	// nor encoded per record.
-	live map[uint64]*winSlot
+	// wins holds every window of the segment in state by the hash of its
+	// group key: the live ones (decoded, so that a record touches one map
+	// and a busy window is neither decoded nor encoded per record) chained
+	// from their hash, the others as a nil entry. A window whose hash has
+	// no entry is not in state, so a new window costs no read of Pebble
+	// (a hash shared with another window only costs one).
+	wins map[uint64]*winSlot
+	// nLive counts the live windows in wins.
+	nLive int
 }
 
-// slot returns the live window of group g, whose hash is h, or nil.
-func (seg *segment) slot(h uint64, g []byte) *winSlot {
-	for s := seg.live[h]; s != nil; s = s.next {
+// slot returns the live window of group g, whose hash is h, or nil, and
+// whether seg holds h: whether a window that is not live may be in state.
+func (seg *segment) slot(h uint64, g []byte) (*winSlot, bool) {
+	head, ok := seg.wins[h]
+	for s := head; s != nil; s = s.next {
 		if string(s.key[:len(s.key)-8]) == string(g) {
-			return s
+			return s, true
 		}
 	}
-	return nil
+	return nil, ok
 }
 
 // startHeap is a min-heap of window starts.

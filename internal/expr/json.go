@@ -70,6 +70,11 @@ func MarshalValue(v any, t *types.Type) ([]byte, error) {
 	return appendValue(nil, v, t)
 }
 
+// AppendValue appends MarshalValue's encoding of v to dst.
+func AppendValue(dst []byte, v any, t *types.Type) ([]byte, error) {
+	return appendValue(dst, v, t)
+}
+
 // AppendRow appends row, the values of the fields of struct type t, to
 // dst as MarshalValue writes a STRUCT of them.
 func AppendRow(dst []byte, row []any, t *types.Type) ([]byte, error) {
