@@ -26,11 +26,14 @@ import (
 // BenchmarkEngineStreamTableJoin (join_bench_test.go) is the join's.
 
 // bidSource declares the bids as an unkeyed stream; bidsByBidder as one
-// keyed by bidder, as the repartition of a GROUP BY bidder leaves them.
+// keyed by bidder, as the repartition of a GROUP BY bidder leaves them,
+// and bidsByAuction by auction.
 const (
 	bidSource = `CREATE STREAM bid (auction BIGINT, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, dateTime BIGINT, extra VARCHAR)
   WITH (KAFKA_TOPIC='bid', VALUE_FORMAT='JSON', PARTITIONS=1);`
 	bidsByBidder = `CREATE STREAM bid (bidder BIGINT KEY, auction BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, dateTime BIGINT, extra VARCHAR)
+  WITH (KAFKA_TOPIC='bid', VALUE_FORMAT='JSON', KEY_FORMAT='KAFKA', PARTITIONS=1);`
+	bidsByAuction = `CREATE STREAM bid (auction BIGINT KEY, bidder BIGINT, price BIGINT, channel VARCHAR, url VARCHAR, dateTime BIGINT, extra VARCHAR)
   WITH (KAFKA_TOPIC='bid', VALUE_FORMAT='JSON', KEY_FORMAT='KAFKA', PARTITIONS=1);`
 )
 
@@ -264,15 +267,22 @@ func BenchmarkEngineQ0(b *testing.B) {
 // poll does, or of 10,000, as one gathering its commit interval does.
 // Sparse bids are a millisecond apart, so a bidder has about one bid a
 // window and nearly every bid starts a window of its own in the state;
-// dense ones come ten a millisecond, about ten a bidder and window.
+// dense ones come ten a millisecond, about ten a bidder and window. The
+// default grace period keeps every window in state for a day of stream
+// time; the expiring case's windows of one second of grace leave it as
+// the stream goes on.
 func BenchmarkEngineTumblingCount(b *testing.B) {
 	for _, c := range []struct {
 		name       string
 		poll, rate int
-	}{{"sparse/poll=1000", 1_000, 1}, {"dense/poll=1000", 1_000, 10}, {"dense/poll=10000", 10_000, 10}} {
+		grace      string
+	}{
+		{"sparse/poll=1000", 1_000, 1, ""}, {"dense/poll=1000", 1_000, 10, ""}, {"dense/poll=10000", 10_000, 10, ""},
+		{"expiring/poll=1000", 1_000, 1, ", GRACE PERIOD 1 SECOND"},
+	} {
 		b.Run(c.name, func(b *testing.B) {
 			tk := engineTask(b, planQuery(b, bidsByBidder,
-				`CREATE TABLE q12 AS SELECT bidder, COUNT(*) AS n FROM bid WINDOW TUMBLING (SIZE 10 SECONDS) GROUP BY bidder EMIT CHANGES;`))
+				`CREATE TABLE q12 AS SELECT bidder, COUNT(*) AS n FROM bid WINDOW TUMBLING (SIZE 10 SECONDS`+c.grace+`) GROUP BY bidder EMIT CHANGES;`))
 			ctx := context.Background()
 			recs := bidRecords(100_000, true)
 			next := int64(0)
@@ -301,6 +311,33 @@ func BenchmarkEngineTumblingAggregates(b *testing.B) {
 		FROM bid WINDOW TUMBLING (SIZE 10 SECONDS) GROUP BY bidder EMIT CHANGES;`))
 	ctx := context.Background()
 	recs := bidRecords(100_000, true)
+	next := int64(0)
+	measure(b, recs, 1_000, func(batch []*kafka.Record) {
+		for _, r := range batch {
+			r.Offset = next
+			r.Timestamp = time.UnixMilli(1_436_918_400_000 + next/10)
+			next++
+		}
+		if err := tk.process(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkEngineHoppingCount is Nexmark q5's window: a count per auction
+// (1,000 of them) in ten-second windows advancing by two seconds, so that
+// each bid goes to five windows, over bids keyed by auction, ten a
+// millisecond, committed after every poll of 1,000.
+func BenchmarkEngineHoppingCount(b *testing.B) {
+	tk := engineTask(b, planQuery(b, bidsByAuction,
+		`CREATE TABLE q5 AS SELECT auction, COUNT(*) AS n FROM bid
+		WINDOW HOPPING (SIZE 10 SECONDS, ADVANCE BY 2 SECONDS) GROUP BY auction EMIT CHANGES;`))
+	ctx := context.Background()
+	recs := bidRecords(100_000, true)
+	for i, r := range recs {
+		auction := 1000 + (i*31)%1_000
+		r.Key = []byte{0, 0, 0, 0, 0, 0, byte(auction >> 8), byte(auction)}
+	}
 	next := int64(0)
 	measure(b, recs, 1_000, func(batch []*kafka.Record) {
 		for _, r := range batch {

@@ -679,7 +679,10 @@ func (o *windowAggregateOp) advanceTime() error {
 						return err
 					}
 				}
-			} else {
+			} else if final {
+				// Only a final row needs the window's state: the others
+				// are deleted unread, as each window of the segment is in
+				// state.
 				v, ok, err := o.tab.Get(o.skey)
 				if err != nil {
 					return fmt.Errorf("exec: read window state: %w", err)
@@ -687,10 +690,8 @@ func (o *windowAggregateOp) advanceTime() error {
 				if !ok {
 					continue
 				}
-				if final {
-					if err := o.emitFinal(o.skey, v, start, end); err != nil {
-						return err
-					}
+				if err := o.emitFinal(o.skey, v, start, end); err != nil {
+					return err
 				}
 			}
 			if err := o.tab.Delete(o.skey); err != nil {
