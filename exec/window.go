@@ -768,6 +768,17 @@ func (o *windowAggregateOp) makeRow(in []any, keys []any, start, end, rowTime in
 	row[topology.PseudoColumns+nk] = o.box.Int64(start)
 	row[topology.PseudoColumns+nk+1] = o.box.Int64(end)
 	for j := range accs {
+		if r, ok := accs[j].(expr.NumberResult); ok {
+			// A number is boxed from the operator's arena.
+			if i, f, isInt, ok := r.NumberResult(); ok {
+				if isInt {
+					row[topology.PseudoColumns+nk+2+j] = o.box.Int64(i)
+				} else {
+					row[topology.PseudoColumns+nk+2+j] = o.box.Float64(f)
+				}
+				continue
+			}
+		}
 		res, err := expr.AccumulatorResult(accs[j])
 		if err != nil {
 			o.errs.RowError("error computing "+a.aggs[j].text+": "+err.Error(), in)

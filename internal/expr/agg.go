@@ -80,6 +80,17 @@ type ReusableAccumulator interface {
 	ReusableState()
 }
 
+// NumberResult is implemented by accumulators whose result may be a
+// BIGINT or a DOUBLE that an operator can box itself (from an arena)
+// rather than take boxed from Result: NumberResult returns Result's value
+// with isInt for a BIGINT, or ok false when Result is neither (then
+// Result applies). Whether ok is true depends only on the accumulator's
+// types, not on its state.
+type NumberResult interface {
+	Accumulator
+	NumberResult() (i int64, f float64, isInt, ok bool)
+}
+
 // FailingAccumulator is implemented by accumulators whose result can
 // fail, as SUM of a DECIMAL overflowing its type: Err returns the failure
 // for which Result returns null, or nil.

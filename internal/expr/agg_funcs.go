@@ -138,6 +138,8 @@ func (a *countAcc) Retract(v any) bool {
 func (a *countAcc) Merge(o Accumulator) { a.n += o.(*countAcc).n }
 func (a *countAcc) Result() any         { return a.n }
 
+func (a *countAcc) NumberResult() (int64, float64, bool, bool) { return a.n, 0, true, true }
+
 func (a *countAcc) MarshalBinary() ([]byte, error) {
 	e := newEncoder()
 	e.int(a.n)
@@ -323,6 +325,16 @@ func (a *sumAcc) Result() any {
 	return a.d.Rescale(a.t.Scale)
 }
 
+func (a *sumAcc) NumberResult() (int64, float64, bool, bool) {
+	switch a.t.Kind {
+	case types.Bigint:
+		return a.i, 0, true, true
+	case types.Double:
+		return 0, a.f, false, true
+	}
+	return 0, 0, false, false
+}
+
 func (a *sumAcc) MarshalBinary() ([]byte, error) {
 	e := newEncoder()
 	switch a.t.Kind {
@@ -433,6 +445,16 @@ func (a *avgAcc) Result() any {
 		return a.f / float64(a.n)
 	}
 	return float64(a.i) / float64(a.n)
+}
+
+func (a *avgAcc) NumberResult() (int64, float64, bool, bool) {
+	switch {
+	case a.n == 0:
+		return 0, 0, false, true
+	case a.double:
+		return 0, a.f / float64(a.n), false, true
+	}
+	return 0, float64(a.i) / float64(a.n), false, true
 }
 
 func (a *avgAcc) MarshalBinary() ([]byte, error) {

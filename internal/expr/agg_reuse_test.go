@@ -94,3 +94,66 @@ func TestReusableValueAccumulators(t *testing.T) {
 		})
 	}
 }
+
+// TestNumberResult checks that NumberResult gives Result's value, for
+// every type COUNT, SUM and AVG take, empty and after rows.
+func TestNumberResult(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		arg  *types.Type
+		rows []any
+	}{
+		{"COUNT", nil, []any{nil, nil, nil}},
+		{"SUM", types.BigintType, []any{int64(5), int64(1 << 40)}},
+		{"SUM", types.IntType, []any{int32(5), int32(7)}},
+		{"SUM", types.DoubleType, []any{1.5, 2.25}},
+		{"AVG", types.BigintType, []any{int64(5), int64(8)}},
+		{"AVG", types.DoubleType, []any{1.5, 2.0}},
+	} {
+		def, ok := LookupAggregate(c.name)
+		if !ok {
+			t.Fatal(c.name)
+		}
+		var args []*types.Type
+		if c.arg != nil {
+			args = []*types.Type{c.arg}
+		}
+		ret, err := def.Check(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := def.New(args, ret, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n := 0; n <= len(c.rows); n++ {
+			if n > 0 {
+				a.Add(c.rows[n-1])
+			}
+			r, ok := a.(NumberResult)
+			if !ok {
+				t.Fatalf("%s(%v) has no NumberResult", c.name, c.arg)
+			}
+			i, f, isInt, ok := r.NumberResult()
+			want := a.Result()
+			var got any
+			switch {
+			case !ok:
+				if _, bigOrDouble := want.(int64); bigOrDouble {
+					t.Errorf("%s(%v): no number for %v", c.name, c.arg, want)
+				}
+				if _, bigOrDouble := want.(float64); bigOrDouble {
+					t.Errorf("%s(%v): no number for %v", c.name, c.arg, want)
+				}
+				continue
+			case isInt:
+				got = i
+			default:
+				got = f
+			}
+			if got != want {
+				t.Errorf("%s(%v) after %d rows: NumberResult %v (%T), Result %v (%T)", c.name, c.arg, n, got, got, want, want)
+			}
+		}
+	}
+}
