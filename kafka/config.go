@@ -27,7 +27,26 @@ type Config struct {
 	// RequestTimeout bounds a single admin request when the caller's
 	// context has no deadline; 30s when zero.
 	RequestTimeout time.Duration
+	// FetchMaxPartitionBytes bounds what a consumer fetches from one
+	// partition in one request (the broker still returns a whole first
+	// record batch when it is larger); DefaultFetchMaxPartitionBytes when
+	// zero. A task processes what one poll returns as one batch, so this
+	// sizes a task's batches and the memory they take.
+	FetchMaxPartitionBytes int32
+	// FetchMaxBytes bounds what a consumer fetches in one request over all
+	// its partitions (franz only); DefaultFetchMaxBytes when zero.
+	FetchMaxBytes int32
 }
+
+// The consumers' fetch limits when Config leaves them zero. Kafka's own
+// (1 MiB a partition, 50 MiB a request) make a task's batch tens of
+// thousands of records, tens of MiB decoded: several batches, fetched and
+// in flight, then make most of a server's memory, and a batch of a few
+// thousand records costs no more CPU per record.
+const (
+	DefaultFetchMaxPartitionBytes = 64 << 10
+	DefaultFetchMaxBytes          = 1 << 20
+)
 
 func (c Config) withDefaults() (Config, error) {
 	if len(c.Brokers) == 0 {
@@ -44,5 +63,12 @@ func (c Config) withDefaults() (Config, error) {
 	if c.RequestTimeout <= 0 {
 		c.RequestTimeout = 30 * time.Second
 	}
+	if c.FetchMaxPartitionBytes <= 0 {
+		c.FetchMaxPartitionBytes = DefaultFetchMaxPartitionBytes
+	}
+	if c.FetchMaxBytes <= 0 {
+		c.FetchMaxBytes = DefaultFetchMaxBytes
+	}
+	c.FetchMaxBytes = max(c.FetchMaxBytes, c.FetchMaxPartitionBytes)
 	return c, nil
 }

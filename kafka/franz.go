@@ -457,6 +457,7 @@ func (c *franzClient) NewConsumer(opts ConsumerOptions) (Consumer, error) {
 	if opts.KeepControl {
 		kopts = append(kopts, kgo.KeepControlRecords())
 	}
+	kopts = append(kopts, kgo.FetchMaxPartitionBytes(c.cfg.FetchMaxPartitionBytes), kgo.FetchMaxBytes(c.cfg.FetchMaxBytes))
 	cl, err := kgo.NewClient(kopts...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: new consumer: %w", err)

@@ -379,6 +379,7 @@ func (c *saramaClient) NewConsumer(opts ConsumerOptions) (Consumer, error) {
 		sc.Consumer.IsolationLevel = sarama.ReadCommitted
 	}
 	sc.Consumer.Offsets.Initial = sarama.OffsetOldest
+	sc.Consumer.Fetch.Default = c.cfg.FetchMaxPartitionBytes
 	client, err := sarama.NewClient(c.cfg.Brokers, sc)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: new consumer: %w", saramaErr(err))
