@@ -106,6 +106,10 @@ type config struct {
 	ignored []string
 	// maxRecordBytes is the default sluice.max.record.bytes.
 	maxRecordBytes int
+	// memoryLimit is the Go runtime's soft memory limit in bytes, 0 for
+	// none; gcPercent its GC target, negative to leave GOGC's.
+	memoryLimit int64
+	gcPercent   int
 }
 
 // aliases map ksqlDB's property names (ksql-server.properties) to flags.
@@ -143,6 +147,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.serviceID, "service-id", "sluice", "`id` of the Sluice cluster; prefixes its internal topics and groups")
 	fs.StringVar(&c.guarantee, "processing-guarantee", engine.AtLeastOnce, "default processing `guarantee` of persistent queries: at_least_once or exactly_once_v2 (Kafka transactions; needs --kafka-client franz)")
 	fs.IntVar(&c.maxRecordBytes, "max-record-bytes", engine.DefaultMaxRecordBytes, "largest record (key and value `bytes`) a persistent query reads; larger ones go to the processing log (sluice.max.record.bytes)")
+	var memoryLimit string
+	fs.StringVar(&memoryLimit, "memory-limit", "", "soft memory `limit` of the process (512MiB, 2GiB): the Go runtime collects garbage more often as memory nears it; empty for none (or GOMEMLIMIT's)")
+	fs.IntVar(&c.gcPercent, "gc-percent", engine.DefaultGCPercent, "garbage collector `target`: the heap grows by this percentage of the live data between collections (Go's GOGC, which wins when this is not given)")
 	fs.StringVar(&level, "log-level", "info", "log `level`: debug, info, warn or error")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log `format`: text or json")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long calls in progress may take to finish on shutdown")
@@ -176,6 +183,17 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if err := c.logLevel.UnmarshalText([]byte(level)); err != nil {
 		return c, fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", level)
+	}
+	if memoryLimit != "" {
+		if c.memoryLimit, err = engine.ParseBytes(memoryLimit); err != nil {
+			return c, fmt.Errorf("--memory-limit: %w", err)
+		}
+	}
+	if c.gcPercent < 1 {
+		return c, fmt.Errorf("--gc-percent: %d is not a positive percentage; give 100 for Go's default", c.gcPercent)
+	}
+	if _, given := c.sources["gc-percent"]; !given && getenv("GOGC") != "" {
+		c.gcPercent = -1 // the runtime read GOGC
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		return c, fmt.Errorf("--log-format: %q is not text or json", c.logFormat)
@@ -266,6 +284,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if err != nil {
 		return err
 	}
+	engine.TuneMemory(cfg.memoryLimit, cfg.gcPercent)
 	if err := os.MkdirAll(cfg.dataDir, 0o755); err != nil {
 		return fmt.Errorf("creating the data directory: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/sluice-sql/sluice/engine"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
 )
 
@@ -98,6 +99,37 @@ func TestProcessingGuaranteeSetting(t *testing.T) {
 	_, err = parseConfig([]string{"--config", file, "--kafka-client", "sarama"}, func(string) string { return "" }, io.Discard)
 	if err == nil || !strings.Contains(err.Error(), "--kafka-client franz") {
 		t.Errorf("exactly_once_v2 with sarama: %v, want a refusal naming --kafka-client franz", err)
+	}
+}
+
+func TestMemorySettings(t *testing.T) {
+	none := func(string) string { return "" }
+	c, err := parseConfig(nil, none, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.memoryLimit != 0 || c.gcPercent != engine.DefaultGCPercent {
+		t.Errorf("defaults: limit %d, gc %d; want 0, %d", c.memoryLimit, c.gcPercent, engine.DefaultGCPercent)
+	}
+	env := map[string]string{"SLUICE_MEMORY_LIMIT": "512MiB", "GOGC": "80"}
+	c, err = parseConfig(nil, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.memoryLimit != 512<<20 || c.gcPercent != -1 {
+		t.Errorf("from the environment: limit %d, gc %d; want %d, -1 (GOGC's)", c.memoryLimit, c.gcPercent, 512<<20)
+	}
+	c, err = parseConfig([]string{"--memory-limit", "2GB", "--gc-percent", "50"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.memoryLimit != 2e9 || c.gcPercent != 50 {
+		t.Errorf("flags: limit %d, gc %d; want 2e9, 50", c.memoryLimit, c.gcPercent)
+	}
+	for _, args := range [][]string{{"--memory-limit", "lots"}, {"--memory-limit", "-1MiB"}, {"--gc-percent", "0"}} {
+		if _, err := parseConfig(args, none, io.Discard); err == nil || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("parseConfig(%q): %v, want an error naming %s", args, err, args[0])
+		}
 	}
 }
 
