@@ -119,14 +119,16 @@ clean:
 # built with Maven on first use). Prints the table and writes
 # bench/out/latest.json and the Markdown table bench/out/latest.md.
 # CPUPROFILE=dir writes a pprof CPU profile of Sluice's engine per query
-# (dir/QUERY.prof; read it with go tool pprof -top).
+# (dir/QUERY.prof; read it with go tool pprof -top). MEMPROFILE=dir writes
+# a heap profile taken near the heap's peak (dir/QUERY.heap.prof) and
+# prints the split of the engine's peak RSS.
 EVENTS  ?= 1000000
 QUERIES ?=
 SYSTEMS ?=
 bench:
 	@set -e; export SLUICE_KAFKA_PORT=$${SLUICE_KAFKA_BENCH_PORT:-19192} SLUICE_KAFKA_DIR=$${TMPDIR:-/tmp}/sluice-kafka-bench; \
 	  ./scripts/kafka.sh up >/dev/null; trap './scripts/kafka.sh down' EXIT; \
-	  $(GO) run ./bench/nexmark/cmd/nexmark --bootstrap $$(./scripts/kafka.sh bootstrap) --events $(EVENTS) $(if $(QUERIES),--queries $(QUERIES)) $(if $(SYSTEMS),--systems $(SYSTEMS)) $(if $(CPUPROFILE),--cpuprofile $(CPUPROFILE)) --out bench/out/latest.json
+	  $(GO) run ./bench/nexmark/cmd/nexmark --bootstrap $$(./scripts/kafka.sh bootstrap) --events $(EVENTS) $(if $(QUERIES),--queries $(QUERIES)) $(if $(SYSTEMS),--systems $(SYSTEMS)) $(if $(CPUPROFILE),--cpuprofile $(CPUPROFILE)) $(if $(MEMPROFILE),--memprofile $(MEMPROFILE)) --out bench/out/latest.json
 
 # The kill -9 harness (integration/crash) on a Kafka broker of its own
 # (port SLUICE_KAFKA_CRASH_PORT, default 19792, so that it runs beside

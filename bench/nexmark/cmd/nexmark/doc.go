@@ -7,6 +7,7 @@
 //	nexmark --bootstrap 127.0.0.1:19092 [--events 1000000] [--queries q0,q2]
 //	        [--systems sluice,kstreams,flink] [--peers-dir bench/peers] [--xmx 1g]
 //	        [--partitions 4] [--rate 100000] [--seed 1] [--out bench/out/latest.json]
+//	        [--cpuprofile DIR] [--memprofile DIR] [--memory-limit SIZE] [--gc-percent N]
 //
 // It sets the cluster's default log.retention.ms to -1 (the events carry
 // event times of the past, which time-based retention would delete
@@ -27,6 +28,16 @@
 //     (parallelism 1, RocksDB state, checkpoints every 10 s), whose Kafka
 //     sources are bounded at the end offsets they find at the start, so the
 //     job ends by itself once it has drained them.
+//
+// Sluice's engine runs with the Go runtime settings sluice-server would
+// have with the same --memory-limit and --gc-percent (its defaults when
+// they are not given, GOGC's when that is set). --cpuprofile writes a CPU
+// profile of each query's engine to DIR/QUERY.prof; --memprofile a heap
+// profile taken near the heap's peak to DIR/QUERY.heap.prof, and prints
+// the split of the engine's peak RSS to standard error: the Go heap's
+// objects (and what was live after the last collection), the rest the Go
+// runtime holds (stacks, metadata, free spans), and what lies outside it
+// (the binary's pages, the state store's block cache and memtables).
 //
 // The peers' Maven projects are built (mvn package) when their jar is
 // missing or older than their sources. The child's CPU time comes from the

@@ -68,6 +68,9 @@ func run(args []string) error {
 	peersDir := fs.String("peers-dir", "bench/peers", "`directory` of the peers' Maven projects")
 	xmx := fs.String("xmx", "1g", "the peers' fixed JVM heap (-Xmx)")
 	cpuprofile := fs.String("cpuprofile", "", "`directory` for a pprof CPU profile of Sluice's engine per query (QUERY.prof)")
+	memprofile := fs.String("memprofile", "", "`directory` for a pprof heap profile of Sluice's engine per query, taken near the heap's peak (QUERY.heap.prof); the split of the peak RSS goes to standard error")
+	var tune engineMemory
+	tune.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -113,7 +116,7 @@ func run(args []string) error {
 			if p := peers[s]; p != nil {
 				r = runPeer(ctx, client, *bootstrap, p, q, *events, int32(*partitions), *xmx)
 			} else {
-				r = runQuery(ctx, client, *bootstrap, q, *events, *cpuprofile)
+				r = runQuery(ctx, client, *bootstrap, q, *events, *cpuprofile, *memprofile, tune)
 			}
 			if s == systemSluice && r.Error == "" {
 				ref = &r
@@ -236,8 +239,9 @@ func waitGone(ctx context.Context, c kafka.Client, topics ...string) error {
 
 // runQuery runs q in a child engine process and summarises its output.
 // When profiles names a directory, the engine writes its CPU profile to
-// QUERY.prof there.
-func runQuery(ctx context.Context, c kafka.Client, bootstrap string, q nexmark.Query, events int64, profiles string) row {
+// QUERY.prof there; when heapProfiles does, its heap profile to
+// QUERY.heap.prof.
+func runQuery(ctx context.Context, c kafka.Client, bootstrap string, q nexmark.Query, events int64, profiles, heapProfiles string, tune engineMemory) row {
 	r := row{Query: q.Name, System: "sluice", Events: events}
 	fail := func(err error) row { r.Error = err.Error(); return r }
 	output := outputTopic(systemSluice, q)
@@ -265,6 +269,13 @@ func runQuery(ctx context.Context, c kafka.Client, bootstrap string, q nexmark.Q
 			return fail(err)
 		}
 		args = append(args, "--cpuprofile", filepath.Join(profiles, q.Name+".prof"))
+	}
+	args = append(args, tune.args()...)
+	if heapProfiles != "" {
+		if err := os.MkdirAll(heapProfiles, 0o755); err != nil {
+			return fail(err)
+		}
+		args = append(args, "--memprofile", filepath.Join(heapProfiles, q.Name+".heap.prof"))
 	}
 	cmd := exec.CommandContext(ctx, self, args...)
 	cmd.Stderr = os.Stderr
@@ -311,8 +322,22 @@ func runEngine(args []string) error {
 	dataDir := fs.String("data-dir", "", "state directory")
 	service := fs.String("service-id", "nexmark", "service id")
 	cpuprofile := fs.String("cpuprofile", "", "`file` for a pprof CPU profile of the whole run")
+	memprofile := fs.String("memprofile", "", "`file` for a pprof heap profile taken near the heap's peak; the split of the peak RSS goes to standard error")
+	var tune engineMemory
+	tune.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if err := tune.apply(); err != nil {
+		return err
+	}
+	if *memprofile != "" {
+		m := startMemSampler(*memprofile)
+		defer func() {
+			if err := m.Stop(os.Stderr); err != nil {
+				fmt.Fprintln(os.Stderr, "nexmark engine: heap profile:", err)
+			}
+		}()
 	}
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)

@@ -1,0 +1,57 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/sluice-sql/sluice/engine"
+)
+
+// engineMemory are the Go runtime settings the engine runs with, as
+// sluice-server's --memory-limit and --gc-percent: the driver passes
+// them on to its engine child, which applies them as the server does.
+type engineMemory struct {
+	limit     string
+	gcPercent int
+}
+
+func (m *engineMemory) register(fs *flag.FlagSet) {
+	fs.StringVar(&m.limit, "memory-limit", "", "Sluice's soft memory `limit` (512MiB), as sluice-server's --memory-limit; empty for none")
+	fs.IntVar(&m.gcPercent, "gc-percent", 0, "Sluice's garbage collector `target`, as sluice-server's --gc-percent; 0 for the server's default, or GOGC's when set")
+}
+
+// args are the engine child's flags for m.
+func (m engineMemory) args() []string {
+	var a []string
+	if m.limit != "" {
+		a = append(a, "--memory-limit", m.limit)
+	}
+	if m.gcPercent != 0 {
+		a = append(a, "--gc-percent", strconv.Itoa(m.gcPercent))
+	}
+	return a
+}
+
+// apply sets the runtime as sluice-server does with the same settings.
+func (m engineMemory) apply() error {
+	var limit int64
+	if m.limit != "" {
+		var err error
+		if limit, err = engine.ParseBytes(m.limit); err != nil {
+			return fmt.Errorf("--memory-limit: %w", err)
+		}
+	}
+	gc := m.gcPercent
+	switch {
+	case gc < 0:
+		return fmt.Errorf("--gc-percent: %d is not a positive percentage", gc)
+	case gc == 0 && os.Getenv("GOGC") != "":
+		gc = -1 // the runtime read GOGC
+	case gc == 0:
+		gc = engine.DefaultGCPercent
+	}
+	engine.TuneMemory(limit, gc)
+	return nil
+}
