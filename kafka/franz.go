@@ -497,24 +497,31 @@ func (p *franzProducer) Produce(ctx context.Context, recs []*Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	type result struct {
-		partition int32
-		offset    int64
-		err       error
+	// One slice of records and one callback for the whole call: the
+	// client sets each record's partition and offset, and the callback
+	// keeps the rare errors. Neither touches recs, so that recs are not
+	// written after an early return on ctx.
+	krs := make([]kgo.Record, len(recs))
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs map[*kgo.Record]error
+	)
+	promise := func(kr *kgo.Record, err error) {
+		if err != nil {
+			mu.Lock()
+			if errs == nil {
+				errs = make(map[*kgo.Record]error)
+			}
+			errs[kr] = err
+			mu.Unlock()
+		}
+		wg.Done()
 	}
-	// Callbacks write only into results, never into recs, so that recs are
-	// not touched after an early return on ctx.
-	results := make([]result, len(recs))
-	var wg sync.WaitGroup
 	wg.Add(len(recs))
 	for i, r := range recs {
-		kr := &kgo.Record{
-			Topic:     r.Topic,
-			Partition: r.Partition,
-			Key:       r.Key,
-			Value:     r.Value,
-			Timestamp: r.Timestamp,
-		}
+		kr := &krs[i]
+		kr.Topic, kr.Partition, kr.Key, kr.Value, kr.Timestamp = r.Topic, r.Partition, r.Key, r.Value, r.Timestamp
 		if r.Partition < 0 {
 			kr.Partition = autoPartition
 		}
@@ -524,10 +531,7 @@ func (p *franzProducer) Produce(ctx context.Context, recs []*Record) error {
 				kr.Headers[j] = kgo.RecordHeader{Key: h.Key, Value: h.Value}
 			}
 		}
-		p.cl.Produce(ctx, kr, func(kr *kgo.Record, err error) {
-			results[i] = result{kr.Partition, kr.Offset, err}
-			wg.Done()
-		})
+		p.cl.Produce(ctx, kr, promise)
 	}
 	done := make(chan struct{})
 	go func() {
@@ -539,14 +543,16 @@ func (p *franzProducer) Produce(ctx context.Context, recs []*Record) error {
 	case <-ctx.Done():
 		return fmt.Errorf("kafka: produce: %w", ctx.Err())
 	}
-	for i, res := range results {
-		if res.err != nil {
-			return fmt.Errorf("kafka: produce to %q: %w", recs[i].Topic, txnErr(res.err))
+	if len(errs) > 0 {
+		for i := range krs {
+			if err := errs[&krs[i]]; err != nil {
+				return fmt.Errorf("kafka: produce to %q: %w", recs[i].Topic, txnErr(err))
+			}
 		}
 	}
-	for i, res := range results {
-		recs[i].Partition = res.partition
-		recs[i].Offset = res.offset
+	for i := range krs {
+		recs[i].Partition = krs[i].Partition
+		recs[i].Offset = krs[i].Offset
 	}
 	return nil
 }
