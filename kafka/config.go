@@ -36,16 +36,24 @@ type Config struct {
 	// FetchMaxBytes bounds what a consumer fetches in one request over all
 	// its partitions (franz only); DefaultFetchMaxBytes when zero.
 	FetchMaxBytes int32
+	// MaxPollRecords caps the records one Consumer.Poll returns (the rest
+	// wait for the next), as Kafka's max.poll.records: a record batch
+	// larger than the fetch size still comes whole from the broker.
+	// DefaultMaxPollRecords when zero.
+	MaxPollRecords int
 }
 
-// The consumers' fetch limits when Config leaves them zero. Kafka's own
-// (1 MiB a partition, 50 MiB a request) make a task's batch tens of
-// thousands of records, tens of MiB decoded: several batches, fetched and
-// in flight, then make most of a server's memory, and a batch of a few
-// thousand records costs no more CPU per record.
+// The consumers' fetch and poll limits when Config leaves them zero. A
+// task processes what one poll returns as one batch. Kafka's fetch sizes
+// (1 MiB a partition, 50 MiB a request) make that tens of thousands of
+// records, tens of MiB decoded: a few such batches, fetched, processed
+// and being produced, then make most of a server's memory, while a batch
+// of a thousand records (Kafka Streams' max.poll.records) costs no more
+// CPU per record.
 const (
 	DefaultFetchMaxPartitionBytes = 64 << 10
 	DefaultFetchMaxBytes          = 1 << 20
+	DefaultMaxPollRecords         = 1000
 )
 
 func (c Config) withDefaults() (Config, error) {
@@ -70,5 +78,8 @@ func (c Config) withDefaults() (Config, error) {
 		c.FetchMaxBytes = DefaultFetchMaxBytes
 	}
 	c.FetchMaxBytes = max(c.FetchMaxBytes, c.FetchMaxPartitionBytes)
+	if c.MaxPollRecords <= 0 {
+		c.MaxPollRecords = DefaultMaxPollRecords
+	}
 	return c, nil
 }

@@ -170,11 +170,49 @@ func TestConformance(t *testing.T) {
 			t.Run("ConsumeEnd", func(t *testing.T) { testConsumeEnd(t, c) })
 			t.Run("ConsumeOutOfRange", func(t *testing.T) { testConsumeOutOfRange(t, c) })
 			t.Run("PollDeadline", func(t *testing.T) { testPollDeadline(t, c) })
+			t.Run("MaxPollRecords", func(t *testing.T) { testMaxPollRecords(t, a.new, pg.Addr()) })
 			t.Run("ListOffsets", func(t *testing.T) { testListOffsets(t, c) })
 			t.Run("GroupOffsets", func(t *testing.T) { testGroupOffsets(t, c) })
 			t.Run("ProduceUnknownTopic", func(t *testing.T) { testProduceUnknownTopic(t, c) })
 			t.Run("Close", func(t *testing.T) { testClose(t, a.new, pg.Addr()) })
 		})
+	}
+}
+
+// testMaxPollRecords: a poll returns at most Config.MaxPollRecords
+// records, even of one record batch fetched whole, and the rest come with
+// the next polls, in order.
+func testMaxPollRecords(t *testing.T, newFn func(kafka.Config) (kafka.Client, error), addr string) {
+	c, err := newFn(kafka.Config{Brokers: []string{addr}, ClientID: "conformance-poll", MaxPollRecords: 100, FetchMaxPartitionBytes: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := testCtx(t)
+	createTopic(t, c, "max-poll", 1)
+	recs := make([]*kafka.Record, 1000)
+	for i := range recs {
+		recs[i] = &kafka.Record{Topic: "max-poll", Partition: 0, Value: fmt.Appendf(nil, "v%d", i)}
+	}
+	if err := newProducer(t, c).Produce(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	cons := newConsumer(t, c, map[string]map[int32]int64{"max-poll": {0: kafka.OffsetStart}})
+	var next int64
+	for next < int64(len(recs)) {
+		got, err := cons.Poll(ctx)
+		if err != nil {
+			t.Fatalf("poll at offset %d: %v", next, err)
+		}
+		if len(got) > 100 {
+			t.Fatalf("a poll returned %d records, want at most 100", len(got))
+		}
+		for _, r := range got {
+			if r.Offset != next || string(r.Value) != fmt.Sprintf("v%d", next) {
+				t.Fatalf("record at offset %d %q, want offset %d v%d", r.Offset, r.Value, next, next)
+			}
+			next++
+		}
 	}
 }
 

@@ -705,7 +705,7 @@ func (c *franzConsumer) Poll(ctx context.Context) ([]*Record, error) {
 		return nil, pending
 	}
 	for {
-		fs := c.cl.PollFetches(ctx)
+		fs := c.cl.PollRecords(ctx, c.parent.cfg.MaxPollRecords)
 		var firstErr error
 		if errs := fs.Errors(); len(errs) > 0 {
 			fe := errs[0]

@@ -543,9 +543,6 @@ type saramaConsumer struct {
 	pcs       map[topicPartition]sarama.PartitionConsumer
 }
 
-// maxPollBatch caps the records one Poll returns.
-const maxPollBatch = 10000
-
 func (c *saramaConsumer) Assign(offsets map[string]map[int32]int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -630,7 +627,7 @@ func (c *saramaConsumer) Poll(ctx context.Context) ([]*Record, error) {
 		return nil, ErrClosed
 	}
 	out := []*Record{fromSarama(first)}
-	for len(out) < maxPollBatch {
+	for len(out) < c.parent.cfg.MaxPollRecords {
 		select {
 		case m := <-c.msgs:
 			out = append(out, fromSarama(m))
