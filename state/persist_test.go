@@ -215,3 +215,75 @@ func tableMap(t *testing.T, s *Store, table string) map[string]string {
 	}
 	return out
 }
+
+// TestKeyArena: keys of every size, the empty one, ones filling several
+// arena blocks and ones too long for the arena, keep their bytes across
+// later writes, eviction and Reset: in the Changes Flush returned, in
+// reads and in scans.
+func TestKeyArena(t *testing.T) {
+	s := openT(t, t.TempDir())
+	defer s.Close()
+	c := s.NewTaskCache("q", 0, 3*entryChunk)
+	tb := c.Table("t")
+	key := func(i int) []byte {
+		n := i % (maxArenaKey + 40)
+		if i%97 == 0 {
+			n = 0
+		}
+		return fmt.Appendf(nil, "%0*d", n, i)[:n]
+	}
+	want := map[string]string{}
+	var changes []Change
+	var changed []string
+	for i := range 2 * entryChunk {
+		k := key(i)
+		v := fmt.Sprint(i)
+		if err := tb.Put(k, []byte(v)); err != nil {
+			t.Fatal(err)
+		}
+		want[string(k)] = v
+	}
+	changes = c.Flush()
+	for _, ch := range changes {
+		changed = append(changed, string(ch.Key)+"="+string(ch.Value))
+	}
+	c.Commit(map[string]int64{"t": 1})
+	if err := c.Persist(); err != nil {
+		t.Fatal(err)
+	}
+	// New keys past the bound evict the persisted ones; a failed commit
+	// drops the new ones again.
+	for i := 2 * entryChunk; i < 4*entryChunk; i++ {
+		if err := tb.Put(key(i), []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Flush()
+	c.Commit(nil)
+	for i := 4 * entryChunk; i < 5*entryChunk; i++ {
+		if err := tb.Put(key(i), []byte("y")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.Reset()
+	for i := 2 * entryChunk; i < 4*entryChunk; i++ {
+		want[string(key(i))] = "x"
+	}
+	for i, ch := range changes {
+		if got := string(ch.Key) + "=" + string(ch.Value); got != changed[i] {
+			t.Fatalf("change %d = %q, was %q", i, got, changed[i])
+		}
+	}
+	for k, v := range want {
+		if got, ok := mustGet(t, tb, k); !ok || got != v {
+			t.Fatalf("Get(%q) = %q %v, want %q", k, got, ok, v)
+		}
+	}
+	var wantScan []string
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		wantScan = append(wantScan, k+"="+want[k])
+	}
+	if got := scanAll(t, tb, nil, nil); !slices.Equal(got, wantScan) {
+		t.Fatalf("scan has %d entries, want %d", len(got), len(wantScan))
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -62,6 +63,47 @@ type tableCache struct {
 	// the committed entries Pebble does not hold yet.
 	changed     []*entry
 	unpersisted []*entry
+	// slab holds the entries newEntry hands out next and keys the arena
+	// block it copies keys into, so that a new key costs no allocation of
+	// its own but one per entryChunk entries and per keyBlock key bytes.
+	slab []entry
+	keys []byte
+}
+
+// entryChunk is the number of entries a tableCache allocates at once,
+// keyBlock the size of its key arena blocks; a key over maxArenaKey bytes
+// gets an allocation of its own. A block stays in memory while one of its
+// entries or keys is cached: the small sizes bound what a few long-lived
+// keys among evicted ones keep.
+const (
+	entryChunk  = 128
+	keyBlock    = 8 << 10
+	maxArenaKey = keyBlock / 16
+)
+
+// newEntry returns a new entry holding a copy of key, and that copy as a
+// string for the map key: the arena bytes behind it are never written
+// again, as the string needs.
+func (tc *tableCache) newEntry(key []byte) (*entry, string) {
+	if len(tc.slab) == 0 {
+		tc.slab = make([]entry, entryChunk)
+	}
+	e := &tc.slab[0]
+	tc.slab = tc.slab[1:]
+	switch n := len(key); {
+	case n == 0:
+		e.key = []byte{}
+	case n > maxArenaKey:
+		e.key = bytes.Clone(key)
+	default:
+		if cap(tc.keys)-len(tc.keys) < n {
+			tc.keys = make([]byte, 0, keyBlock)
+		}
+		i := len(tc.keys)
+		tc.keys = append(tc.keys, key...)
+		e.key = tc.keys[i:len(tc.keys):len(tc.keys)]
+	}
+	return e, unsafe.String(unsafe.SliceData(e.key), len(e.key))
 }
 
 // entry is one cached key. While changed, old and oldDeleted hold its
@@ -140,11 +182,9 @@ func (c *TaskCache) Get(table string, key []byte) ([]byte, bool, error) {
 func (tc *tableCache) set(key, value []byte, deleted bool) {
 	e, ok := tc.m[string(key)]
 	if !ok {
-		e = &entry{key: bytes.Clone(key)}
-		if e.key == nil {
-			e.key = []byte{}
-		}
-		tc.m[string(key)] = e
+		var k string
+		e, k = tc.newEntry(key)
+		tc.m[k] = e
 		tc.owner.size++
 	}
 	if !e.changed {
@@ -163,11 +203,9 @@ func (tc *tableCache) keepClean(key, value []byte, deleted bool) {
 	if tc.owner.size >= tc.owner.maxDirty {
 		return
 	}
-	k := bytes.Clone(key)
-	if k == nil {
-		k = []byte{}
-	}
-	tc.m[string(key)] = &entry{key: k, value: value, deleted: deleted}
+	e, k := tc.newEntry(key)
+	e.value, e.deleted = value, deleted
+	tc.m[k] = e
 	tc.owner.size++
 }
 
@@ -272,6 +310,7 @@ func (c *TaskCache) Reset() {
 		for k, e := range tc.m {
 			if !e.unpersisted {
 				delete(tc.m, k)
+				*e = entry{} // its slab chunk may outlive it
 			}
 		}
 	}
@@ -352,6 +391,7 @@ func (c *TaskCache) evictClean() {
 		for k, e := range t.cache.m {
 			if !e.changed && !e.unpersisted {
 				delete(t.cache.m, k)
+				*e = entry{} // its slab chunk may outlive it
 				c.size--
 			}
 		}
