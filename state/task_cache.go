@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -53,6 +54,33 @@ type TaskCache struct {
 	unpersistedBytes int
 	offsets          map[string]int64
 	kbuf             []byte
+	sorted           []sortedEntry // Persist's, kept for the next one
+}
+
+// sortedEntry is an entry with the first 16 bytes of its key, big-endian
+// and zero-padded, which order most pairs without reading their keys.
+type sortedEntry struct {
+	head, next uint64
+	e          *entry
+}
+
+// sortEntries appends entries to buf ordered by key and returns it.
+func sortEntries(buf []sortedEntry, entries []*entry) []sortedEntry {
+	for _, e := range entries {
+		var b [16]byte
+		copy(b[:], e.key)
+		buf = append(buf, sortedEntry{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:]), e})
+	}
+	slices.SortFunc(buf, func(a, b sortedEntry) int {
+		if a.head != b.head {
+			return cmp.Compare(a.head, b.head)
+		}
+		if a.next != b.next {
+			return cmp.Compare(a.next, b.next)
+		}
+		return bytes.Compare(a.e.key, b.e.key)
+	})
+	return buf
 }
 
 type tableCache struct {
@@ -339,8 +367,10 @@ func (c *TaskCache) Persist() error {
 		if len(tc.unpersisted) == 0 {
 			continue
 		}
-		slices.SortFunc(tc.unpersisted, func(a, b *entry) int { return bytes.Compare(a.key, b.key) })
-		for _, e := range tc.unpersisted {
+		// Pebble takes a batch in key order faster into its memtable.
+		c.sorted = sortEntries(c.sorted[:0], tc.unpersisted)
+		for _, s := range c.sorted {
+			e := s.e
 			c.kbuf = append(append(c.kbuf[:0], t.prefix...), e.key...)
 			var err error
 			if v, deleted := e.committed(); deleted {
@@ -376,6 +406,8 @@ func (c *TaskCache) Persist() error {
 		clear(tc.unpersisted)
 		tc.unpersisted = tc.unpersisted[:0]
 	}
+	clear(c.sorted)
+	c.sorted = c.sorted[:0]
 	c.unpersisted, c.unpersistedBytes = 0, 0
 	clear(c.offsets)
 	if c.size > c.maxDirty {
