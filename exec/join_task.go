@@ -237,6 +237,29 @@ func (t *task) catchingUp() bool {
 	return false
 }
 
+// sideReads reports whether a join side of t reads topic.
+func (t *task) sideReads(topic string) bool {
+	for _, s := range t.sides {
+		if s.g.Source.Topic == topic {
+			return true
+		}
+	}
+	return false
+}
+
+// assignLeft starts reading the task's source partition, from its
+// position, once the table sides it waited for have caught up. Until then
+// the consumer reads the sides only: left records polled meanwhile would
+// wait in memory, all of them when the topics were loaded ahead of the
+// query.
+func (t *task) assignLeft() {
+	if !t.leftWaits || t.catchingUp() {
+		return
+	}
+	t.leftWaits = false
+	t.consumer.Assign(map[string]map[int32]int64{t.g.Source.Topic: {t.partition: t.pos.Load()}})
+}
+
 // processJoin is process for a task with join sides: it splits the polled
 // records by topic, decodes each input, and runs the rows through the
 // operators in record time order across the inputs (ties: the left input

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -626,5 +627,67 @@ func TestJoinCatchUp(t *testing.T) {
 	}
 	if r.tk.pos.Load() != 2 || len(r.tk.held) != 0 {
 		t.Errorf("left position %d with %d held; want 2 and none", r.tk.pos.Load(), len(r.tk.held))
+	}
+}
+
+// assignLog is a client whose consumers record every assignment they are
+// given, in order.
+type assignLog struct {
+	kafka.Client
+	mu      sync.Mutex
+	assigns []map[string]map[int32]int64
+}
+
+func (c *assignLog) NewConsumer(opts kafka.ConsumerOptions) (kafka.Consumer, error) {
+	cons, err := c.Client.NewConsumer(opts)
+	return &assignLogConsumer{Consumer: cons, log: c}, err
+}
+
+type assignLogConsumer struct {
+	kafka.Consumer
+	log *assignLog
+}
+
+func (c *assignLogConsumer) Assign(offsets map[string]map[int32]int64) {
+	c.log.mu.Lock()
+	c.log.assigns = append(c.log.assigns, offsets)
+	c.log.mu.Unlock()
+	c.Consumer.Assign(offsets)
+}
+
+// TestStreamTableJoinLeftWaits checks that a join task reads its stream
+// partition only once its table side caught up: the stream records
+// loaded ahead of the query are not polled (and held in memory) while the
+// table loads. Each task first assigns the table partition alone, then
+// the stream partition, and every stream row still finds its table row.
+func TestStreamTableJoinLeftWaits(t *testing.T) {
+	l := newLiveJoin(t, joinGraph(topology.InnerJoin, false, true, nil, false), map[string]int32{"left": 2, "right": 2})
+	log := &assignLog{Client: l.client}
+	l.client = log
+	const n = 100
+	l.send("right", 0, n, 5000, func(i int) string { return fmt.Sprintf(`{"R1":"right%d"}`, i) })
+	l.send("left", 0, n, 1000, func(i int) string { return fmt.Sprintf(`{"L1":"left%d"}`, i) })
+	l.run()
+	log.mu.Lock()
+	firsts, lefts := 0, 0
+	seen := map[int32]bool{}
+	for _, a := range log.assigns {
+		for p := range a["right"] {
+			if !seen[p] {
+				seen[p] = true
+				firsts++
+				if _, ok := a["left"]; ok {
+					t.Errorf("partition %d: the stream was assigned with the table still to catch up: %v", p, a)
+				}
+			}
+		}
+		lefts += len(a["left"])
+	}
+	log.mu.Unlock()
+	if firsts != 2 || lefts != 2 {
+		t.Errorf("%d tasks assigned the table and %d stream partitions, want 2 and 2", firsts, lefts)
+	}
+	if ends := l.ends("out"); ends[0]+ends[1] != n {
+		t.Errorf("%d output records, want one per stream row", ends[0]+ends[1])
 	}
 }

@@ -117,6 +117,10 @@ type task struct {
 	sides []*joinSide
 	held  []*kafka.Record
 	into  func(ctx context.Context, b *Batch) error
+	// leftWaits is set while the task does not read its source partition
+	// yet: a table side catches up first, so that the left records do not
+	// pile up in held meanwhile (see assignLeft).
+	leftWaits bool
 }
 
 func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, start int64, sides []sideStart, out Output) (*task, error) {
@@ -413,7 +417,11 @@ func (t *task) run(ctx context.Context) (err error) {
 			return err
 		}
 	}
-	assign := map[string]map[int32]int64{t.g.Source.Topic: {t.partition: t.pos.Load()}}
+	assign := map[string]map[int32]int64{}
+	t.leftWaits = t.catchingUp() && !t.sideReads(t.g.Source.Topic)
+	if !t.leftWaits {
+		assign[t.g.Source.Topic] = map[int32]int64{t.partition: t.pos.Load()}
+	}
 	for _, s := range t.sides {
 		s.assignment(assign)
 	}
@@ -428,6 +436,7 @@ func (t *task) run(ctx context.Context) (err error) {
 		if end >= 0 && t.pos.Load() >= end {
 			return nil
 		}
+		t.assignLeft()
 		recs, err := t.pollWatching(ctx)
 		if ctx.Err() != nil {
 			return nil
@@ -614,7 +623,10 @@ func (t *task) passMarks() {
 // reassign points the consumer at the task's positions again: its source
 // partition's and those of its join sides.
 func (t *task) reassign() {
-	assign := map[string]map[int32]int64{t.g.Source.Topic: {t.partition: t.pos.Load()}}
+	assign := map[string]map[int32]int64{}
+	if !t.leftWaits {
+		assign[t.g.Source.Topic] = map[int32]int64{t.partition: t.pos.Load()}
+	}
 	t.sideOffsets(assign)
 	t.consumer.Assign(assign)
 }
