@@ -262,9 +262,9 @@ func BenchmarkEngineQ0(b *testing.B) {
 
 // BenchmarkEngineTumblingCount is q12-like: a count per bidder in
 // ten-second tumbling windows, over bids keyed by bidder (10,000 of them),
-// with the state in the task cache flushed to Pebble and its changelog at
-// each commit: after every poll of 1,000 records, as a task committing each
-// poll does, or of 10,000, as one gathering its commit interval does.
+// with the state's changes produced to its changelog at each commit (and
+// written to Pebble about once a second): after every poll of 1,000
+// records, as a task committing each poll does, or of 10,000.
 // Sparse bids are a millisecond apart, so a bidder has about one bid a
 // window and nearly every bid starts a window of its own in the state;
 // dense ones come ten a millisecond, about ten a bidder and window. The
@@ -283,21 +283,7 @@ func BenchmarkEngineTumblingCount(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			tk := engineTask(b, planQuery(b, bidsByBidder,
 				`CREATE TABLE q12 AS SELECT bidder, COUNT(*) AS n FROM bid WINDOW TUMBLING (SIZE 10 SECONDS`+c.grace+`) GROUP BY bidder EMIT CHANGES;`))
-			ctx := context.Background()
-			recs := bidRecords(100_000, true)
-			next := int64(0)
-			measure(b, recs, c.poll, func(batch []*kafka.Record) {
-				// Offsets and times go on growing across rounds, as a
-				// stream's do.
-				for _, r := range batch {
-					r.Offset = next
-					r.Timestamp = time.UnixMilli(1_436_918_400_000 + next/int64(c.rate))
-					next++
-				}
-				if err := tk.process(ctx, batch); err != nil {
-					b.Fatal(err)
-				}
-			})
+			measureStream(b, tk, bidRecords(100_000, true), c.poll, c.rate)
 		})
 	}
 }
@@ -309,19 +295,7 @@ func BenchmarkEngineTumblingAggregates(b *testing.B) {
 	tk := engineTask(b, planQuery(b, bidsByBidder,
 		`CREATE TABLE q7 AS SELECT bidder, COUNT(*) AS n, SUM(price) AS total, MAX(price) AS top, AVG(price) AS mean
 		FROM bid WINDOW TUMBLING (SIZE 10 SECONDS) GROUP BY bidder EMIT CHANGES;`))
-	ctx := context.Background()
-	recs := bidRecords(100_000, true)
-	next := int64(0)
-	measure(b, recs, 1_000, func(batch []*kafka.Record) {
-		for _, r := range batch {
-			r.Offset = next
-			r.Timestamp = time.UnixMilli(1_436_918_400_000 + next/10)
-			next++
-		}
-		if err := tk.process(ctx, batch); err != nil {
-			b.Fatal(err)
-		}
-	})
+	measureStream(b, tk, bidRecords(100_000, true), 1_000, 10)
 }
 
 // BenchmarkEngineHoppingCount is Nexmark q5's window: a count per auction
@@ -332,17 +306,24 @@ func BenchmarkEngineHoppingCount(b *testing.B) {
 	tk := engineTask(b, planQuery(b, bidsByAuction,
 		`CREATE TABLE q5 AS SELECT auction, COUNT(*) AS n FROM bid
 		WINDOW HOPPING (SIZE 10 SECONDS, ADVANCE BY 2 SECONDS) GROUP BY auction EMIT CHANGES;`))
-	ctx := context.Background()
 	recs := bidRecords(100_000, true)
 	for i, r := range recs {
 		auction := 1000 + (i*31)%1_000
 		r.Key = []byte{0, 0, 0, 0, 0, 0, byte(auction >> 8), byte(auction)}
 	}
+	measureStream(b, tk, recs, 1_000, 10)
+}
+
+// measureStream measures tk processing recs, poll records a batch, as a
+// stream: offsets and times go on growing across rounds, rate records a
+// millisecond.
+func measureStream(b *testing.B, tk *task, recs []*kafka.Record, poll, rate int) {
+	ctx := context.Background()
 	next := int64(0)
-	measure(b, recs, 1_000, func(batch []*kafka.Record) {
+	measure(b, recs, poll, func(batch []*kafka.Record) {
 		for _, r := range batch {
 			r.Offset = next
-			r.Timestamp = time.UnixMilli(1_436_918_400_000 + next/10)
+			r.Timestamp = time.UnixMilli(1_436_918_400_000 + next/int64(rate))
 			next++
 		}
 		if err := tk.process(ctx, batch); err != nil {
