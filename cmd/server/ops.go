@@ -102,8 +102,9 @@ func httpRoutes() []route {
 
 // newHTTPHandler serves the probes, /metrics and, once the engine is open,
 // the REST API in restAPI (503 before). In headless mode only the probes,
-// /metrics, /info and /healthcheck answer.
-func newHTTPHandler(probes *health.Probes, eng *atomic.Pointer[engine.Engine], restAPI *atomic.Pointer[rest.Handler], isHeadless bool) http.Handler {
+// /metrics, /info and /healthcheck answer. /metrics also writes what the
+// collectors return.
+func newHTTPHandler(probes *health.Probes, eng *atomic.Pointer[engine.Engine], restAPI *atomic.Pointer[rest.Handler], isHeadless bool, collectors ...metrics.Collector) http.Handler {
 	mux := http.NewServeMux()
 	probes.Register(mux)
 	mux.Handle("GET /metrics", metrics.Handler(func(ctx context.Context) []engine.QueryMetrics {
@@ -111,7 +112,7 @@ func newHTTPHandler(probes *health.Probes, eng *atomic.Pointer[engine.Engine], r
 			return e.Metrics(ctx)
 		}
 		return nil
-	}, version))
+	}, version, collectors...))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		h := restAPI.Load()
 		if h == nil {

@@ -22,16 +22,41 @@ const ContentType = "text/plain; version=0.0.4; charset=utf-8"
 // Source returns the running queries' figures.
 type Source func(ctx context.Context) []engine.QueryMetrics
 
-// Handler serves GET /metrics from src. version is reported by
-// sluice_build_info.
-func Handler(src Source, version string) http.Handler {
+// Family is one server-wide metric family (not a query's): the
+// counters of the command log, the schema registry's journal and the
+// logins, say.
+type Family struct {
+	// Name, Type ("counter" or "gauge") and Help are the family's header.
+	Name, Type, Help string
+	Samples          []Sample
+}
+
+// Sample is one series of a Family.
+type Sample struct {
+	// Labels are name, value pairs, in order; none for a family of one
+	// series.
+	Labels []string
+	Value  float64
+}
+
+// Collector returns server-wide families at each scrape. It is called
+// from the HTTP handler's goroutine and must be safe for concurrent use.
+type Collector func() []Family
+
+// Handler serves GET /metrics from src and the collectors. version is
+// reported by sluice_build_info.
+func Handler(src Source, version string, collectors ...Collector) http.Handler {
 	start := time.Now()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 		defer cancel()
+		var extra []Family
+		for _, c := range collectors {
+			extra = append(extra, c()...)
+		}
 		w.Header().Set("Content-Type", ContentType)
 		bw := bufio.NewWriter(w)
-		Write(bw, src(ctx), version, start)
+		Write(bw, src(ctx), version, start, extra...)
 		_ = bw.Flush()
 	})
 }
@@ -65,8 +90,9 @@ var families = []family{
 		}},
 }
 
-// Write writes the exposition of qs and the process basics to w.
-func Write(w io.Writer, qs []engine.QueryMetrics, version string, start time.Time) {
+// Write writes the exposition of qs, the server-wide families extra and
+// the process basics to w.
+func Write(w io.Writer, qs []engine.QueryMetrics, version string, start time.Time, extra ...Family) {
 	header(w, "sluice_build_info", "gauge", "Version of the Sluice server.")
 	fmt.Fprintf(w, "sluice_build_info{version=\"%s\",goversion=\"%s\"} 1\n", escape(version), escape(runtime.Version()))
 	header(w, "sluice_query_info", "gauge", "Running queries, with their type and status.")
@@ -81,7 +107,30 @@ func Write(w io.Writer, qs []engine.QueryMetrics, version string, start time.Tim
 			}
 		}
 	}
+	for _, f := range extra {
+		header(w, f.Name, f.Type, f.Help)
+		for _, s := range f.Samples {
+			fmt.Fprintf(w, "%s%s %s\n", f.Name, labels(s.Labels), num(s.Value))
+		}
+	}
 	writeProcess(w, start)
+}
+
+// labels renders name, value pairs as {a="x",b="y"}; "" for none.
+func labels(kv []string) string {
+	if len(kv) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := 0; i+1 < len(kv); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "%s=\"%s\"", kv[i], escape(kv[i+1]))
+	}
+	b.WriteByte('}')
+	return b.String()
 }
 
 // statusWord keeps a status's first word: an error's message would make

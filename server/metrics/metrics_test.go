@@ -19,7 +19,9 @@ func TestWrite(t *testing.T) {
 		{ID: `odd"id\`, Type: "PUSH", Status: "ERROR: boom\nagain", Stats: exec.Stats{RestorePercent: 40}, LagErr: errors.New("no kafka")},
 	}
 	var b bytes.Buffer
-	Write(&b, qs, "v1.2.3", time.Unix(100, 0))
+	Write(&b, qs, "v1.2.3", time.Unix(100, 0),
+		Family{Name: "sluice_logins_failed_total", Type: "counter", Help: "Failed logins.", Samples: []Sample{{Value: 3}}},
+		Family{Name: "sluice_skipped_total", Type: "counter", Help: "Skipped.", Samples: []Sample{{Labels: []string{"topic", `a"b`, "reason", "x"}, Value: 2}}})
 	out := b.String()
 	for _, want := range []string{
 		`sluice_build_info{version="v1.2.3",goversion="go`,
@@ -36,6 +38,8 @@ func TestWrite(t *testing.T) {
 		`sluice_query_restore_progress_ratio{query="odd\"id\\"} 0.4` + "\n",
 		`sluice_query_last_record_timestamp_seconds{query="CSAS_BIG_1"} 26` + "\n",
 		"process_start_time_seconds 100\n",
+		"# TYPE sluice_logins_failed_total counter\nsluice_logins_failed_total 3\n",
+		`sluice_skipped_total{topic="a\"b",reason="x"} 2` + "\n",
 		"# TYPE go_goroutines gauge\n",
 	} {
 		if !strings.Contains(out, want) {
