@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 )
 
@@ -27,6 +28,8 @@ const Realm = "Sluice"
 // Users checks user names and passwords.
 type Users struct {
 	m map[string]secret
+	// failures counts and logs refused requests; nil counts none.
+	failures *Failures
 }
 
 // secret is a stored password: plain, or the hex digest of one.
@@ -58,6 +61,12 @@ func (u *Users) Add(user, password string) { u.m[user] = secret{value: []byte(pa
 
 // Len is the number of users.
 func (u *Users) Len() int { return len(u.m) }
+
+// SetFailures makes the guards of u (Middleware, ServerOptions, Guard)
+// count and log the requests they refuse in f (see Failures); nil counts
+// none. Call it before making the guards: each makes its surface show in
+// f.Counts at zero.
+func (u *Users) SetFailures(f *Failures) { u.failures = f }
 
 // ParseUsers reads a password file in the format of the property file
 // ksqlDB's basic authentication (Jetty's HashLoginService) uses: one
@@ -128,18 +137,60 @@ func (u *Users) Check(user, password string) bool {
 	return s.matches(password)
 }
 
-// checkHeader checks an "Authorization: Basic ..." value.
-func (u *Users) checkHeader(h string) bool {
-	enc, ok := strings.CutPrefix(h, "Basic ")
-	if !ok {
-		return false
+// verdict is what a check of credentials found.
+type verdict int
+
+const (
+	accepted      verdict = iota
+	missing               // no credentials
+	malformed             // not basic authentication, or not decodable
+	unknownUser           // no such user
+	wrongPassword         // the user's password is another
+)
+
+// String is the verdict as the failed-login line gives it (reason).
+func (v verdict) String() string {
+	switch v {
+	case accepted:
+		return "accepted"
+	case missing:
+		return "no credentials"
+	case malformed:
+		return "not basic authentication"
+	case unknownUser:
+		return "unknown user"
+	}
+	return "wrong password"
+}
+
+// verify checks an Authorization value ("Basic ...", the scheme in any
+// case): the verdict and the user name given ("" when none could be
+// read). Like Check it takes time independent of whether the user exists.
+func (u *Users) verify(h string) (verdict, string) {
+	if h == "" {
+		return missing, ""
+	}
+	scheme, enc, _ := strings.Cut(h, " ")
+	if !strings.EqualFold(scheme, "Basic") {
+		return malformed, ""
 	}
 	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(enc))
 	if err != nil {
-		return false
+		return malformed, ""
 	}
 	user, pw, ok := strings.Cut(string(raw), ":")
-	return ok && u.Check(user, pw)
+	if !ok {
+		return malformed, "" // what was sent may be a secret
+	}
+	s, known := u.m[user]
+	if !known {
+		dummy.matches(pw)
+		return unknownUser, user
+	}
+	if !s.matches(pw) {
+		return wrongPassword, user
+	}
+	return accepted, user
 }
 
 // HeaderValue is the Authorization header value of basic authentication.
@@ -147,27 +198,45 @@ func HeaderValue(user, password string) string {
 	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+password))
 }
 
+// ksqlUnauthorized is the body of the REST API's 401, in ksqlDB's shape.
+const ksqlUnauthorized = `{"@type":"generic_error","error_code":40100,"message":"Unauthorized: pass a user and password with HTTP basic authentication"}` + "\n"
+
 // Middleware requires basic authentication on every request to next but
 // those to the paths in exempt (health probes). A refused request gets 401
-// with a WWW-Authenticate challenge and a ksqlDB-style error body.
+// with a WWW-Authenticate challenge and a ksqlDB-style error body; it is
+// counted and logged under SurfaceHTTP (see SetFailures).
 func (u *Users) Middleware(next http.Handler, exempt ...string) http.Handler {
+	return u.Guard(next, SurfaceHTTP, "application/json", ksqlUnauthorized, exempt...)
+}
+
+// Guard requires basic authentication on every request to next but those
+// to the paths in exempt, for an HTTP surface other than the REST API
+// (the schema registry): a refused request is counted and logged under
+// surface (see SetFailures) and gets 401 with a WWW-Authenticate
+// challenge and body, of media type contentType. An accepted request
+// reaches next with its credentials in its context (WithCaller).
+func (u *Users) Guard(next http.Handler, surface, contentType, body string, exempt ...string) http.Handler {
 	skip := map[string]bool{}
 	for _, p := range exempt {
 		skip[p] = true
 	}
+	u.failures.track(surface)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if skip[r.URL.Path] {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if h := r.Header.Get("Authorization"); u.checkHeader(h) {
+		h := r.Header.Get("Authorization")
+		v, user := u.verify(h)
+		if v == accepted {
 			next.ServeHTTP(w, r.WithContext(WithCaller(r.Context(), h)))
 			return
 		}
+		u.failures.record(surface, v, user, r.RemoteAddr)
 		w.Header().Set("WWW-Authenticate", `Basic realm="`+Realm+`", charset="UTF-8"`)
-		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Type", contentType)
 		w.WriteHeader(http.StatusUnauthorized)
-		_, _ = io.WriteString(w, `{"@type":"generic_error","error_code":40100,"message":"Unauthorized: pass a user and password with HTTP basic authentication"}`+"\n")
+		_, _ = io.WriteString(w, body)
 	})
 }
 
@@ -198,24 +267,38 @@ func Caller(ctx context.Context) string {
 var errUnauthenticated = status.Error(codes.Unauthenticated,
 	`Unauthorized: pass a user and password as basic authentication in the "authorization" metadata`)
 
+// checkContext checks the "authorization" metadata of an incoming call:
+// any value may match; a refusal is counted and logged with the first.
 func (u *Users) checkContext(ctx context.Context) error {
 	md, _ := metadata.FromIncomingContext(ctx)
-	for _, v := range md.Get("authorization") {
-		if u.checkHeader(v) {
+	vals := md.Get("authorization")
+	for _, h := range vals {
+		if v, _ := u.verify(h); v == accepted {
 			return nil
 		}
 	}
+	v, user := missing, ""
+	if len(vals) > 0 {
+		v, user = u.verify(vals[0])
+	}
+	remote := ""
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		remote = p.Addr.String()
+	}
+	u.failures.record(SurfaceGRPC, v, user, remote)
 	return errUnauthenticated
 }
 
 // ServerOptions are the gRPC interceptors that require basic
 // authentication, carried in the "authorization" metadata, on every call
-// but those to the full method names in exempt.
+// but those to the full method names in exempt. A refused call is
+// counted and logged under SurfaceGRPC (see SetFailures).
 func (u *Users) ServerOptions(exempt ...string) []grpc.ServerOption {
 	skip := map[string]bool{}
 	for _, m := range exempt {
 		skip[m] = true
 	}
+	u.failures.track(SurfaceGRPC)
 	return []grpc.ServerOption{
 		grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, info *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 			if !skip[info.FullMethod] {
