@@ -2,7 +2,6 @@ package auth
 
 import (
 	"log/slog"
-	"maps"
 	"strings"
 	"sync"
 	"time"
@@ -32,11 +31,13 @@ const (
 //
 // with the user name given ("" when none could be read), the remote
 // address of the connection (a proxy's, behind one: X-Forwarded-For is
-// not trusted) and why; never the password. The log is rate-limited
-// across all surfaces and remote addresses: at most one line per
-// Interval; the failed logins in between are not logged, and the next
-// line's suppressed attribute says how many there were since the
-// previous line. The counts hold every one.
+// not trusted) and why; never the password. The log is rate-limited per
+// surface: at most one line per Interval for each surface, whatever the
+// remote addresses (so at most three lines a second for the three
+// surfaces, however many addresses try). The failed logins in between
+// are not logged; the next line of the surface says in its suppressed
+// attribute how many there were since its previous line. The counts hold
+// every one.
 //
 // A request carrying no credentials at all is counted apart
 // (Count.Missing) and not logged: browsers and many HTTP clients send a
@@ -54,8 +55,13 @@ type Failures struct {
 	// Now is the clock of the rate limit; nil means time.Now.
 	Now func() time.Time
 
-	mu         sync.Mutex
-	counts     map[string]Count
+	mu       sync.Mutex
+	surfaces map[string]*surface
+}
+
+// surface is the counts and the rate limit of one surface.
+type surface struct {
+	Count
 	logged     bool      // a line was written, at last
 	last       time.Time // when the last line was written
 	suppressed uint64    // failed logins not logged since the last line
@@ -78,46 +84,55 @@ func (f *Failures) Counts() map[string]Count {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return maps.Clone(f.counts)
+	out := make(map[string]Count, len(f.surfaces))
+	for name, s := range f.surfaces {
+		out[name] = s.Count
+	}
+	return out
+}
+
+// surface returns the state of the surface name, made on first use; the
+// caller holds mu.
+func (f *Failures) surface(name string) *surface {
+	if f.surfaces == nil {
+		f.surfaces = map[string]*surface{}
+	}
+	s := f.surfaces[name]
+	if s == nil {
+		s = &surface{}
+		f.surfaces[name] = s
+	}
+	return s
 }
 
 // track makes surface show in Counts before its first refusal.
-func (f *Failures) track(surface string) {
+func (f *Failures) track(name string) {
 	if f == nil {
 		return
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.counts == nil {
-		f.counts = map[string]Count{}
-	}
-	if _, ok := f.counts[surface]; !ok {
-		f.counts[surface] = Count{}
-	}
+	f.surface(name)
 }
 
 // maxUserLen bounds the user name a line shows: it is the client's text.
 const maxUserLen = 64
 
-// record counts a refused request on surface and logs it, within the
-// rate limit, when it carried credentials (v is not missing).
-func (f *Failures) record(surface string, v verdict, user, remote string) {
+// record counts a refused request on the surface name and logs it, within
+// the surface's rate limit, when it carried credentials (v is not
+// missing).
+func (f *Failures) record(name string, v verdict, user, remote string) {
 	if f == nil {
 		return
 	}
 	f.mu.Lock()
-	if f.counts == nil {
-		f.counts = map[string]Count{}
-	}
-	c := f.counts[surface]
+	s := f.surface(name)
 	if v == missing {
-		c.Missing++
-		f.counts[surface] = c
+		s.Missing++
 		f.mu.Unlock()
 		return
 	}
-	c.Failed++
-	f.counts[surface] = c
+	s.Failed++
 	now := time.Now
 	if f.Now != nil {
 		now = f.Now
@@ -127,16 +142,16 @@ func (f *Failures) record(surface string, v verdict, user, remote string) {
 	if every <= 0 {
 		every = time.Second
 	}
-	if f.logged && t.Sub(f.last) < every {
-		f.suppressed++
+	if s.logged && t.Sub(s.last) < every {
+		s.suppressed++
 		f.mu.Unlock()
 		return
 	}
-	suppressed := f.suppressed
-	f.logged, f.last, f.suppressed = true, t, 0
+	suppressed := s.suppressed
+	s.logged, s.last, s.suppressed = true, t, 0
 	f.mu.Unlock()
 	if f.Log != nil {
-		f.Log.Warn("failed login", "surface", surface, "user", shorten(user), "remote", remote,
+		f.Log.Warn("failed login", "surface", name, "user", shorten(user), "remote", remote,
 			"reason", v.String(), "suppressed", suppressed)
 	}
 }

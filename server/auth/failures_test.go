@@ -204,10 +204,16 @@ func TestFailuresGRPC(t *testing.T) {
 	}
 }
 
-// TestGuard checks a guard for another surface answers with its own body
-// and counts under its own name.
+// TestGuard checks a guard for another surface answers with its own body,
+// counts under its own name and has its own rate limit.
 func TestGuard(t *testing.T) {
-	u, f, _, _ := guarded()
+	u, f, logs, _ := guarded()
+	rest := u.Middleware(http.NotFoundHandler())
+	for range 3 {
+		r := httptest.NewRequest("GET", "/ksql", nil)
+		r.Header.Set("Authorization", HeaderValue("alice", "wrong"))
+		rest.ServeHTTP(httptest.NewRecorder(), r)
+	}
 	const body = `{"error_code":401,"message":"Unauthorized"}`
 	h := u.Guard(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if Caller(r.Context()) == "" {
@@ -229,8 +235,12 @@ func TestGuard(t *testing.T) {
 	if w.Code != 200 {
 		t.Errorf("the right password, scheme in lower case: %d", w.Code)
 	}
-	if got := f.Counts(); got[SurfaceRegistry] != (Count{Failed: 1}) || len(got) != 1 {
+	if got := f.Counts(); got[SurfaceRegistry] != (Count{Failed: 1}) || got[SurfaceHTTP] != (Count{Failed: 3}) || len(got) != 2 {
 		t.Errorf("counts %v", got)
+	}
+	// The same instant: one line for each surface.
+	if lines := logs.lines(); len(lines) != 2 || !strings.Contains(lines[0], "surface=http") || !strings.Contains(lines[1], "surface=schema-registry") {
+		t.Errorf("lines: %q", lines)
 	}
 	// Without SetFailures nothing is counted, and nothing breaks.
 	v := NewUsers()
