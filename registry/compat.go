@@ -179,9 +179,14 @@ func (m *Memory) readable(reader, writer Schema) error {
 }
 
 // validate parses s (and, for Avro, the schemas it references).
-func (m *Memory) validate(s Schema) error {
+func (m *Memory) validate(s Schema) error { return m.validateRefs(s, false) }
+
+// validateRefs is validate; with deleted, references may name deleted
+// versions (a journal holds schemas registered before their references
+// were deleted).
+func (m *Memory) validateRefs(s Schema, deleted bool) error {
 	for _, r := range s.References {
-		if _, err := m.find(r.Subject, r.Version, false); err != nil {
+		if _, err := m.find(r.Subject, r.Version, deleted); err != nil {
 			return apiErr(CodeInvalidSchema, "Invalid schema: reference %q to subject %q version %d: %s", r.Name, r.Subject, r.Version, asAPIError(err).Message)
 		}
 	}

@@ -27,6 +27,20 @@ type Journal interface {
 type Entry struct {
 	Key   []byte `json:"k"`
 	Value []byte `json:"v"`
+	// Offset locates the entry in its journal (a record's offset, a
+	// line's number), for the errors that name a bad one.
+	Offset int64 `json:"-"`
+}
+
+// SkippedEntry is a journal entry OpenMemory did not load: it could not
+// be read, or it holds what the registry refuses.
+type SkippedEntry struct {
+	// Offset is the entry's Offset.
+	Offset int64
+	// Key is the entry's key as written (cut to 200 bytes).
+	Key string
+	// Reason says why it was skipped.
+	Reason string
 }
 
 type entryKey struct {
@@ -87,44 +101,63 @@ func (m *Memory) write(ctx context.Context, key, value []byte) error {
 }
 
 // OpenMemory returns a registry that keeps its changes in j, with what j
-// already holds loaded.
+// already holds loaded. An entry that cannot be read, or that holds what
+// the registry refuses (a schema that does not parse, an id that names
+// another schema), is skipped and listed by the registry's Skipped: one
+// bad record never stops a start, and the journal is never rewritten.
 func OpenMemory(ctx context.Context, j Journal) (*Memory, error) {
 	m := NewMemory()
 	entries, err := j.Load(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("schema registry: loading the journal: %w", err)
 	}
-	last := map[string][]byte{}
+	type latest struct {
+		value  []byte
+		offset int64
+	}
+	last := map[string]latest{}
 	var order []string
 	for _, e := range entries {
 		k := string(e.Key)
 		if _, ok := last[k]; !ok {
 			order = append(order, k)
 		}
-		last[k] = e.Value
+		last[k] = latest{e.Value, e.Offset}
 	}
 	type ver struct {
 		s       Schema
 		deleted bool
+		offset  int64
+		key     string
 	}
 	var vers []ver
 	for _, k := range order {
 		v := last[k]
-		if v == nil {
+		if v.value == nil {
 			continue
 		}
 		var key entryKey
 		var val entryValue
 		if err := json.Unmarshal([]byte(k), &key); err != nil {
-			return nil, fmt.Errorf("schema registry: journal key %q: %w", k, err)
+			m.skip(v.offset, k, fmt.Sprintf("the key is not a registry key: %v", err))
+			continue
 		}
-		if err := json.Unmarshal(v, &val); err != nil {
-			return nil, fmt.Errorf("schema registry: journal value of %s: %w", k, err)
+		if err := json.Unmarshal(v.value, &val); err != nil {
+			m.skip(v.offset, k, fmt.Sprintf("the value is not a registry value: %v", err))
+			continue
 		}
 		switch key.KeyType {
 		case "SCHEMA":
-			vers = append(vers, ver{Schema{ID: val.ID, Subject: key.Subject, Version: key.Version, Type: normType(val.Type), Schema: val.Schema, References: val.References}, val.Deleted})
+			if key.Subject == "" || key.Version < 1 || val.ID < 1 {
+				m.skip(v.offset, k, "a schema entry without a subject, a version and an id")
+				continue
+			}
+			vers = append(vers, ver{Schema{ID: val.ID, Subject: key.Subject, Version: key.Version, Type: normType(val.Type), Schema: val.Schema, References: val.References}, val.Deleted, v.offset, k})
 		case "CONFIG":
+			if val.Level != "" && !ValidLevel(val.Level) {
+				m.skip(v.offset, k, fmt.Sprintf("unknown compatibility level %q", val.Level))
+				continue
+			}
 			if key.Subject == "" {
 				m.global = val.Level
 			} else {
@@ -132,15 +165,44 @@ func OpenMemory(ctx context.Context, j Journal) (*Memory, error) {
 			}
 		case "ID_COUNTER":
 			m.nextID = max(m.nextID, val.Next)
+		case "NOOP":
+			// Confluent's registry writes these to find the end of the
+			// topic; they change nothing.
+		default:
+			m.skip(v.offset, k, fmt.Sprintf("unknown key type %q", key.KeyType))
 		}
 	}
 	// Ids keep the subject and version they were first registered under.
 	sort.SliceStable(vers, func(i, j int) bool { return vers[i].s.ID < vers[j].s.ID })
 	for _, v := range vers {
+		if old, ok := m.byID[v.s.ID]; ok && !sameSchema(old, v.s) {
+			m.skip(v.offset, v.key, fmt.Sprintf("id %d names another schema already (%s version %d)", v.s.ID, old.Subject, old.Version))
+			continue
+		}
+		if err := m.validateRefs(v.s, true); err != nil {
+			m.skip(v.offset, v.key, asAPIError(err).Message)
+			continue
+		}
 		m.apply(v.s, v.deleted)
 	}
 	m.journal = j
 	return m, nil
+}
+
+// skip notes a journal entry OpenMemory did not load.
+func (m *Memory) skip(offset int64, key, reason string) {
+	if len(key) > 200 {
+		key = key[:200]
+	}
+	m.skipped = append(m.skipped, SkippedEntry{Offset: offset, Key: key, Reason: reason})
+}
+
+// Skipped returns the journal entries OpenMemory skipped, in the order it
+// met them.
+func (m *Memory) Skipped() []SkippedEntry {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]SkippedEntry(nil), m.skipped...)
 }
 
 // FileJournal is a Journal in a file of JSON lines, for a registry that has
@@ -164,11 +226,12 @@ func (f *FileJournal) Load(context.Context) ([]Entry, error) {
 	var out []Entry
 	sc := bufio.NewScanner(file)
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	for sc.Scan() {
+	for line := int64(1); sc.Scan(); line++ {
 		var e Entry
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			break
 		}
+		e.Offset = line
 		out = append(out, e)
 	}
 	return out, sc.Err()

@@ -46,7 +46,7 @@ func (k *KafkaJournal) Load(ctx context.Context) ([]Entry, error) {
 	}
 	out := make([]Entry, 0, len(recs))
 	for _, r := range recs {
-		out = append(out, Entry{Key: r.Key, Value: r.Value})
+		out = append(out, Entry{Key: r.Key, Value: r.Value, Offset: r.Offset})
 	}
 	return out, nil
 }
@@ -57,6 +57,9 @@ func (k *KafkaJournal) Append(ctx context.Context, e Entry) error {
 	defer k.mu.Unlock()
 	return k.prod.Produce(ctx, []*kafka.Record{{Topic: k.topic, Partition: 0, Key: e.Key, Value: e.Value}})
 }
+
+// Topic is the journal's topic.
+func (k *KafkaJournal) Topic() string { return k.topic }
 
 // Close closes the journal's producer.
 func (k *KafkaJournal) Close() {

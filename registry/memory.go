@@ -26,6 +26,8 @@ type Memory struct {
 	levels   map[string]string     // per-subject compatibility levels
 	global   string                // "" checks nothing (but Compatible)
 	journal  Journal
+	// skipped are the journal entries OpenMemory did not load.
+	skipped []SkippedEntry
 	// Compatible, when set, is asked before a new version is added to a
 	// subject that already has versions.
 	Compatible func(prev []Schema, next Schema) error

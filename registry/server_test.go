@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -482,5 +483,70 @@ func TestKafkaJournalRestart(t *testing.T) {
 	}
 	if info, err := cl.DescribeTopic(ctx, DefaultTopic); err != nil || info.Partitions != 1 {
 		t.Errorf("topic %s: %+v %v", DefaultTopic, info, err)
+	}
+}
+
+// sliceJournal is a Journal of entries given by the test.
+type sliceJournal []Entry
+
+func (s *sliceJournal) Load(context.Context) ([]Entry, error) { return *s, nil }
+func (s *sliceJournal) Append(_ context.Context, e Entry) error {
+	e.Offset = int64(len(*s))
+	*s = append(*s, e)
+	return nil
+}
+
+// TestJournalSkipsBadEntries: entries that cannot be read, or that hold
+// what the registry refuses, are skipped and listed with their offsets;
+// the others load, and the registry goes on taking schemas.
+func TestJournalSkipsBadEntries(t *testing.T) {
+	ctx := context.Background()
+	good := &sliceJournal{}
+	m, err := OpenMemory(ctx, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Register(ctx, "a-value", Schema{Schema: userV1}); err != nil {
+		t.Fatal(err)
+	}
+	j := append(sliceJournal{}, *good...)
+	bad := []Entry{
+		{Key: []byte(""), Value: []byte("x")},
+		{Key: []byte("not json"), Value: []byte(`{}`)},
+		{Key: schemaKey("b-value", 1), Value: []byte("{truncated")},
+		{Key: schemaKey("c-value", 1), Value: schemaValue(Schema{ID: 7, Subject: "c-value", Version: 1, Type: Avro, Schema: `{"type":"nonsense"}`}, false)},
+		{Key: schemaKey("d-value", 1), Value: schemaValue(Schema{ID: 1, Subject: "d-value", Version: 1, Type: Avro, Schema: `"string"`}, false)},
+		{Key: []byte(`{"keytype":"WHATEVER","magic":0}`), Value: []byte(`{}`)},
+		{Key: configKey("a-value"), Value: []byte(`{"compatibilityLevel":"SOMETIMES"}`)},
+		{Key: []byte(`{"keytype":"NOOP","magic":0}`), Value: []byte(`{}`)},
+	}
+	for _, e := range bad {
+		_ = j.Append(ctx, e)
+	}
+	m2, err := OpenMemory(ctx, &j)
+	if err != nil {
+		t.Fatalf("a journal with bad entries stops the registry: %v", err)
+	}
+	skipped := m2.Skipped()
+	var offsets []int64
+	for _, s := range skipped {
+		offsets = append(offsets, s.Offset)
+		if s.Reason == "" {
+			t.Errorf("skipped entry %d without a reason", s.Offset)
+		}
+	}
+	n := int64(len(*good))
+	want := []int64{n, n + 1, n + 2, n + 5, n + 6, n + 4, n + 3} // schemas last, by id
+	if fmt.Sprint(offsets) != fmt.Sprint(want) {
+		t.Errorf("skipped offsets %v, want %v: %+v", offsets, want, skipped)
+	}
+	if s, err := m2.Latest(ctx, "a-value"); err != nil || s.ID != 1 {
+		t.Errorf("the good schema after the bad entries: %+v %v", s, err)
+	}
+	if _, err := m2.Latest(ctx, "d-value"); err == nil {
+		t.Error("an entry reusing id 1 for another schema was loaded")
+	}
+	if id, err := m2.Register(ctx, "e-value", Schema{Schema: `"long"`}); err != nil || id != 2 {
+		t.Errorf("registering after the bad entries: id %d, %v", id, err)
 	}
 }
