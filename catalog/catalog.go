@@ -84,8 +84,29 @@ type Query struct {
 	MaxRecordBytes int `json:"maxRecordBytes,omitempty"`
 }
 
-// Sources lists the names of the sources the query reads.
-func (q *Query) Sources() []string { return []string{q.Plan.Source.Name} }
+// Sources lists the names of the sources the query reads: its input and
+// the right side of each of its joins, in plan order, each once.
+func (q *Query) Sources() []string {
+	var out []string
+	seen := map[string]bool{}
+	var walk func(g *topology.Graph)
+	walk = func(g *topology.Graph) {
+		if g == nil {
+			return
+		}
+		if g.Source != nil && !seen[g.Source.Name] {
+			seen[g.Source.Name] = true
+			out = append(out, g.Source.Name)
+		}
+		for i := range g.Steps {
+			if j := g.Steps[i].Join; j != nil {
+				walk(j.Right)
+			}
+		}
+	}
+	walk(q.Plan)
+	return out
+}
 
 // CommandKind names a catalog change.
 type CommandKind string
@@ -107,10 +128,18 @@ const (
 	ReplaceQuery CommandKind = "replace_query"
 )
 
+// PlanVersion is the version of the command log records this server
+// writes and the newest it reads: a record of a newer version was written
+// by a newer Sluice, whose plans this one may run wrongly.
+const PlanVersion = 1
+
 // Command is one entry of the command log. Exactly the fields its Kind
 // needs are set.
 type Command struct {
 	Kind CommandKind `json:"kind"`
+	// Version is the PlanVersion of the server that wrote the command; a
+	// record without one is of version 1.
+	Version int `json:"version,omitempty"`
 	// Source is set for CreateSource, and for CreateQuery when the query
 	// declares its sink (CREATE ... AS SELECT); it may replace an existing
 	// source of the same name when Replace is set.
@@ -129,16 +158,110 @@ type Command struct {
 	State QueryState `json:"state,omitempty"`
 }
 
-// Encode returns the command's log record value.
-func (c *Command) Encode() ([]byte, error) { return json.Marshal(c) }
+// Encode returns the command's log record value, stamped with
+// PlanVersion.
+func (c *Command) Encode() ([]byte, error) {
+	v := *c
+	v.Version = PlanVersion
+	return json.Marshal(&v)
+}
 
-// DecodeCommand reads a command log record value.
+// NewerVersionError is the error of DecodeCommand for a record a newer
+// Sluice wrote.
+type NewerVersionError struct{ Version int }
+
+func (e *NewerVersionError) Error() string {
+	return fmt.Sprintf("catalog: command log record of plan version %d, newer than this server's %d", e.Version, PlanVersion)
+}
+
+// DecodeCommand reads a command log record value and checks that it has
+// the fields its kind needs. A record of a newer plan version is a
+// *NewerVersionError.
 func DecodeCommand(b []byte) (*Command, error) {
+	if b == nil {
+		return nil, fmt.Errorf("catalog: undecodable command log record: a null value")
+	}
 	var c Command
 	if err := json.Unmarshal(b, &c); err != nil {
 		return nil, fmt.Errorf("catalog: undecodable command log record: %w", err)
 	}
+	if c.Version > PlanVersion {
+		return nil, &NewerVersionError{Version: c.Version}
+	}
+	if err := c.check(); err != nil {
+		return nil, fmt.Errorf("catalog: undecodable command log record: %w", err)
+	}
 	return &c, nil
+}
+
+// check reports a command that lacks what its kind needs: such a record
+// was not written by a server.
+func (c *Command) check() error {
+	switch c.Kind {
+	case CreateSource:
+		if c.Source == nil {
+			return fmt.Errorf("create_source without a source")
+		}
+		return c.Source.check()
+	case DropSource:
+		if c.Name == "" {
+			return fmt.Errorf("drop_source without a name")
+		}
+	case CreateQuery, ReplaceQuery:
+		if c.Query == nil || c.Query.ID == "" || c.Query.Plan == nil || c.Query.Plan.Source == nil {
+			return fmt.Errorf("%s without a query id and plan", c.Kind)
+		}
+		if c.Query.Sink == "" {
+			return fmt.Errorf("%s of query %s without a sink", c.Kind, c.Query.ID)
+		}
+		if c.Kind == ReplaceQuery && c.Source == nil {
+			return fmt.Errorf("replace_query of query %s without its sink's declaration", c.Query.ID)
+		}
+		if c.Source != nil {
+			if c.Source.Name != c.Query.Sink {
+				return fmt.Errorf("%s of query %s declares source %s, not its sink %s", c.Kind, c.Query.ID, c.Source.Name, c.Query.Sink)
+			}
+			return c.Source.check()
+		}
+	case TerminateQuery, SetQueryState:
+		if c.QueryID == "" {
+			return fmt.Errorf("%s without a query id", c.Kind)
+		}
+	case CreateType:
+		if c.TypeName == "" || c.Type == nil {
+			return fmt.Errorf("create_type without a name or type")
+		}
+	case DropType:
+		if c.TypeName == "" {
+			return fmt.Errorf("drop_type without a name")
+		}
+	default:
+		return fmt.Errorf("unknown command kind %q", c.Kind)
+	}
+	return nil
+}
+
+// check reports a source declaration that lacks a name, kind, topic,
+// formats or column types.
+func (s *Source) check() error {
+	switch {
+	case s.Name == "":
+		return fmt.Errorf("a source without a name")
+	case s.Kind != Stream && s.Kind != Table:
+		return fmt.Errorf("source %s of unknown kind %q", s.Name, s.Kind)
+	case s.Topic == "":
+		return fmt.Errorf("source %s without a topic", s.Name)
+	case s.KeyFormat == "" || s.ValueFormat == "":
+		return fmt.Errorf("source %s without its formats", s.Name)
+	case s.System:
+		return fmt.Errorf("source %s is marked as declared by the server, which the command log never holds", s.Name)
+	}
+	for _, c := range s.Columns() {
+		if c.Name == "" || c.Type == nil {
+			return fmt.Errorf("source %s has a column without a name or type", s.Name)
+		}
+	}
+	return nil
 }
 
 // Catalog is the current set of sources and persistent queries. Its methods
@@ -184,6 +307,18 @@ func (c *Catalog) Apply(cmd *Command) error {
 		if _, ok := c.queries[cmd.Query.ID]; ok {
 			return fmt.Errorf("catalog: query %s already exists", cmd.Query.ID)
 		}
+		declared := ""
+		if cmd.Source != nil {
+			declared = cmd.Source.Name // a CREATE SOURCE TABLE's query reads it
+		}
+		if err := c.missingInputs(cmd.Query, declared); err != nil {
+			return err
+		}
+		if cmd.Source == nil {
+			if _, ok := c.sources[cmd.Query.Sink]; !ok {
+				return &MissingSourceError{Name: cmd.Query.Sink, Query: cmd.Query.ID}
+			}
+		}
 		if cmd.Source != nil {
 			if _, ok := c.sources[cmd.Source.Name]; ok && !cmd.Replace {
 				return fmt.Errorf("catalog: source %s already exists", cmd.Source.Name)
@@ -207,6 +342,9 @@ func (c *Catalog) Apply(cmd *Command) error {
 		}
 		if _, ok := c.sources[cmd.Source.Name]; !ok {
 			return fmt.Errorf("catalog: replace of query %s into unknown source %s", cmd.Query.ID, cmd.Source.Name)
+		}
+		if err := c.missingInputs(cmd.Query, cmd.Source.Name); err != nil {
+			return err
 		}
 		changed := *cmd.Query
 		changed.State = old.State
@@ -235,6 +373,29 @@ func (c *Catalog) Apply(cmd *Command) error {
 		delete(c.types, cmd.TypeName)
 	default:
 		return fmt.Errorf("catalog: unknown command kind %q", cmd.Kind)
+	}
+	return nil
+}
+
+// MissingSourceError is Apply's error for a query that reads or writes a
+// source the catalog does not hold.
+type MissingSourceError struct {
+	// Name is the missing source; Query the query that needs it.
+	Name, Query string
+}
+
+func (e *MissingSourceError) Error() string {
+	return fmt.Sprintf("catalog: query %s needs source %s, which does not exist", e.Query, e.Name)
+}
+
+// missingInputs reports the first source q reads that the catalog does not
+// hold, but for declared, which the command declares. The caller holds
+// c.mu.
+func (c *Catalog) missingInputs(q *Query, declared string) error {
+	for _, name := range q.Sources() {
+		if _, ok := c.sources[name]; !ok && name != declared {
+			return &MissingSourceError{Name: name, Query: q.ID}
+		}
 	}
 	return nil
 }

@@ -313,38 +313,42 @@ func (e *Engine) tailCommands(ctx context.Context, next int64) {
 			continue
 		}
 		e.ddl.Lock()
-		if e.applyCommands(recs) > 0 {
+		n, err := e.applyCommands(recs)
+		if n > 0 {
 			e.reconcile(ctx)
 		}
 		e.ddl.Unlock()
 		e.notify()
+		if err != nil {
+			e.log.Error("command log: this server stops applying the commands other servers write", "err", err)
+			return
+		}
 	}
 }
 
 // applyCommands applies the commands of recs from e.cmdNext on, in order,
 // and returns how many it applied. A statement on this server may have
 // applied some already (see catchUp). A command the catalog refuses is
-// refused on every server, which all apply the log in the same order.
-// The caller holds e.ddl.
-func (e *Engine) applyCommands(recs []*kafka.Record) int {
+// refused on every server, which all apply the log in the same order; it
+// is skipped as a bad record is (see applyRecord). A record of a newer
+// plan version stops it there with an error: this server applies no more
+// of the log until it runs that version. The caller holds e.ddl.
+func (e *Engine) applyCommands(recs []*kafka.Record) (int, error) {
 	n := 0
 	for _, r := range recs {
 		if r.Control || r.Offset < e.cmdNext {
 			continue
 		}
-		e.cmdNext = r.Offset + 1
-		cmd, err := catalog.DecodeCommand(r.Value)
+		ok, err := e.applyRecord(r)
 		if err != nil {
-			e.log.Error("cannot read the command log", "offset", r.Offset, "err", err)
-			continue
+			return n, err
 		}
-		if err := e.cat.Apply(cmd); err != nil {
-			e.log.Warn("command log: a command refused in the log's order is skipped", "offset", r.Offset, "kind", cmd.Kind, "err", err)
-			continue
+		e.cmdNext = r.Offset + 1
+		if ok {
+			n++
 		}
-		n++
 	}
-	return n
+	return n, nil
 }
 
 // catchUp applies the commands of the log before offset end that this
@@ -372,7 +376,14 @@ func (e *Engine) catchUp(ctx context.Context, end int64) error {
 				before = append(before, r)
 			}
 		}
-		applied += e.applyCommands(before)
+		n, err := e.applyCommands(before)
+		applied += n
+		if err != nil {
+			if applied > 0 {
+				e.reconcile(ctx)
+			}
+			return err
+		}
 		if len(recs) > 0 && recs[len(recs)-1].Offset >= end-1 {
 			break
 		}

@@ -44,6 +44,16 @@ type Config struct {
 	// formats; nil refuses those formats with an error that says to
 	// start the server with --schema-registry-url (or in playground mode).
 	Registry registry.Client
+	// ReadOnlyTopics are ksqlDB's ksql.readonly.topics: regular
+	// expressions, each matching whole names, of topics no statement
+	// registers a source over, writes, PRINTs or deletes. nil is
+	// DefaultReadOnlyTopics; empty is none. The server's own topics
+	// (InternalTopicPrefix, OwnTopics) are protected whatever it holds.
+	ReadOnlyTopics []string
+	// OwnTopics are topics the server keeps besides its InternalTopicPrefix
+	// ones (the built-in schema registry's journal): protected as
+	// internal topics.
+	OwnTopics []string
 	// MaxRecordBytes is the default sluice.max.record.bytes: the largest
 	// record (key and value bytes) a persistent query reads; a larger one
 	// goes to the processing log. Default exec.DefaultMaxRecordBytes.
@@ -89,6 +99,12 @@ type Engine struct {
 	pushSeq    int
 	closed     bool
 	progress   chan struct{} // closed and replaced whenever a task moves
+
+	// guard says which topics statements may not touch.
+	guard *topicGuard
+	// skips are the command log records not applied.
+	skipMu sync.Mutex
+	skips  skipped
 
 	// shared holds the readers that live-tail push queries share.
 	shared *sharedReads
@@ -149,6 +165,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		pushState:  map[string]string{},
 		pushTopics: map[string][]string{},
 		progress:   make(chan struct{}),
+	}
+	if e.guard, err = newTopicGuard(cfg, e.processing); err != nil {
+		return nil, err
 	}
 	e.shared = newSharedReads(cfg.Kafka, cfg.Logger)
 	if cfg.Cluster != nil {
@@ -224,56 +243,6 @@ func (e *Engine) createTopic(ctx context.Context, spec kafka.TopicSpec) error {
 		return werr
 	}
 	return err
-}
-
-// replay reads the command log from its start to its current end and
-// applies every command; it returns that end. A record that cannot be
-// read is a bug: Open fails.
-func (e *Engine) replay(ctx context.Context) (int64, error) {
-	bounds, err := e.cfg.Kafka.ListOffsets(ctx, e.commands)
-	if err != nil {
-		return 0, fmt.Errorf("engine: command log offsets: %w", err)
-	}
-	if len(bounds) != 1 {
-		return 0, fmt.Errorf("engine: command log %s has %d partitions; it must have exactly 1", e.commands, len(bounds))
-	}
-	end := bounds[0].End
-	if bounds[0].Start >= end {
-		return end, nil
-	}
-	c, err := e.cfg.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: "sluice-command-replay"})
-	if err != nil {
-		return 0, fmt.Errorf("engine: %w", err)
-	}
-	defer c.Close()
-	c.Assign(map[string]map[int32]int64{e.commands: {0: bounds[0].Start}})
-	n := 0
-	for next := bounds[0].Start; next < end; {
-		recs, err := c.Poll(ctx)
-		if err != nil {
-			return 0, fmt.Errorf("engine: read command log: %w", err)
-		}
-		for _, r := range recs {
-			if r.Offset >= end {
-				break
-			}
-			next = r.Offset + 1
-			cmd, err := catalog.DecodeCommand(r.Value)
-			if err != nil {
-				return 0, fmt.Errorf("engine: command log %s offset %d: %w", e.commands, r.Offset, err)
-			}
-			if err := e.cat.Apply(cmd); err != nil {
-				// A command refused when it was applied in the log's
-				// order (a server wrote it racing another's): refused
-				// everywhere, as it was for the statement that wrote it.
-				e.log.Warn("command log: a command refused when it was written is skipped", "offset", r.Offset, "kind", cmd.Kind, "err", err)
-				continue
-			}
-			n++
-		}
-	}
-	e.log.Info("catalog rebuilt from command log", "commands", n, "topic", e.commands)
-	return end, nil
 }
 
 // write appends a command to the log (acknowledged by all in-sync replicas)
