@@ -20,6 +20,9 @@ func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSou
 		return Result{}, err
 	}
 	src := spec.Source
+	if err := e.checkTopic(propPos(st.Props, "KAFKA_TOPIC", st.Pos), useRead, src.Topic); err != nil {
+		return Result{}, err
+	}
 	if err := e.checkRegistry(st.Pos, src.KeyFormat, src.ValueFormat); err != nil {
 		return Result{}, err
 	}
@@ -113,6 +116,9 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 		return Result{}, err
 	}
 	plan.Sink.SQL = st.SQL()
+	if err := e.checkTopic(propPos(st.Props, "KAFKA_TOPIC", st.NamePos), useWrite, plan.Sink.Topic); err != nil {
+		return Result{}, err
+	}
 	if err := e.checkRegistry(st.Pos, plan.Sink.KeyFormat, plan.Sink.ValueFormat); err != nil {
 		return Result{}, err
 	}
@@ -144,7 +150,10 @@ func (e *Engine) insertInto(ctx context.Context, s *Session, st *ast.InsertInto)
 	case target.Kind == catalog.Table:
 		return Result{}, userError(st.TargetPos, "INSERT INTO can only be used to insert into a stream. %s is a table.", st.Target)
 	case target.IsSource:
-		return Result{}, userError(st.TargetPos, "cannot insert into read-only source %s (created with CREATE SOURCE)", st.Target)
+		return Result{}, userError(st.TargetPos, "Cannot insert into read-only %s: %s\nIt was created with CREATE SOURCE, which makes it read-only; create a stream over the topic with CREATE STREAM to write it.", kindWord(target.Kind), st.Target)
+	}
+	if err := e.checkTopic(st.TargetPos, useWrite, target.Topic); err != nil {
+		return Result{}, err
 	}
 	if len(st.Props) > 0 {
 		return Result{}, userError(st.Props[0].Pos, "INSERT INTO ... SELECT takes no WITH properties here; the target stream's topic and formats are used")
@@ -310,6 +319,23 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop) (Result, error) {
 	}
 	if want := catalog.Kind(st.Kind.String()); src.Kind != want {
 		return Result{}, userError(st.NamePos, "%s is a %s, not a %s; use DROP %s", st.Name, kindWord(src.Kind), kindWord(want), src.Kind)
+	}
+	if st.DeleteTopic {
+		if src.IsSource {
+			return Result{}, userError(st.NamePos, "Cannot delete topic for read-only source: %s\nIt was created with CREATE SOURCE: its topic belongs to whoever writes it; drop the source without DELETE TOPIC.", st.Name)
+		}
+		if err := e.checkTopic(st.NamePos, useDelete, src.Topic); err != nil {
+			return Result{}, err
+		}
+		var others []string
+		for _, o := range e.cat.Sources() {
+			if o.Name != src.Name && o.Topic == src.Topic {
+				others = append(others, o.Name)
+			}
+		}
+		if len(others) > 0 {
+			return Result{}, userError(st.NamePos, "Refusing to delete topic. Found other data sources (%s) using topic %s\nDrop them first, or drop %s without DELETE TOPIC.", strings.Join(others, ", "), src.Topic, st.Name)
+		}
 	}
 	own := e.materializations(st.Name)
 	if ws := without(e.cat.Writers(st.Name), own); len(ws) > 0 {

@@ -2,8 +2,10 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"time"
 
+	"github.com/sluice-sql/sluice/catalog"
 	"github.com/sluice-sql/sluice/exec"
 	"github.com/sluice-sql/sluice/format"
 	"github.com/sluice-sql/sluice/internal/expr"
@@ -46,6 +48,34 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 	return e.insertRow(ctx, st.Target, st.TargetPos, st.Pos, names, vals)
 }
 
+// checkInsertTarget refuses rows for a source that statements may not
+// write: the processing log, a CREATE SOURCE one, or one over a protected
+// topic.
+func (e *Engine) checkInsertTarget(pos ast.Pos, src *catalog.Source) error {
+	if err := e.checkTopic(pos, useInsertValues, src.Topic); err != nil {
+		return err
+	}
+	if src.IsSource {
+		return userError(pos, "Cannot insert values into read-only %s: %s\nIt was created with CREATE SOURCE, which makes it read-only; create a stream over the topic with CREATE STREAM to write it.", kindWord(src.Kind), src.Name)
+	}
+	return nil
+}
+
+// CheckInsert reports whether rows can be inserted into the stream or
+// table target, with the error Insert would give: for the API's inserts,
+// which refuse a target before they read rows.
+func (e *Engine) CheckInsert(target string) error {
+	stmt := fmt.Sprintf("INSERT INTO %s VALUES (...)", target)
+	src, ok := e.cat.Source(target)
+	if !ok {
+		return apiStatementError(stmt, userError(ast.Pos{}, "Cannot insert values into an unknown stream/table: `%s`%s", target, e.didYouMean(target)))
+	}
+	if err := e.checkInsertTarget(ast.Pos{}, src); err != nil {
+		return apiStatementError(stmt, err)
+	}
+	return nil
+}
+
 // constValue is a value to insert: a constant expression x to evaluate, or
 // a value v of type t given as is; pos locates it for errors.
 type constValue struct {
@@ -63,11 +93,8 @@ func (e *Engine) insertRow(ctx context.Context, target string, targetPos, pos as
 	if !ok {
 		return Result{}, userError(targetPos, "Cannot insert values into an unknown stream/table: `%s`%s", target, e.didYouMean(target))
 	}
-	if src.System {
-		return Result{}, userError(targetPos, "cannot insert into %s: only the server writes its processing log", target)
-	}
-	if src.IsSource {
-		return Result{}, userError(targetPos, "cannot insert into read-only source %s (created with CREATE SOURCE)", target)
+	if err := e.checkInsertTarget(targetPos, src); err != nil {
+		return Result{}, err
 	}
 	cols := src.Columns()
 	row := make([]any, len(cols))

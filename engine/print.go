@@ -38,6 +38,9 @@ func (e *Engine) print(ctx context.Context, st *ast.Print) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	if err := e.checkTopic(st.Pos, usePrint, topic); err != nil {
+		return Result{}, err
+	}
 	bounds, err := e.cfg.Kafka.ListOffsets(ctx, topic)
 	if err != nil {
 		return Result{}, internal("cannot read topic %s: %v", topic, err)

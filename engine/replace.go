@@ -44,6 +44,9 @@ func (e *Engine) replaceQuery(ctx context.Context, st *ast.CreateAsSelect, old *
 		return Result{}, err
 	}
 	plan.Sink.SQL = st.SQL()
+	if err := e.checkTopic(propPos(st.Props, "KAFKA_TOPIC", st.NamePos), useWrite, plan.Sink.Topic); err != nil {
+		return Result{}, err
+	}
 	plan.Sink.Partitions, plan.Graph.Sink.Partitions = old.Partitions, old.Partitions
 	if reason := upgradeProblem(oq.Plan, plan.Graph, old, plan.Sink); reason != "" {
 		return Result{}, userError(st.Pos, "Cannot upgrade query %s of %s: %s. Queries may change filters and add value columns at the end of the projection; for other changes create a new %s and TERMINATE %s.", oq.ID, st.Name, reason, kindWord(kind), oq.ID)

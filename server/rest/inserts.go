@@ -64,9 +64,14 @@ func (h *Handler) serveInsertsStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	src, ok := h.findSource(tgt.Target)
-	if !ok || src.ReadOnly {
+	if !ok {
 		writeError(w, http.StatusBadRequest, errorBody{Type: "generic_error", Code: codeBadStatement,
 			Message: "Cannot insert values into an unknown stream/table: `" + tgt.Target + "`; SHOW STREAMS lists the streams"})
+		return
+	}
+	var se *engine.StatementError
+	if err := h.eng.CheckInsert(src.Name); errors.As(err, &se) {
+		writeError(w, http.StatusBadRequest, errorBody{Type: "generic_error", Code: se.Code, Message: se.Msg})
 		return
 	}
 
