@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -231,6 +232,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if (c.user == "") != (c.password == "") {
 		return c, errors.New("--auth-user and --auth-password (or SLUICE_AUTH_PASSWORD) go together")
 	}
+	if (c.user != "" || c.usersFile != "") && len(c.bootstrap) == 0 && !isLoopback(c.playgroundAddr) {
+		return c, fmt.Errorf("--playground-addr %s is not a loopback address: the playground broker has no authentication, "+
+			"so even with --auth-user or --auth-users-file anyone reaching it could read and write every topic, the server's internal ones too. "+
+			"Keep it on 127.0.0.1, localhost or ::1 (the default is 127.0.0.1:9092), or give --bootstrap-servers with a secured Kafka cluster", c.playgroundAddr)
+	}
 	if c.kafkaSec.set() && len(c.bootstrap) == 0 {
 		return c, errors.New("the Kafka TLS and SASL settings need --bootstrap-servers: the playground broker takes plain connections")
 	}
@@ -253,6 +259,21 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return c, fmt.Errorf("--cluster-session-timeout: %s is too short; give at least 1s (the broker's group.min.session.timeout.ms bounds it too)", c.sessionTimeout)
 	}
 	return c, nil
+}
+
+// isLoopback reports whether the host of addr (host:port) is a loopback
+// IP address or "localhost". Other host names count as not loopback, as
+// does an empty host (all interfaces): what a name resolves to may change.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
 }
 
 // run runs the server until ctx ends, then shuts it down gracefully. Once

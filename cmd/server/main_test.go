@@ -163,3 +163,38 @@ func TestClusterConfig(t *testing.T) {
 		fwd.Close()
 	}
 }
+
+// TestPlaygroundAddrUnderAuth checks that with authentication on the
+// playground broker, which has none, must listen on loopback.
+func TestPlaygroundAddrUnderAuth(t *testing.T) {
+	env := func(string) string { return "" }
+	for _, addr := range []string{"0.0.0.0:9092", ":9092", "[::]:9092", "10.1.2.3:9092", "kafka.example:9092", "localhost.example:9092", "9092"} {
+		for _, auth := range [][]string{{"--auth-user", "alice", "--auth-password", "pw"}, {"--auth-users-file", "users.txt"}} {
+			_, err := parseConfig(append([]string{"--playground-addr", addr}, auth...), env, io.Discard)
+			if err == nil {
+				t.Errorf("--playground-addr %s with %s accepted", addr, auth[0])
+				continue
+			}
+			for _, want := range []string{"--playground-addr " + addr + " is not a loopback address", "no authentication", "127.0.0.1, localhost or ::1", "--bootstrap-servers"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("--playground-addr %s with %s: %q lacks %q", addr, auth[0], err, want)
+				}
+			}
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:9092", "127.0.0.2:0", "localhost:9092", "LocalHost:9092", "[::1]:9092", "[::ffff:127.0.0.1]:9092"} {
+		if _, err := parseConfig([]string{"--playground-addr", addr, "--auth-user", "alice", "--auth-password", "pw"}, env, io.Discard); err != nil {
+			t.Errorf("--playground-addr %s with --auth-user: %v", addr, err)
+		}
+	}
+	// Without authentication the playground may listen anywhere; with
+	// --bootstrap-servers there is no playground.
+	for _, args := range [][]string{
+		{"--playground-addr", "0.0.0.0:9092"},
+		{"--playground-addr", "0.0.0.0:9092", "--auth-user", "alice", "--auth-password", "pw", "--bootstrap-servers", "kafka:9092"},
+	} {
+		if _, err := parseConfig(args, env, io.Discard); err != nil {
+			t.Errorf("parseConfig(%q): %v", args, err)
+		}
+	}
+}
