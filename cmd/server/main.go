@@ -29,6 +29,7 @@ import (
 	serverconfig "github.com/sluice-sql/sluice/server/config"
 	"github.com/sluice-sql/sluice/server/headless"
 	"github.com/sluice-sql/sluice/server/health"
+	"github.com/sluice-sql/sluice/server/metrics"
 	"github.com/sluice-sql/sluice/server/rest"
 )
 
@@ -301,7 +302,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	if cfg.guaranteeDeprecated {
 		log.Warn("processing guarantee 'exactly_once' is deprecated; running exactly_once_v2")
 	}
-	sec, err := newSecurity(cfg)
+	sec, err := newSecurity(cfg, log.With("component", "auth"))
 	if err != nil {
 		return err
 	}
@@ -316,7 +317,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	probes := &health.Probes{}
 	var eng atomic.Pointer[engine.Engine]
 	var restAPI atomic.Pointer[rest.Handler]
-	hs, err := startHTTP(cfg.httpAddr, sec.http(newHTTPHandler(probes, &eng, &restAPI, cfg.queriesFile != "")), &restAPI, sec.httpTLS(), log.With("component", "http"))
+	// The server-wide families of /metrics, beside the queries' figures.
+	collectors := []metrics.Collector{
+		sec.loginMetrics,
+	}
+	handler := newHTTPHandler(probes, &eng, &restAPI, cfg.queriesFile != "", collectors...)
+	hs, err := startHTTP(cfg.httpAddr, sec.http(handler), &restAPI, sec.httpTLS(), log.With("component", "http"))
 	if err != nil {
 		return err
 	}
@@ -363,7 +369,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		return fmt.Errorf("listening for gRPC on %s: %w", cfg.grpcAddr, err)
 	}
 	defer grpcLis.Close()
-	reg, regAddr, stopRegistry, err := startRegistry(ctx, cfg, client, log.With("component", "schema-registry"))
+	reg, regAddr, stopRegistry, err := startRegistry(ctx, cfg, client, sec, log.With("component", "schema-registry"))
 	if err != nil {
 		return err
 	}

@@ -3,13 +3,17 @@ package main
 import (
 	"context"
 	"crypto/tls"
+	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
 	"sync/atomic"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
 	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/registry"
 	"github.com/sluice-sql/sluice/server/auth"
 	"github.com/sluice-sql/sluice/server/headless"
 	"github.com/sluice-sql/sluice/server/health"
@@ -18,13 +22,19 @@ import (
 )
 
 // security is the server's TLS and authentication, applied to both
-// listeners. Each listener takes its own copy of tls (httpTLS, grpc).
+// listeners (and authentication to the built-in schema registry). Each
+// listener takes its own copy of tls (httpTLS, grpc).
 type security struct {
 	tls   *tls.Config
 	users *auth.Users // nil: no authentication
+	// failures counts and logs the requests users refuse; nil without
+	// authentication.
+	failures *auth.Failures
 }
 
-func newSecurity(cfg config) (*security, error) {
+// newSecurity reads the TLS and authentication settings; failed logins
+// are logged to log (see auth.Failures).
+func newSecurity(cfg config, log *slog.Logger) (*security, error) {
 	s := &security{}
 	if cfg.tlsCert != "" {
 		c, err := auth.ServerTLS(cfg.tlsCert, cfg.tlsKey, cfg.tlsClientCA)
@@ -46,6 +56,10 @@ func newSecurity(cfg config) (*security, error) {
 		}
 		s.users.Add(cfg.user, cfg.password)
 	}
+	if s.users != nil {
+		s.failures = &auth.Failures{Log: log}
+		s.users.SetFailures(s.failures)
+	}
 	return s, nil
 }
 
@@ -63,6 +77,41 @@ func (s *security) http(h http.Handler) http.Handler {
 		return h
 	}
 	return s.users.Middleware(h, health.Paths...)
+}
+
+// registry wraps the built-in schema registry's handler in
+// authentication, every route included (schemas can be sensitive). A
+// refused request gets Confluent Schema Registry's 401:
+// {"error_code":401,"message":"Unauthorized"}.
+func (s *security) registry(h http.Handler) http.Handler {
+	if s.users == nil {
+		return h
+	}
+	return s.users.Guard(h, auth.SurfaceRegistry, registry.ContentType, registryUnauthorized)
+}
+
+// registryUnauthorized is the body of the registry's 401, as Confluent's.
+const registryUnauthorized = `{"error_code":401,"message":"Unauthorized"}` + "\n"
+
+// loginMetrics is the /metrics collector of the refused requests, per
+// surface: sluice_auth_failed_logins_total (credentials that did not
+// match) and sluice_auth_missing_credentials_total (none given). Without
+// authentication it has no families.
+func (s *security) loginMetrics() []metrics.Family {
+	counts := s.failures.Counts()
+	if counts == nil {
+		return nil
+	}
+	failed := metrics.Family{Name: "sluice_auth_failed_logins_total", Type: "counter",
+		Help: "Requests refused because their credentials did not match (unknown user, wrong password, not basic authentication), by surface."}
+	missing := metrics.Family{Name: "sluice_auth_missing_credentials_total", Type: "counter",
+		Help: "Requests refused because they carried no credentials, by surface."}
+	for _, surface := range slices.Sorted(maps.Keys(counts)) {
+		c := counts[surface]
+		failed.Samples = append(failed.Samples, metrics.Sample{Labels: []string{"surface", surface}, Value: float64(c.Failed)})
+		missing.Samples = append(missing.Samples, metrics.Sample{Labels: []string{"surface", surface}, Value: float64(c.Missing)})
+	}
+	return []metrics.Family{failed, missing}
 }
 
 // grpc are the gRPC server options: TLS credentials and authentication

@@ -10,12 +10,15 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"math/big"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -458,6 +461,113 @@ ssl.truststore.location=` + p.caFile + "\n"
 			t.Errorf("parseConfig(%q) succeeded", args)
 		} else if strings.Contains(err.Error(), secret) {
 			t.Errorf("parseConfig(%q): the error shows the password: %v", args, err)
+		}
+	}
+}
+
+// metricValue returns the value of the series (name and labels, as the
+// exposition writes them) in an exposition; the test fails without one.
+func metricValue(t *testing.T, exposition, series string) float64 {
+	t.Helper()
+	for _, line := range strings.Split(exposition, "\n") {
+		if v, ok := strings.CutPrefix(line, series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return f
+		}
+	}
+	t.Errorf("/metrics lacks %s:\n%s", series, exposition)
+	return -1
+}
+
+// failedLoginLines are the "failed login" lines of surface in text logs.
+func failedLoginLines(logs, surface string) []string {
+	var out []string
+	for _, line := range strings.Split(logs, "\n") {
+		if strings.Contains(line, `msg="failed login"`) && strings.Contains(line, " surface="+surface+" ") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// TestFailedLogins checks that refused HTTP requests and gRPC calls are
+// counted in /metrics per surface and kind, that a failed login is logged
+// at WARN with the user and the caller's address but never the password,
+// and that many failures log few lines (the line a second of each
+// surface; auth's tests check the limit itself on a test clock).
+func TestFailedLogins(t *testing.T) {
+	const user, password = "alice", "pw-Fl19-secret"
+	t.Setenv("SLUICE_AUTH_PASSWORD", password)
+	logs := &syncBuffer{}
+	srv := startServerOpts(t, t.TempDir(), logs, nil, "--auth-user", user)
+	defer srv.stop()
+	base := "http://" + srv.addrs.HTTP
+	const n = 25
+	start := time.Now()
+	for i := range n {
+		if code, _ := httpDo(t, http.DefaultClient, "POST", base+"/ksql", "Authorization", auth.HeaderValue(user, fmt.Sprintf("%s-%d", password, i))); code != http.StatusUnauthorized {
+			t.Fatalf("POST /ksql with a wrong password: %d", code)
+		}
+	}
+	httpElapsed := time.Since(start)
+	for range 2 {
+		if code, _ := httpGet(t, http.DefaultClient, base+"/info"); code != http.StatusUnauthorized {
+			t.Fatalf("GET /info without credentials: %d", code)
+		}
+	}
+	client := sluicev1.NewSluiceClient(srv.conn)
+	wrong := grpc.PerRPCCredentials(auth.Basic{User: "mallory", Password: password, Insecure: true})
+	start = time.Now()
+	for range n {
+		if _, err := client.Info(context.Background(), &sluicev1.InfoRequest{}, wrong); status.Code(err) != codes.Unauthenticated {
+			t.Fatalf("Info as an unknown user: %v", err)
+		}
+	}
+	grpcElapsed := time.Since(start)
+	if _, err := client.Info(context.Background(), &sluicev1.InfoRequest{}); status.Code(err) != codes.Unauthenticated {
+		t.Fatalf("Info without credentials: %v", err)
+	}
+
+	code, body := httpGet(t, http.DefaultClient, base+"/metrics", "Authorization", auth.HeaderValue(user, password))
+	if code != 200 {
+		t.Fatalf("/metrics: %d %s", code, body)
+	}
+	for series, want := range map[string]float64{
+		`sluice_auth_failed_logins_total{surface="http"}`:                  n,
+		`sluice_auth_failed_logins_total{surface="grpc"}`:                  n,
+		`sluice_auth_failed_logins_total{surface="schema-registry"}`:       0,
+		`sluice_auth_missing_credentials_total{surface="http"}`:            2,
+		`sluice_auth_missing_credentials_total{surface="grpc"}`:            1,
+		`sluice_auth_missing_credentials_total{surface="schema-registry"}`: 0,
+	} {
+		if got := metricValue(t, body, series); got != want {
+			t.Errorf("%s = %v, want %v", series, got, want)
+		}
+	}
+	if !strings.Contains(body, "# TYPE sluice_auth_failed_logins_total counter\n") {
+		t.Errorf("/metrics lacks the counter's header:\n%s", body)
+	}
+
+	text := logs.String()
+	if strings.Contains(text, password) {
+		t.Errorf("a password shows in the logs:\n%s", text)
+	}
+	remote := regexp.MustCompile(` remote=127\.0\.0\.1:[0-9]+ `)
+	for surface, c := range map[string]struct {
+		user    string
+		elapsed time.Duration
+	}{"http": {user, httpElapsed}, "grpc": {"mallory", grpcElapsed}} {
+		lines := failedLoginLines(text, surface)
+		// The limit allows a line at the start and one a second after.
+		if most := int(c.elapsed/time.Second) + 1; len(lines) == 0 || len(lines) > most {
+			t.Errorf("%d failed logins on %s in %v logged %d lines, want 1 to %d:\n%s", n, surface, c.elapsed, len(lines), most, text)
+			continue
+		}
+		if l := lines[0]; !strings.Contains(l, "level=WARN") || !strings.Contains(l, " user="+c.user+" ") || !remote.MatchString(l) {
+			t.Errorf("the %s line lacks the level, user or remote address: %s", surface, l)
 		}
 	}
 }

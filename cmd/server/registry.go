@@ -16,9 +16,11 @@ import (
 // startRegistry returns the schema registry of the engine: a client of
 // --schema-registry-url; else, with the playground, the built-in registry,
 // kept in the playground's _schemas topic and served on
-// --schema-registry-addr (its bound address is returned); else none. stop
-// shuts the built-in registry down.
-func startRegistry(ctx context.Context, cfg config, client kafka.Client, log *slog.Logger) (reg registry.Client, addr string, stop func(), err error) {
+// --schema-registry-addr (its bound address is returned), behind the
+// server's basic authentication when it has one; else none. The engine
+// uses the built-in registry in process, without credentials. stop shuts
+// the built-in registry down.
+func startRegistry(ctx context.Context, cfg config, client kafka.Client, sec *security, log *slog.Logger) (reg registry.Client, addr string, stop func(), err error) {
 	stop = func() {}
 	if cfg.registryURL != "" {
 		c, err := registry.NewHTTPClient(cfg.registryURL, registry.ClientOptions{})
@@ -50,7 +52,7 @@ func startRegistry(ctx context.Context, cfg config, client kafka.Client, log *sl
 		return nil, "", stop, fmt.Errorf("listening for the built-in schema registry on %s: %w (choose another --schema-registry-addr, or give --schema-registry-url)", cfg.registryAddr, err)
 	}
 	srv := &http.Server{
-		Handler:           registry.NewServer(m),
+		Handler:           sec.registry(registry.NewServer(m)),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
@@ -62,7 +64,12 @@ func startRegistry(ctx context.Context, cfg config, client kafka.Client, log *sl
 		}
 	}()
 	addr = lis.Addr().String()
-	log.Info("built-in schema registry (Confluent's REST API; no authentication: for development)", "url", "http://"+addr, "topic", registry.DefaultTopic)
+	if sec.users != nil {
+		log.Info("built-in schema registry (Confluent's REST API; requires HTTP basic authentication with the server's users, as Confluent's clients send it with basic.auth.user.info)",
+			"url", "http://"+addr, "topic", registry.DefaultTopic, "basic_auth", true)
+	} else {
+		log.Info("built-in schema registry (Confluent's REST API; no authentication: for development)", "url", "http://"+addr, "topic", registry.DefaultTopic, "basic_auth", false)
+	}
 	stop = func() {
 		sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
 		defer cancel()

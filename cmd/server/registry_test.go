@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +23,7 @@ import (
 	"github.com/sluice-sql/sluice/cmd/cli/shell"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
 	"github.com/sluice-sql/sluice/registry"
+	"github.com/sluice-sql/sluice/server/auth"
 )
 
 // childServer is the server's main running in a child process.
@@ -262,5 +264,149 @@ func TestRegistrySettings(t *testing.T) {
 	}
 	if _, err := parseConfig([]string{"--schema-registry-url", "registry:8081"}, func(string) string { return "" }, io.Discard); err == nil || !strings.Contains(err.Error(), "http or https") {
 		t.Errorf("a URL without a scheme: %v", err)
+	}
+}
+
+// registryUnauthorizedBody is Confluent Schema Registry's answer to a
+// request without the right credentials.
+const registryUnauthorizedBody = `{"error_code":401,"message":"Unauthorized"}`
+
+// TestRegistryAuth checks that under --auth-user the built-in registry
+// refuses every route, writes and reads, without the right credentials,
+// with Confluent's 401, counts the refusals in /metrics, and serves Go's
+// and Python confluent_kafka's clients given the credentials
+// (basic.auth.user.info).
+func TestRegistryAuth(t *testing.T) {
+	const user, password = "alice", "pw-Rg44-secret"
+	t.Setenv("SLUICE_AUTH_PASSWORD", password)
+	logs := &syncBuffer{}
+	srv := startServerOpts(t, t.TempDir(), logs, nil, "--auth-user", user)
+	defer srv.stop()
+	base := "http://" + srv.addrs.Registry
+	right := auth.HeaderValue(user, password)
+	post := func(path, authz string) (int, http.Header, string) {
+		t.Helper()
+		req, err := http.NewRequest("POST", base+path, strings.NewReader(`{"schema":"\"string\""}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", registry.ContentType)
+		if authz != "" {
+			req.Header.Set("Authorization", authz)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, strings.TrimSpace(string(b))
+	}
+	for what, authz := range map[string]string{
+		"no credentials": "",
+		"wrong password": auth.HeaderValue(user, "nope"),
+		"unknown user":   auth.HeaderValue("mallory", password),
+	} {
+		code, hdr, body := post("/subjects/x-value/versions", authz)
+		if code != http.StatusUnauthorized || body != registryUnauthorizedBody || hdr.Get("Content-Type") != registry.ContentType ||
+			!strings.HasPrefix(hdr.Get("WWW-Authenticate"), `Basic realm="`) {
+			t.Errorf("POST /subjects/x-value/versions with %s: %d %v %s", what, code, hdr, body)
+		}
+	}
+	// Reads too, and paths the registry does not serve.
+	for _, p := range []string{"/", "/subjects", "/schemas/ids/1", "/config", "/no-such-path"} {
+		if code, body := httpGet(t, http.DefaultClient, base+p); code != http.StatusUnauthorized || strings.TrimSpace(body) != registryUnauthorizedBody {
+			t.Errorf("GET %s without credentials: %d %s", p, code, body)
+		}
+	}
+	code, _, body := post("/subjects/x-value/versions", right)
+	if code != 200 || body != `{"id":1}` {
+		t.Errorf("POST /subjects/x-value/versions with the right credentials: %d %s", code, body)
+	}
+	if code, body := httpGet(t, http.DefaultClient, base+"/subjects", "Authorization", right); code != 200 || strings.TrimSpace(body) != `["x-value"]` {
+		t.Errorf("GET /subjects with the right credentials: %d %s", code, body)
+	}
+	// Sluice's own client, credentials in the URL as --schema-registry-url
+	// takes them.
+	ctx := context.Background()
+	c, err := registry.NewHTTPClient("http://"+user+":"+password+"@"+srv.addrs.Registry, registry.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, err := c.Register(ctx, "y-value", registry.Schema{Schema: `"long"`}); err != nil || id != 2 {
+		t.Errorf("Register through the HTTP client with credentials: %d %v", id, err)
+	}
+
+	pythonRan := false
+	t.Run("confluent_kafka", func(t *testing.T) {
+		python := registryPython(t)
+		cctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(cctx, python, filepath.Join("testdata", "registry_auth.py"), base, user, password)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("registry_auth.py: %v\n%s", err, stderr.String())
+		}
+		type refusal struct {
+			Status    int    `json:"status"`
+			ErrorCode int    `json:"error_code"`
+			Message   string `json:"message"`
+		}
+		var got struct {
+			Anonymous     map[string]refusal `json:"anonymous"`
+			WrongPassword map[string]refusal `json:"wrong_password"`
+			Right         struct {
+				Magic    int      `json:"magic"`
+				SchemaID int      `json:"schema_id"`
+				ID       int      `json:"id"`
+				Version  int      `json:"version"`
+				Subjects []string `json:"subjects"`
+			} `json:"right"`
+		}
+		if err := json.Unmarshal(out, &got); err != nil {
+			t.Fatalf("registry_auth.py printed %q: %v", out, err)
+		}
+		for who, calls := range map[string]map[string]refusal{"anonymous": got.Anonymous, "wrong password": got.WrongPassword} {
+			for _, call := range []string{"register", "subjects", "serialize"} {
+				if r := calls[call]; r != (refusal{401, 401, "Unauthorized"}) {
+					t.Errorf("%s %s: %+v, want 401 Unauthorized: %s", who, call, r, out)
+				}
+			}
+		}
+		r := got.Right
+		if r.Magic != 0 || r.SchemaID != 3 || r.ID != 3 || r.Version != 1 || strings.Join(r.Subjects, ",") != "logins-value,x-value,y-value" {
+			t.Errorf("with basic.auth.user.info: %s", out)
+		}
+		pythonRan = true
+	})
+
+	// The refusals are counted, per surface; /metrics itself wants the
+	// credentials.
+	if code, _ := httpGet(t, http.DefaultClient, "http://"+srv.addrs.HTTP+"/metrics"); code != http.StatusUnauthorized {
+		t.Errorf("/metrics without credentials: %d", code)
+	}
+	code, metricsText := httpGet(t, http.DefaultClient, "http://"+srv.addrs.HTTP+"/metrics", "Authorization", right)
+	if code != 200 {
+		t.Fatalf("/metrics: %d %s", code, metricsText)
+	}
+	failed := metricValue(t, metricsText, `sluice_auth_failed_logins_total{surface="schema-registry"}`)
+	missing := metricValue(t, metricsText, `sluice_auth_missing_credentials_total{surface="schema-registry"}`)
+	wantFailed, wantMissing := 2.0, 6.0 // the wrong password and the unknown user; the anonymous POST and five GETs
+	if pythonRan {
+		wantFailed, wantMissing = wantFailed+3, wantMissing+3 // a request for each call of each client
+	}
+	if failed != wantFailed || missing != wantMissing {
+		t.Errorf("schema-registry refusals: %v failed, %v missing; want %v and %v\n%s", failed, missing, wantFailed, wantMissing, metricsText)
+	}
+	if v := metricValue(t, metricsText, `sluice_auth_missing_credentials_total{surface="http"}`); v != 1 {
+		t.Errorf("http requests without credentials: %v, want 1 (the scrape without them)", v)
+	}
+	if strings.Contains(logs.String(), password) {
+		t.Errorf("the password shows in the logs:\n%s", logs.String())
+	}
+	if lines := failedLoginLines(logs.String(), "schema-registry"); len(lines) == 0 || !strings.Contains(lines[0], "remote=127.0.0.1:") {
+		t.Errorf("no failed login logged for the registry:\n%s", logs.String())
 	}
 }
