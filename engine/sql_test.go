@@ -96,6 +96,9 @@ type harness struct {
 	newExec newExecutor
 	exec    executor
 	sess    *engine.Session
+	// configure, when set, changes the engine's configuration at each
+	// open (tests outside the corpus).
+	configure func(*engine.Config)
 }
 
 func newHarness(t *testing.T, newClient func(kafka.Config) (kafka.Client, error), newExec newExecutor) *harness {
@@ -115,15 +118,27 @@ func newHarness(t *testing.T, newClient func(kafka.Config) (kafka.Client, error)
 }
 
 func (h *harness) open() {
+	if err := h.openErr(); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// openErr opens the engine, returning the error of a failed open.
+func (h *harness) openErr() error {
 	if h.reg == nil { // kept across restarts, as a registry server would be
 		h.reg = registry.NewMemory()
 	}
-	eng, err := engine.Open(h.ctx, engine.Config{Kafka: h.client, DataDir: h.dataDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: fixedClock, Registry: h.reg})
+	cfg := engine.Config{Kafka: h.client, DataDir: h.dataDir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: fixedClock, Registry: h.reg}
+	if h.configure != nil {
+		h.configure(&cfg)
+	}
+	eng, err := engine.Open(h.ctx, cfg)
 	if err != nil {
-		h.t.Fatal(err)
+		return err
 	}
 	h.eng = eng
 	h.exec = h.newExec(h.t, eng)
+	return nil
 }
 
 // shut closes the executor and the engine.
