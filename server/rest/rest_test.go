@@ -493,6 +493,18 @@ func TestInsertsStream(t *testing.T) {
 	if m := decode(t, out); status != 400 || !strings.Contains(m["message"].(string), "unknown stream") {
 		t.Errorf("unknown target: %d %s", status, out)
 	}
+	// A stream over the processing log is read, never written: refused
+	// before any row is read, with ksqlDB's message.
+	e.ksql(t, "CREATE STREAM my_log (level STRING) WITH (KAFKA_TOPIC='sluice_processing_log', VALUE_FORMAT='JSON');", nil)
+	status, out, _ = e.post(t, e.h2, "/inserts-stream", "", []byte(`{"target":"my_log"}`+"\n"+`{"LEVEL":"x"}`+"\n"))
+	if m := decode(t, out); status != 400 || m["error_code"] != float64(40001) || !strings.HasPrefix(m["message"].(string), "Cannot insert values into read-only topic: sluice_processing_log") {
+		t.Errorf("a stream over the processing log: %d %s", status, out)
+	}
+	// So is the processing log's own stream.
+	status, out, _ = e.post(t, e.h2, "/inserts-stream", "", []byte(`{"target":"SLUICE_PROCESSING_LOG"}`+"\n"))
+	if m := decode(t, out); status != 400 || !strings.HasPrefix(m["message"].(string), "Cannot insert values into read-only topic: sluice_processing_log") {
+		t.Errorf("the processing log: %d %s", status, out)
+	}
 }
 
 func TestInfoHealthcheck(t *testing.T) {
