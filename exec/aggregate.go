@@ -26,6 +26,7 @@ type aggregateOp struct {
 	partition int32
 	cache     *state.TaskCache
 	errs      ErrorSink
+	counts    *counters
 	out       Batch
 	arena     []any
 	key       []byte
@@ -128,7 +129,7 @@ func (a *aggregateOp) Open(_ context.Context, oc *OpContext) error {
 		return errors.New("exec: an aggregate needs a state store")
 	}
 	a.cache = oc.State
-	a.errs = oc.Errors
+	a.errs, a.counts = oc.Errors, oc.counts
 	a.partition = oc.Partition
 	return nil
 }
@@ -143,6 +144,7 @@ func (a *aggregateOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter)
 	arena := a.arena[:n*w]
 	a.out.Reset()
 	used := 0
+	var nulls int64
 	a.changes.slab.reset()
 rows:
 	for i := 0; i < n; i++ {
@@ -152,8 +154,12 @@ rows:
 			}
 			continue
 		}
-		if b.Kind(i).Base() != Insert {
-			// A record without a value has nothing to aggregate.
+		if k := b.Kind(i); k.Base() != Insert {
+			// A stream's record without a value has nothing to
+			// aggregate: Kafka Streams' aggregation skips it.
+			if k.Base() == NullValue && k&Filtered == 0 {
+				nulls++
+			}
 			continue
 		}
 		in := b.Row(i)
@@ -224,6 +230,7 @@ rows:
 		a.emit(row, old, b.Time(i))
 		used++
 	}
+	a.counts.addNulls(nulls)
 	var err error
 	if a.out.Len() > 0 {
 		err = out.Emit(ctx, &a.out)

@@ -11,10 +11,12 @@ const (
 	UpdateBefore
 	UpdateAfter
 	// NullValue is a record whose value is null: only its key columns are
-	// known, every other column is null. On a stream a filter drops it; on
-	// a table it is a delete, which filters pass on. A projection computes
-	// only what depends on the key alone and the sink writes it with a
-	// null value (a tombstone), as ksqlDB does.
+	// known, every other column is null. On a table it is a delete, which
+	// filters pass on. On a stream, as in ksqlDB, a projection (and a
+	// PARTITION BY) computes only what depends on the key alone and the
+	// sink writes it with a null value; a filter, an aggregate, a join, a
+	// table function and a push query's output drop it, and count it in
+	// Stats.NullsDropped.
 	NullValue
 )
 
@@ -32,7 +34,7 @@ const OldKnown ChangeKind = 0x40
 // Filtered marks, on top of NullValue, the delete a filter sends on a
 // table for a row its WHERE dropped: the sink writes the tombstone, and the
 // query's counters count the record as filtered, not as output, so that
-// records in = out + filtered + errored.
+// records in = out + filtered + errored + null values dropped.
 const Filtered ChangeKind = 0x20
 
 // Base is the kind without the KeyAbsent, OldKnown and Filtered marks.

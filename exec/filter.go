@@ -6,7 +6,8 @@ import (
 	"github.com/sluice-sql/sluice/internal/expr"
 )
 
-// filterOp drops rows whose predicate is not true.
+// filterOp drops rows whose predicate is not true, and a stream's rows
+// without a value (counted apart from the rows the predicate rejects).
 type filterOp struct {
 	pred    expr.Evaluator
 	retract bool
@@ -37,7 +38,7 @@ func (f *filterOp) Open(_ context.Context, oc *OpContext) error {
 // their old row only if it passed.
 func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) error {
 	f.out.Reset()
-	var dropped int64
+	var dropped, nulls int64
 	for i := 0; i < b.Len(); i++ {
 		row, kind := b.Row(i), b.Kind(i)
 		old, oldKnown := b.Old(i)
@@ -47,6 +48,9 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 		if kind.Base() == NullValue {
 			switch {
 			case !f.retract:
+				// A stream's record without a value: ksqlDB's
+				// predicate is false for it, whatever it says.
+				nulls++
 			case !oldKnown:
 				f.out.Append(row, b.Time(i), kind)
 			case old != nil:
@@ -77,6 +81,7 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 		}
 	}
 	f.counts.addFiltered(dropped)
+	f.counts.addNulls(nulls)
 	if f.out.Len() == 0 {
 		return nil
 	}

@@ -10,12 +10,13 @@ import (
 // element of the longest array argument, carrying the input columns and one
 // element of each array (null where an array is shorter).
 type flatMapOp struct {
-	args  []expr.Evaluator
-	texts []string
-	errs  ErrorSink
-	out   Batch
-	arena []any // backing store of the output rows, reused across batches
-	lists [][]any
+	args   []expr.Evaluator
+	texts  []string
+	errs   ErrorSink
+	counts *counters
+	out    Batch
+	arena  []any // backing store of the output rows, reused across batches
+	lists  [][]any
 }
 
 func newFlatMapOp(es []*expr.Expr) (*flatMapOp, error) {
@@ -32,16 +33,19 @@ func newFlatMapOp(es []*expr.Expr) (*flatMapOp, error) {
 }
 
 func (f *flatMapOp) Open(_ context.Context, oc *OpContext) error {
-	f.errs = oc.Errors
+	f.errs, f.counts = oc.Errors, oc.counts
 	return nil
 }
 
 func (f *flatMapOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) error {
 	f.out.Reset()
 	f.arena = f.arena[:0]
+	var nulls int64
 	for i := 0; i < b.Len(); i++ {
 		if b.Kind(i).Base() == NullValue {
-			// No value, no elements.
+			// No value, no elements: ksqlDB's table functions give no
+			// row for a record without a value.
+			nulls++
 			continue
 		}
 		in := b.Row(i)
@@ -69,6 +73,7 @@ func (f *flatMapOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 			f.out.Append(f.arena[start:start+w:start+w], b.Time(i), b.Kind(i))
 		}
 	}
+	f.counts.addNulls(nulls)
 	if f.out.Len() == 0 {
 		return nil
 	}

@@ -66,12 +66,13 @@ type joinOp struct {
 	nKey     int // join key columns of the output
 	width    int // output row width
 
-	cache *state.TaskCache
-	errs  ErrorSink
-	out   Batch
-	slab  rowSlab
-	kbuf  []byte
-	key   []any // scratch join key values
+	cache  *state.TaskCache
+	errs   ErrorSink
+	counts *counters
+	out    Batch
+	slab   rowSlab
+	kbuf   []byte
+	key    []any // scratch join key values
 
 	ss streamJoin   // stream-stream state, see join_stream.go
 	fk foreignKeyFn // foreign-key join, see join_fk.go
@@ -200,7 +201,7 @@ func (j *joinOp) Open(_ context.Context, oc *OpContext) error {
 		return errors.New("exec: a join needs a state store")
 	}
 	j.cache = oc.State
-	j.errs = oc.Errors
+	j.errs, j.counts = oc.Errors, oc.counts
 	if j.kind == streamTableJoin {
 		j.decoded = map[string][]any{}
 	}
@@ -216,7 +217,16 @@ func (j *joinOp) OnBatch(ctx context.Context, in int, b *Batch, out Emitter) err
 			return err
 		}
 	}
+	stream := j.kind == streamStreamJoin || j.kind == streamTableJoin && in == leftPort
+	var nulls int64
 	for i := 0; i < b.Len(); i++ {
+		if stream && b.Kind(i).Base() == NullValue {
+			// A stream's record without a value joins nothing, as
+			// Kafka Streams' stream joins skip it (a table side's are
+			// deletes).
+			nulls++
+			continue
+		}
 		var err error
 		switch j.kind {
 		case streamTableJoin:
@@ -232,6 +242,7 @@ func (j *joinOp) OnBatch(ctx context.Context, in int, b *Batch, out Emitter) err
 			return err
 		}
 	}
+	j.counts.addNulls(nulls)
 	if j.kind == streamStreamJoin {
 		if err := j.saveTimes(); err != nil {
 			return err

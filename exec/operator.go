@@ -32,8 +32,10 @@ type counters struct {
 	// in are the records read, out the rows written to the sink or the
 	// push output, filtered the rows a WHERE or HAVING dropped, errors
 	// the records and rows sent to the processing log, late the records
-	// a window dropped because they came after its grace period.
-	in, out, filtered, errors, late atomic.Int64
+	// a window dropped because they came after its grace period, nulls
+	// the records of a stream with a null value that a step dropped
+	// (see addNulls).
+	in, out, filtered, errors, late, nulls atomic.Int64
 	// lastTime is the timestamp of the last record read, in
 	// milliseconds; 0 before the first.
 	lastTime atomic.Int64
@@ -43,6 +45,18 @@ type counters struct {
 func (c *counters) addFiltered(n int64) {
 	if c != nil && n > 0 {
 		c.filtered.Add(n)
+	}
+}
+
+// addNulls counts n records of a stream whose value is null and that a
+// step dropped, having no row to make of them: a WHERE, an aggregate, a
+// join, a table function, a repartition or a push query's output. A
+// projection and a PARTITION BY pass such a record on and the sink
+// writes it with a null value, so it is counted out instead. c may be
+// nil.
+func (c *counters) addNulls(n int64) {
+	if c != nil && n > 0 {
+		c.nulls.Add(n)
 	}
 }
 

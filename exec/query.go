@@ -401,6 +401,7 @@ func (q *Query) Stats() Stats {
 		s.Filtered += t.stats.filtered.Load()
 		s.Errors += t.stats.errors.Load()
 		s.Late += t.stats.late.Load()
+		s.NullsDropped += t.stats.nulls.Load()
 		if ms := t.stats.lastTime.Load(); ms > 0 && !t.internal {
 			if lt := time.UnixMilli(ms); lt.After(s.LastRecord) {
 				s.LastRecord = lt
@@ -442,6 +443,14 @@ type Stats struct {
 	// grace period (for a hopping window: after one of its windows
 	// closed).
 	Late int64
+	// NullsDropped are the records of a stream whose value is null that
+	// the query dropped: a WHERE, GROUP BY, join, table function or push
+	// output has no row to make of them, as in ksqlDB. A projection
+	// (PARTITION BY included) writes them on with a null value, counted
+	// in RecordsOut. For a query over a stream that neither aggregates
+	// nor joins, RecordsIn = RecordsOut + Filtered + Errors +
+	// NullsDropped.
+	NullsDropped int64
 	// LastRecord is the timestamp of the last input record processed;
 	// zero before the first.
 	LastRecord time.Time

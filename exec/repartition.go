@@ -13,25 +13,31 @@ import (
 // rows to write to the repartition topic, without their pseudo-columns
 // (the record time travels as the record's timestamp). Rows without a
 // value, and rows with a null key column, which the steps after the
-// repartition would drop, are dropped here.
+// repartition would drop, are dropped here (a stream's rows without a
+// value counted as such).
 //
 // Over a table (Step.Table) a row that deletes its key goes on as a
 // tombstone of it instead, so that the table read back from the topic
 // loses the key too.
 type repartitionOp struct {
-	keys  int
-	table bool
-	out   Batch
+	keys   int
+	table  bool
+	counts *counters
+	out    Batch
 }
 
 func newRepartitionOp(st topology.Step) *repartitionOp {
 	return &repartitionOp{keys: st.Keys, table: st.Table}
 }
 
-func (r *repartitionOp) Open(context.Context, *OpContext) error { return nil }
+func (r *repartitionOp) Open(_ context.Context, oc *OpContext) error {
+	r.counts = oc.counts
+	return nil
+}
 
 func (r *repartitionOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) error {
 	r.out.Reset()
+	var nulls int64
 rows:
 	for i := 0; i < b.Len(); i++ {
 		kind := Insert
@@ -39,6 +45,9 @@ rows:
 		case Insert, UpdateAfter:
 		case Delete, NullValue:
 			if !r.table {
+				if b.Kind(i).Base() == NullValue {
+					nulls++
+				}
 				continue
 			}
 			kind = NullValue
@@ -53,6 +62,7 @@ rows:
 		}
 		r.out.Append(row, b.Time(i), kind)
 	}
+	r.counts.addNulls(nulls)
 	if r.out.Len() == 0 {
 		return nil
 	}

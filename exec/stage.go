@@ -92,3 +92,29 @@ func rightGraph(g *topology.Graph, spec *topology.JoinSpec) *topology.Graph {
 	r.Sink = nil
 	return &r
 }
+
+// streamRows reports whether the rows leaving the last step of g, a stage,
+// are a stream's: its source is a stream and no step before makes a table
+// of them (an aggregate, a materialization, a repartition of a table's
+// changes, a join of two tables). A row without a value there is then a
+// record of a stream whose value is null, not the delete of a key.
+func streamRows(g *topology.Graph) bool {
+	if g.Source.Table {
+		return false
+	}
+	for _, st := range g.Steps {
+		switch st.Kind {
+		case topology.Aggregate, topology.Materialize:
+			return false
+		case topology.Repartition:
+			if st.Table {
+				return false
+			}
+		case topology.Join:
+			if st.Join != nil && st.Join.LeftTable {
+				return false
+			}
+		}
+	}
+	return true
+}

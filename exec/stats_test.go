@@ -22,6 +22,7 @@ func TestStatsAndLag(t *testing.T) {
 	tk := offlineTask(t, testGraph(t))
 	recs := testRecords(20)
 	recs[3].Value = []byte(`{"name":`)
+	recs[5].Value = nil
 	tk.polled = recs
 	tk.decode(recs)
 	tk.stats.in.Add(int64(len(recs)))
@@ -31,10 +32,13 @@ func TestStatsAndLag(t *testing.T) {
 	q := tk.q
 	q.tasks = []*task{tk}
 	s := q.Stats()
-	// amounts 0..19 but the bad record's 3: 9 above 10 go out, 10 are
-	// filtered, 1 errored.
-	if s.RecordsIn != 20 || s.RecordsOut != 9 || s.Filtered != 10 || s.Errors != 1 || s.Late != 0 || s.Restoring || s.RestorePercent != 100 {
+	// amounts 0..19 but the bad record's 3 and the null value's 5: 9
+	// above 10 go out, 9 are filtered, 1 errored, 1 null value dropped.
+	if s.RecordsIn != 20 || s.RecordsOut != 9 || s.Filtered != 9 || s.Errors != 1 || s.NullsDropped != 1 || s.Late != 0 || s.Restoring || s.RestorePercent != 100 {
 		t.Errorf("stats = %+v", s)
+	}
+	if s.RecordsIn != s.RecordsOut+s.Filtered+s.Errors+s.NullsDropped {
+		t.Errorf("in %d != out %d + filtered %d + errored %d + nulls dropped %d", s.RecordsIn, s.RecordsOut, s.Filtered, s.Errors, s.NullsDropped)
 	}
 
 	now := time.UnixMilli(10_000)

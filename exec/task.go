@@ -80,6 +80,9 @@ type task struct {
 	box format.Arena
 
 	stats counters
+	// streamOut says the rows the last step emits are a stream's (see
+	// streamRows): a push output counts those without a value it drops.
+	streamOut bool
 
 	// flight is the produce and offset commit of the last batch of a
 	// pipelined task, running while the task processes the next one (see
@@ -298,6 +301,9 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 		if st.Schema != nil {
 			in = st.Schema
 		}
+	}
+	if streamOut := streamRows(g); streamOut != t.streamOut {
+		t.streamOut = streamOut
 	}
 	if g.Sink != nil {
 		if t.sink, err = newSink(g, t.q.deps.Registry); err != nil {
@@ -767,13 +773,19 @@ func (t *task) emit(ctx context.Context, b *Batch) error {
 		// A materialization keeps its rows in its state only.
 		return nil
 	}
+	var nulls int64
 	for i := 0; i < b.Len() && !t.ended; i++ {
-		if b.Kind(i).Base() == NullValue {
-			// A push query shows rows, and a null value has none.
+		if k := b.Kind(i); k.Base() == NullValue {
+			// A push query shows rows, and a null value has none: ksqlDB
+			// drops a stream's records without a value there.
+			if t.streamOut && k&Filtered == 0 {
+				nulls++
+			}
 			continue
 		}
 		more, err := t.out(ctx, b.Row(i))
 		if err != nil {
+			t.stats.addNulls(nulls)
 			return err
 		}
 		t.stats.out.Add(1)
@@ -781,6 +793,7 @@ func (t *task) emit(ctx context.Context, b *Batch) error {
 			t.ended = true
 		}
 	}
+	t.stats.addNulls(nulls)
 	return nil
 }
 

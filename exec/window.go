@@ -257,8 +257,13 @@ func (o *windowAggregateOp) OnBatch(ctx context.Context, _ int, b *Batch, out Em
 	nk := len(a.groupBy)
 	o.out.Reset()
 	keys := make([]any, 0, nk)
+	var nulls int64
 	for i := 0; i < b.Len(); i++ {
-		if b.Kind(i).Base() != Insert {
+		if k := b.Kind(i); k.Base() != Insert {
+			// A record without a value has nothing to aggregate.
+			if k.Base() == NullValue {
+				nulls++
+			}
 			continue
 		}
 		in := b.Row(i)
@@ -307,6 +312,7 @@ func (o *windowAggregateOp) OnBatch(ctx context.Context, _ int, b *Batch, out Em
 		}
 	}
 	o.counts.addLate(o.late)
+	o.counts.addNulls(nulls)
 	o.late = 0
 	if o.timeDirty {
 		v := binary.BigEndian.AppendUint64(nil, uint64(o.streamTime))
