@@ -9,7 +9,7 @@
 //	              [--queries-file F] [--log-format text|json] [--log-level info]
 //	              [--tls-cert F --tls-key F [--tls-client-ca F]]
 //	              [--auth-users-file F | --auth-user U (SLUICE_AUTH_PASSWORD)]
-//	              [--version]
+//	              [--readonly-topics REGEX,...] [--version]
 //
 // Every setting is a flag, an environment variable SLUICE_<FLAG> (dashes
 // as underscores: SLUICE_DATA_DIR) and a key of the --config properties
@@ -46,7 +46,18 @@
 // "user: password[,role ...]", the password plain or MD5:/SHA256: hex
 // digests) or --auth-user, every HTTP route and gRPC method requires basic
 // authentication (gRPC: the "authorization" metadata) but /livez and
-// /readyz.
+// /readyz; so does the built-in schema registry, and --playground-addr
+// must then be a loopback address (the playground broker has no
+// authentication). Refused logins are counted in /metrics and logged,
+// a line a second per surface at most.
+//
+// The server's own topics (_sluice-*, the registry's _schemas) and those
+// of --readonly-topics (ksqlDB's ksql.readonly.topics) take no statement
+// that registers a source over them, writes, PRINTs or deletes them; the
+// processing log is read, never written. A record of the command log or
+// of the registry's journal that cannot be read, or that is refused, is
+// skipped at start with an error naming its topic and offset and counted
+// in /metrics; the rest is applied.
 //
 // /readyz answers 200 once the catalog is replayed, the queries started
 // and Kafka answers, and 503 from the start of a shutdown. SIGINT or

@@ -108,6 +108,8 @@ type config struct {
 	ignored []string
 	// maxRecordBytes is the default sluice.max.record.bytes.
 	maxRecordBytes int
+	// readOnlyTopics is ksql.readonly.topics, parsed.
+	readOnlyTopics []string
 	// memoryLimit is the Go runtime's soft memory limit in bytes, 0 for
 	// none; gcPercent its GC target, negative to leave GOGC's.
 	memoryLimit int64
@@ -126,6 +128,7 @@ var aliases = map[string]serverconfig.Alias{
 	"ksql.advertised.listener":          {Flag: "advertised-address", Convert: serverconfig.StripScheme},
 	"ksql.schema.registry.url":          {Flag: "schema-registry-url"},
 	"sluice.max.record.bytes":           {Flag: "max-record-bytes"},
+	"ksql.readonly.topics":              {Flag: "readonly-topics"},
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -149,6 +152,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.serviceID, "service-id", "sluice", "`id` of the Sluice cluster; prefixes its internal topics and groups")
 	fs.StringVar(&c.guarantee, "processing-guarantee", engine.AtLeastOnce, "default processing `guarantee` of persistent queries: at_least_once or exactly_once_v2 (Kafka transactions; needs --kafka-client franz)")
 	fs.IntVar(&c.maxRecordBytes, "max-record-bytes", engine.DefaultMaxRecordBytes, "largest record (key and value `bytes`) a persistent query reads; larger ones go to the processing log (sluice.max.record.bytes)")
+	readOnly := strings.Join(engine.DefaultReadOnlyTopics, ",")
+	fs.StringVar(&readOnly, "readonly-topics", readOnly, "comma-separated regular `expressions`, each matching whole topic names, of topics no statement registers a source over, writes, PRINTs or deletes (ksql.readonly.topics); the server's own topics (_sluice-*, the built-in registry's journal) are protected whatever it says")
 	var memoryLimit string
 	fs.StringVar(&memoryLimit, "memory-limit", "", "soft memory `limit` of the process (512MiB, 2GiB): the Go runtime collects garbage more often as memory nears it; empty for none (or GOMEMLIMIT's)")
 	fs.IntVar(&c.gcPercent, "gc-percent", engine.DefaultGCPercent, "garbage collector `target`: the heap grows by this percentage of the live data between collections (Go's GOGC, which wins when this is not given)")
@@ -185,6 +190,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if err := c.logLevel.UnmarshalText([]byte(level)); err != nil {
 		return c, fmt.Errorf("--log-level: %q is not one of debug, info, warn, error", level)
+	}
+	if c.readOnlyTopics, err = engine.ParseReadOnlyTopics(readOnly); err != nil {
+		return c, fmt.Errorf("--readonly-topics: %w", err)
 	}
 	if memoryLimit != "" {
 		if c.memoryLimit, err = engine.ParseBytes(memoryLimit); err != nil {
@@ -318,8 +326,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	var eng atomic.Pointer[engine.Engine]
 	var restAPI atomic.Pointer[rest.Handler]
 	// The server-wide families of /metrics, beside the queries' figures.
+	var builtinRegistry atomic.Pointer[registry.Memory]
 	collectors := []metrics.Collector{
 		sec.loginMetrics,
+		skippedRecordMetrics(&eng, &builtinRegistry),
 	}
 	handler := newHTTPHandler(probes, &eng, &restAPI, cfg.queriesFile != "", collectors...)
 	hs, err := startHTTP(cfg.httpAddr, sec.http(handler), &restAPI, sec.httpTLS(), log.With("component", "http"))
@@ -374,6 +384,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		return err
 	}
 	defer stopRegistry()
+	var ownTopics []string
+	if m, ok := reg.(*registry.Memory); ok {
+		builtinRegistry.Store(m)
+		ownTopics = append(ownTopics, registry.DefaultTopic)
+	}
 	ready0.Registry = regAddr
 	ecfg := engine.Config{
 		Kafka:     client,
@@ -384,6 +399,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 
 		ProcessingGuarantee: cfg.guarantee,
 		MaxRecordBytes:      cfg.maxRecordBytes,
+		ReadOnlyTopics:      cfg.readOnlyTopics,
+		OwnTopics:           ownTopics,
 	}
 	if cfg.cluster {
 		cc, fwd, err := clusterConfig(cfg, grpcLis.Addr().String(), sec)

@@ -41,6 +41,15 @@ func TestParseFlags(t *testing.T) {
 		d.shutdownTimeout != want.shutdownTimeout || len(d.bootstrap) != 0 {
 		t.Errorf("defaults = %+v, want %+v", d, want)
 	}
+	if strings.Join(d.readOnlyTopics, ",") != strings.Join(engine.DefaultReadOnlyTopics, ",") {
+		t.Errorf("default read-only topics %q", d.readOnlyTopics)
+	}
+	if r, err := parseFlags([]string{"--readonly-topics", "audit-.*, ledger"}, io.Discard); err != nil || strings.Join(r.readOnlyTopics, "|") != "audit-.*|ledger" {
+		t.Errorf("--readonly-topics: %q %v", r.readOnlyTopics, err)
+	}
+	if r, err := parseFlags([]string{"--readonly-topics", ""}, io.Discard); err != nil || r.readOnlyTopics == nil || len(r.readOnlyTopics) != 0 {
+		t.Errorf("an empty --readonly-topics is no topic: %q %v", r.readOnlyTopics, err)
+	}
 	for _, args := range [][]string{
 		{"--kafka-client", "confluent"},
 		{"--log-level", "loud"},
@@ -53,6 +62,7 @@ func TestParseFlags(t *testing.T) {
 		{"--advertised-address", "h:8089"},
 		{"--cluster", "--bootstrap-servers", "k:9092", "--queries-file", "q.sql"},
 		{"--cluster", "--bootstrap-servers", "k:9092", "--cluster-session-timeout", "10ms"},
+		{"--readonly-topics", "ok,(unclosed"},
 	} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("parseFlags(%q) succeeded", args)

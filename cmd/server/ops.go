@@ -114,6 +114,28 @@ func (s *security) loginMetrics() []metrics.Family {
 	return []metrics.Family{failed, missing}
 }
 
+// skippedRecordMetrics is the /metrics collector of the records of the
+// server's own topics skipped at start: the command log's
+// (sluice_command_log_records_skipped_total, once the engine is open) and
+// the built-in schema registry's journal's
+// (sluice_schema_registry_journal_records_skipped_total, when it runs).
+func skippedRecordMetrics(eng *atomic.Pointer[engine.Engine], reg *atomic.Pointer[registry.Memory]) metrics.Collector {
+	return func() []metrics.Family {
+		var out []metrics.Family
+		if e := eng.Load(); e != nil {
+			out = append(out, metrics.Family{Name: "sluice_command_log_records_skipped_total", Type: "counter",
+				Help:    "Command log records not applied: unreadable, refused, or depending on a skipped one (the log names each offset).",
+				Samples: []metrics.Sample{{Value: float64(len(e.SkippedCommands()))}}})
+		}
+		if m := reg.Load(); m != nil {
+			out = append(out, metrics.Family{Name: "sluice_schema_registry_journal_records_skipped_total", Type: "counter",
+				Help:    "Records of the built-in schema registry's journal not loaded: unreadable or refused (the log names each offset).",
+				Samples: []metrics.Sample{{Value: float64(len(m.Skipped()))}}})
+		}
+		return out
+	}
+}
+
 // grpc are the gRPC server options: TLS credentials and authentication
 // interceptors on every method.
 func (s *security) grpc() []grpc.ServerOption {

@@ -46,6 +46,7 @@ func startRegistry(ctx context.Context, cfg config, client kafka.Client, sec *se
 		j.Close()
 		return nil, "", stop, err
 	}
+	logSkippedEntries(log, j.Topic(), m.Skipped())
 	lis, err := net.Listen("tcp", cfg.registryAddr)
 	if err != nil {
 		j.Close()
@@ -92,4 +93,20 @@ func registryURL(cfg config, addr string) string {
 		return "http://" + addr
 	}
 	return ""
+}
+
+// logSkippedEntries reports the journal entries the built-in registry did
+// not load, one error each with the topic and offset, then a summary. The
+// journal is never rewritten to repair them.
+func logSkippedEntries(log *slog.Logger, topic string, skipped []registry.SkippedEntry) {
+	if len(skipped) == 0 {
+		return
+	}
+	offsets := make([]int64, len(skipped))
+	for i, s := range skipped {
+		offsets[i] = s.Offset
+		log.Error("schema registry: a journal record is skipped", "topic", topic, "offset", s.Offset, "key", s.Key, "reason", s.Reason)
+	}
+	log.Error("schema registry: journal records were skipped; the others are loaded. The journal is never rewritten: register the schemas again if they are needed, and keep the topic writable by Sluice alone",
+		"topic", topic, "skipped", len(skipped), "offsets", offsets)
 }
