@@ -32,6 +32,9 @@ type badRecordCase struct {
 	ddl    []string // source and query, the only query
 	good   func(sid uint32, i int) (key, value []byte)
 	kinds  []badKind
+	// nulls makes the records i%100 == 50 of a stream records without a
+	// value, which its WHERE drops and counts as null values.
+	nulls bool
 }
 
 // intKey is the KAFKA-format key of an INT key column.
@@ -72,6 +75,20 @@ var badRecordCases = []badRecordCase{{
 		}, ""},
 	},
 }, {
+	// A stream without a TIMESTAMP column, with records without a value
+	// among the bad ones.
+	format: "JSON with null values",
+	topic:  "plain",
+	ddl: []string{
+		"CREATE STREAM plain (id INT KEY, v INT, s STRING) WITH (KAFKA_TOPIC='plain', VALUE_FORMAT='JSON', PARTITIONS=2);",
+		"CREATE STREAM pout AS SELECT id, v * 2 AS v2, s FROM plain WHERE v % 10 <> 0;",
+	},
+	good: func(_ uint32, i int) ([]byte, []byte) {
+		return intKey(i), fmt.Appendf(nil, `{"v":%d,"s":"r%d"}`, i, i)
+	},
+	kinds: []badKind{{"truncated JSON", jsonValue(`{"v":%d,"s":`), ""}},
+	nulls: true,
+}, {
 	format: "JSON_SR",
 	topic:  "tsrc",
 	ddl: []string{
@@ -97,7 +114,7 @@ var badRecordCases = []badRecordCase{{
 // TestBadRecords feeds 100,000 records, 1 % of them bad, into a
 // filter/project query per format: the query stays RUNNING, every bad
 // record is in the processing log with its exact bytes, and the query's
-// counters add up: in = out + filtered + errored.
+// counters add up: in = out + filtered + errored + null values dropped.
 func TestBadRecords(t *testing.T) {
 	const total = 100_000
 	for _, c := range badRecordCases {
@@ -126,6 +143,7 @@ func TestBadRecords(t *testing.T) {
 			}
 			bad := map[coord][]byte{}
 			pendingRecords := 0
+			var nulls int64
 			var batch []*kafka.Record
 			for i := 0; i < total; i++ {
 				key, v := c.good(sid, i)
@@ -135,6 +153,10 @@ func TestBadRecords(t *testing.T) {
 						// Read as a good record until the change lands.
 						pendingRecords++
 					}
+				}
+				if c.nulls && i%100 == 50 {
+					v = nil
+					nulls++
 				}
 				batch = append(batch, &kafka.Record{Topic: c.topic, Partition: int32(i % 2), Key: key, Value: v, Timestamp: time.UnixMilli(int64(1000 + i))})
 				if len(batch) == 5000 || i == total-1 {
@@ -197,9 +219,10 @@ func TestBadRecords(t *testing.T) {
 			if st := row[col["Status"]]; st != "RUNNING" {
 				t.Errorf("query is %s, want RUNNING", st)
 			}
-			in, out, filtered, errs := num("Records In"), num("Records Out"), num("Filtered"), num("Errors")
-			if in != total || errs != int64(len(bad)) || in != out+filtered+errs {
-				t.Errorf("in %d, out %d, filtered %d, errored %d: want in = %d = out + filtered + errored, errored = %d", in, out, filtered, errs, total, len(bad))
+			in, out, filtered, errs, dropped := num("Records In"), num("Records Out"), num("Filtered"), num("Errors"), num("Nulls Dropped")
+			if in != total || errs != int64(len(bad)) || dropped != nulls || in != out+filtered+errs+dropped {
+				t.Errorf("in %d, out %d, filtered %d, errored %d, nulls dropped %d: want in = %d = out + filtered + errored + nulls dropped, errored = %d, nulls dropped = %d",
+					in, out, filtered, errs, dropped, total, len(bad), nulls)
 			}
 		})
 	}
