@@ -371,5 +371,6 @@ func queryDescription(qi engine.QueryInfo) *sluicev1.QueryDescription {
 		Id: wire.ValidUTF8(qi.ID), Type: typ, Status: wire.ValidUTF8(qi.Status), Sink: wire.ValidUTF8(qi.Sink),
 		SinkTopic: wire.ValidUTF8(qi.SinkTopic), Sql: wire.ValidUTF8(qi.SQL), Sources: validUTF8(qi.Sources),
 		Columns: columns(qi.Columns), RecordsIn: qi.Stats.RecordsIn, RecordsOut: qi.Stats.RecordsOut, Errors: qi.Stats.Errors,
+		Filtered: qi.Stats.Filtered, Late: qi.Stats.Late, NullsDropped: qi.Stats.NullsDropped,
 	}
 }

@@ -2523,9 +2523,16 @@ type QueryDescription struct {
 	Columns []*Column `protobuf:"bytes,8,rep,name=columns,proto3" json:"columns,omitempty"`
 	// records_in, records_out and errors count what the query processed
 	// since it started on this server.
-	RecordsIn     int64 `protobuf:"varint,9,opt,name=records_in,json=recordsIn,proto3" json:"records_in,omitempty"`
-	RecordsOut    int64 `protobuf:"varint,10,opt,name=records_out,json=recordsOut,proto3" json:"records_out,omitempty"`
-	Errors        int64 `protobuf:"varint,11,opt,name=errors,proto3" json:"errors,omitempty"`
+	RecordsIn  int64 `protobuf:"varint,9,opt,name=records_in,json=recordsIn,proto3" json:"records_in,omitempty"`
+	RecordsOut int64 `protobuf:"varint,10,opt,name=records_out,json=recordsOut,proto3" json:"records_out,omitempty"`
+	Errors     int64 `protobuf:"varint,11,opt,name=errors,proto3" json:"errors,omitempty"`
+	// filtered counts the rows a WHERE or HAVING dropped, late the records
+	// a window dropped after its grace period, and nulls_dropped the
+	// records of a stream with a null value that a WHERE, GROUP BY, join,
+	// table function or push output dropped (a projection writes them on).
+	Filtered      int64 `protobuf:"varint,12,opt,name=filtered,proto3" json:"filtered,omitempty"`
+	Late          int64 `protobuf:"varint,13,opt,name=late,proto3" json:"late,omitempty"`
+	NullsDropped  int64 `protobuf:"varint,14,opt,name=nulls_dropped,json=nullsDropped,proto3" json:"nulls_dropped,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2633,6 +2640,27 @@ func (x *QueryDescription) GetRecordsOut() int64 {
 func (x *QueryDescription) GetErrors() int64 {
 	if x != nil {
 		return x.Errors
+	}
+	return 0
+}
+
+func (x *QueryDescription) GetFiltered() int64 {
+	if x != nil {
+		return x.Filtered
+	}
+	return 0
+}
+
+func (x *QueryDescription) GetLate() int64 {
+	if x != nil {
+		return x.Late
+	}
+	return 0
+}
+
+func (x *QueryDescription) GetNullsDropped() int64 {
+	if x != nil {
+		return x.NullsDropped
 	}
 	return 0
 }
@@ -3411,7 +3439,7 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	" \x01(\tR\x03sql\x12\x18\n" +
 	"\awriters\x18\v \x03(\tR\awriters\x12\x18\n" +
 	"\areaders\x18\f \x03(\tR\areaders\x12\x1b\n" +
-	"\tread_only\x18\r \x01(\bR\breadOnly\"\xc8\x02\n" +
+	"\tread_only\x18\r \x01(\bR\breadOnly\"\x9d\x03\n" +
 	"\x10QueryDescription\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12(\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x14.sluice.v1.QueryTypeR\x04type\x12\x16\n" +
@@ -3427,7 +3455,10 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\vrecords_out\x18\n" +
 	" \x01(\x03R\n" +
 	"recordsOut\x12\x16\n" +
-	"\x06errors\x18\v \x01(\x03R\x06errors\"u\n" +
+	"\x06errors\x18\v \x01(\x03R\x06errors\x12\x1a\n" +
+	"\bfiltered\x18\f \x01(\x03R\bfiltered\x12\x12\n" +
+	"\x04late\x18\r \x01(\x03R\x04late\x12#\n" +
+	"\rnulls_dropped\x18\x0e \x01(\x03R\fnullsDropped\"u\n" +
 	"\x10TopicDescription\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1e\n" +
 	"\n" +
