@@ -78,6 +78,8 @@ var families = []family{
 		func(m *engine.QueryMetrics) (float64, bool) { return float64(m.Errors), true }},
 	{"sluice_query_records_late_total", "counter", "Records a window of the query dropped because they came after its grace period.",
 		func(m *engine.QueryMetrics) (float64, bool) { return float64(m.Late), true }},
+	{"sluice_query_records_null_dropped_total", "counter", "Records of a stream with a null value that a WHERE, GROUP BY, join, table function or push output of the query dropped (a projection writes them on).",
+		func(m *engine.QueryMetrics) (float64, bool) { return float64(m.NullsDropped), true }},
 	{"sluice_query_consumer_lag_records", "gauge", "Records of the query's input topics it has not processed yet.",
 		func(m *engine.QueryMetrics) (float64, bool) { return float64(m.Lag.Records), m.LagErr == nil }},
 	{"sluice_query_consumer_lag_seconds", "gauge", "Seconds since the timestamp of the last record processed on a partition with lag (0 without lag).",

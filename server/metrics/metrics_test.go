@@ -14,7 +14,7 @@ import (
 func TestWrite(t *testing.T) {
 	qs := []engine.QueryMetrics{
 		{ID: "CSAS_BIG_1", Type: "PERSISTENT", Status: "RUNNING",
-			Stats: exec.Stats{RecordsIn: 6, RecordsOut: 3, Filtered: 2, Errors: 1, Late: 0, RestorePercent: 100, LastRecord: time.UnixMilli(26000)},
+			Stats: exec.Stats{RecordsIn: 7, RecordsOut: 3, Filtered: 2, Errors: 1, Late: 0, NullsDropped: 1, RestorePercent: 100, LastRecord: time.UnixMilli(26000)},
 			Lag:   exec.Lag{Records: 4, Seconds: 1.5}},
 		{ID: `odd"id\`, Type: "PUSH", Status: "ERROR: boom\nagain", Stats: exec.Stats{RestorePercent: 40}, LagErr: errors.New("no kafka")},
 	}
@@ -28,11 +28,13 @@ func TestWrite(t *testing.T) {
 		"# TYPE sluice_query_records_in_total counter\n",
 		`sluice_query_info{query="CSAS_BIG_1",type="PERSISTENT",status="RUNNING"} 1` + "\n",
 		`sluice_query_info{query="odd\"id\\",type="PUSH",status="ERROR"} 1` + "\n",
-		`sluice_query_records_in_total{query="CSAS_BIG_1"} 6` + "\n",
+		`sluice_query_records_in_total{query="CSAS_BIG_1"} 7` + "\n",
 		`sluice_query_records_out_total{query="CSAS_BIG_1"} 3` + "\n",
 		`sluice_query_records_filtered_total{query="CSAS_BIG_1"} 2` + "\n",
 		`sluice_query_records_errored_total{query="CSAS_BIG_1"} 1` + "\n",
 		`sluice_query_records_late_total{query="CSAS_BIG_1"} 0` + "\n",
+		"# HELP sluice_query_records_null_dropped_total Records of a stream with a null value",
+		`sluice_query_records_null_dropped_total{query="CSAS_BIG_1"} 1` + "\n",
 		`sluice_query_consumer_lag_records{query="CSAS_BIG_1"} 4` + "\n",
 		`sluice_query_consumer_lag_seconds{query="CSAS_BIG_1"} 1.5` + "\n",
 		`sluice_query_restore_progress_ratio{query="odd\"id\\"} 0.4` + "\n",
