@@ -208,7 +208,7 @@ func (h *Handler) entity(st ast.Statement, text string, r engine.Result) any {
 				// line.
 				var stats []string
 				for line := range strings.SplitSeq(r.Table.Footer, "\n") {
-					if strings.Contains(line, ": records in ") {
+					if strings.Contains(line, ": total-messages: ") {
 						stats = append(stats, line)
 					}
 				}
