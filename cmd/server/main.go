@@ -454,7 +454,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	fmt.Fprintf(stdout, "Sluice server listening on %s\n", ready0.GRPC)
 	fmt.Fprintf(stdout, "HTTP (REST API, /livez, /readyz, /metrics) on %s\n", ready0.HTTP)
 	if ready0.Registry != "" {
-		fmt.Fprintf(stdout, "Schema registry (Confluent's REST API) on http://%s\n", ready0.Registry)
+		fmt.Fprintf(stdout, "Schema registry (Confluent's REST API) on %s\n", registryURL(cfg, ready0.Registry))
 	}
 	log.Info("serving", "grpc", ready0.GRPC, "http", ready0.HTTP, "tls", sec.tls != nil, "mtls", cfg.tlsClientCA != "",
 		"basic_auth", sec.users != nil, "kafka", strings.Join(brokers, ","), "kafka_client", cfg.kafkaClient,

@@ -397,6 +397,19 @@ func TestSecurity(t *testing.T) {
 	if _, err := (&http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: clientTLS.RootCAs}}}).Get(base + "/livez"); err == nil {
 		t.Error("an HTTP client without a certificate was served over mTLS")
 	}
+	// The built-in schema registry serves TLS too, with the same
+	// credentials.
+	reg := "https://" + srv.addrs.Registry + "/subjects"
+	if code, body := httpGet(t, hc, reg, "Authorization", auth.HeaderValue(user, password)); code != 200 {
+		t.Errorf("the registry over TLS: %d %s", code, body)
+	}
+	if code, _ := httpGet(t, hc, reg); code != http.StatusUnauthorized {
+		t.Errorf("the registry over TLS without credentials: %d", code)
+	}
+	if resp, err := http.Get("http://" + srv.addrs.Registry + "/subjects"); err == nil && resp.StatusCode == 200 {
+		resp.Body.Close()
+		t.Error("the registry answered plain HTTP under --tls-cert")
+	}
 	// A secret property set through the API shows neither in the reply's
 	// message nor in the logs. (The session, which the client keeps and
 	// sends back, holds it; so does the echo of the client's statement.)

@@ -57,19 +57,29 @@ func startRegistry(ctx context.Context, cfg config, client kafka.Client, sec *se
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	// With --tls-cert the registry serves TLS as the other listeners do,
+	// so that its users' passwords do not travel in clear.
+	srv.TLSConfig = sec.httpTLS()
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := srv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		var err error
+		if srv.TLSConfig != nil {
+			err = srv.ServeTLS(lis, "", "")
+		} else {
+			err = srv.Serve(lis)
+		}
+		if err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("serving the built-in schema registry", "err", err)
 		}
 	}()
 	addr = lis.Addr().String()
+	url := registryURL(cfg, addr)
 	if sec.users != nil {
 		log.Info("built-in schema registry (Confluent's REST API; requires HTTP basic authentication with the server's users, as Confluent's clients send it with basic.auth.user.info)",
-			"url", "http://"+addr, "topic", registry.DefaultTopic, "basic_auth", true)
+			"url", url, "topic", registry.DefaultTopic, "basic_auth", true, "tls", srv.TLSConfig != nil)
 	} else {
-		log.Info("built-in schema registry (Confluent's REST API; no authentication: for development)", "url", "http://"+addr, "topic", registry.DefaultTopic, "basic_auth", false)
+		log.Info("built-in schema registry (Confluent's REST API; no authentication: for development)", "url", url, "topic", registry.DefaultTopic, "basic_auth", false, "tls", srv.TLSConfig != nil)
 	}
 	stop = func() {
 		sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
@@ -89,6 +99,8 @@ func registryURL(cfg config, addr string) string {
 	switch {
 	case cfg.registryURL != "":
 		return registry.Redact(cfg.registryURL)
+	case addr != "" && cfg.tlsCert != "":
+		return "https://" + addr
 	case addr != "":
 		return "http://" + addr
 	}
