@@ -60,11 +60,12 @@ func startRegistry(ctx context.Context, cfg config, client kafka.Client, sec *se
 	// With --tls-cert the registry serves TLS as the other listeners do,
 	// so that its users' passwords do not travel in clear.
 	srv.TLSConfig = sec.httpTLS()
+	useTLS := srv.TLSConfig != nil // Serve changes the configuration
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		var err error
-		if srv.TLSConfig != nil {
+		if useTLS {
 			err = srv.ServeTLS(lis, "", "")
 		} else {
 			err = srv.Serve(lis)
@@ -77,9 +78,9 @@ func startRegistry(ctx context.Context, cfg config, client kafka.Client, sec *se
 	url := registryURL(cfg, addr)
 	if sec.users != nil {
 		log.Info("built-in schema registry (Confluent's REST API; requires HTTP basic authentication with the server's users, as Confluent's clients send it with basic.auth.user.info)",
-			"url", url, "topic", registry.DefaultTopic, "basic_auth", true, "tls", srv.TLSConfig != nil)
+			"url", url, "topic", registry.DefaultTopic, "basic_auth", true, "tls", useTLS)
 	} else {
-		log.Info("built-in schema registry (Confluent's REST API; no authentication: for development)", "url", url, "topic", registry.DefaultTopic, "basic_auth", false, "tls", srv.TLSConfig != nil)
+		log.Info("built-in schema registry (Confluent's REST API; no authentication: for development)", "url", url, "topic", registry.DefaultTopic, "basic_auth", false, "tls", useTLS)
 	}
 	stop = func() {
 		sctx, cancel := context.WithTimeout(context.Background(), cfg.shutdownTimeout)
