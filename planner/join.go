@@ -408,6 +408,9 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 	var inputs []joinInput
 	var kafkaValue []string
 	for _, r := range refs {
+		if err := cancelled(opts.Ctx); err != nil {
+			return nil, err
+		}
 		src, ok := cat.Source(r.Name)
 		if !ok {
 			return nil, errorf(r.Pos, "%s does not exist; SHOW STREAMS lists the streams you can query", r.Name)
@@ -837,6 +840,9 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 	persistent := opts.Sink != ""
 	jr, err := planJoins(cat, q, opts)
 	if err != nil {
+		return nil, err
+	}
+	if err := cancelled(opts.Ctx); err != nil {
 		return nil, err
 	}
 	g := jr.g

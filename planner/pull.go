@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -23,6 +24,9 @@ type PullOptions struct {
 	// RowTime reports whether the state of such a query keeps the time
 	// of each row, which ROWTIME reads.
 	RowTime func(g *topology.Graph) bool
+	// Ctx, when set, stops planning with its cause once it ends (the
+	// statement's client went away or its deadline passed).
+	Ctx context.Context
 }
 
 // PullPlan is a planned pull query (a SELECT without EMIT CHANGES).
@@ -148,6 +152,9 @@ func pullErr(pos ast.Pos, msg string) *Error {
 // a table's current state, or a stream from its start to its current end,
 // and ends.
 func PlanPull(cat *catalog.Catalog, q *ast.Query, opts PullOptions) (*PullPlan, error) {
+	if err := cancelled(opts.Ctx); err != nil {
+		return nil, err
+	}
 	ref, ok := q.From.(*ast.TableRef)
 	switch {
 	case !ok:
@@ -190,7 +197,7 @@ func PlanPull(cat *catalog.Catalog, q *ast.Query, opts PullOptions) (*PullPlan, 
 	if src.Kind == catalog.Stream {
 		// A stream pull query is a push query that starts at the beginning
 		// and stops at the end offsets found when it starts.
-		qp, err := PlanSelect(cat, q, QueryOptions{OffsetReset: "earliest"})
+		qp, err := PlanSelect(cat, q, QueryOptions{OffsetReset: "earliest", Ctx: opts.Ctx})
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +222,7 @@ func PlanPull(cat *catalog.Catalog, q *ast.Query, opts PullOptions) (*PullPlan, 
 	if ref.Alias != "" {
 		qualifier = ref.Alias
 	}
-	qp, err := PlanSelect(cat, expandStar(q, src, qualifier), QueryOptions{OffsetReset: "earliest"})
+	qp, err := PlanSelect(cat, expandStar(q, src, qualifier), QueryOptions{OffsetReset: "earliest", Ctx: opts.Ctx})
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -38,6 +39,9 @@ type QueryOptions struct {
 	// InternalPrefix starts the names of the internal topics (changelogs)
 	// a persistent query creates.
 	InternalPrefix string
+	// Ctx, when set, stops planning with its cause once it ends (the
+	// statement's client went away or its deadline passed).
+	Ctx context.Context
 }
 
 // QueryPlan is a planned query.
@@ -51,6 +55,9 @@ type QueryPlan struct {
 
 // PlanSelect binds a SELECT against the catalog and returns its plan.
 func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPlan, error) {
+	if err := cancelled(opts.Ctx); err != nil {
+		return nil, err
+	}
 	persistent := opts.Sink != ""
 	ref, ok := q.From.(*ast.TableRef)
 	if !ok {
@@ -114,6 +121,9 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		g.Steps = append(g.Steps, topology.Step{Kind: topology.Filter, Predicate: pred, Schema: in, Retract: table})
 	}
 
+	if err := cancelled(opts.Ctx); err != nil {
+		return nil, err
+	}
 	// rel is the relation the projection reads: the source, or the source
 	// rekeyed by PARTITION BY.
 	rel := relation{scope: sc, keys: src.Key, window: src.Window}
@@ -159,8 +169,14 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 			g.Steps = append(g.Steps, *fm)
 		}
 	}
+	if err := cancelled(opts.Ctx); err != nil {
+		return nil, err
+	}
 	items, err := projection(cat, q.Items, rel, qualifier)
 	if err != nil {
+		return nil, err
+	}
+	if err := cancelled(opts.Ctx); err != nil {
 		return nil, err
 	}
 	names := make([]string, len(items))
