@@ -178,7 +178,8 @@ rows:
 				continue rows
 			}
 			if v == nil {
-				// ksqlDB drops rows whose group key has a null.
+				// ksqlDB drops and logs rows whose group key has a null.
+				a.errs.RowError(nullGroupKey(j), in)
 				continue rows
 			}
 			p, err := expr.AppendValue(a.part[:0], v, a.keyTypes[j])

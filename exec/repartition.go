@@ -20,18 +20,20 @@ import (
 // tombstone of it instead, so that the table read back from the topic
 // loses the key too.
 type repartitionOp struct {
-	keys   int
-	table  bool
-	counts *counters
-	out    Batch
+	keys    int
+	table   bool
+	groupBy bool // a null key column is logged (see topology.Step.NullKeysLogged)
+	counts  *counters
+	errs    ErrorSink
+	out     Batch
 }
 
 func newRepartitionOp(st topology.Step) *repartitionOp {
-	return &repartitionOp{keys: st.Keys, table: st.Table}
+	return &repartitionOp{keys: st.Keys, table: st.Table, groupBy: st.NullKeysLogged}
 }
 
 func (r *repartitionOp) Open(_ context.Context, oc *OpContext) error {
-	r.counts = oc.counts
+	r.counts, r.errs = oc.counts, oc.Errors
 	return nil
 }
 
@@ -55,8 +57,11 @@ rows:
 			continue
 		}
 		row := b.Row(i)[topology.PseudoColumns:]
-		for _, v := range row[:r.keys] {
+		for j, v := range row[:r.keys] {
 			if v == nil {
+				if r.groupBy && kind == Insert && r.errs != nil {
+					r.errs.RowError(nullGroupKey(j), b.Row(i))
+				}
 				continue rows
 			}
 		}
@@ -111,4 +116,10 @@ func (c *internalCodec) Decode(b []byte, dst []any) error {
 // Encode implements format.Codec.
 func (c *internalCodec) Encode(dst []byte, row []any) ([]byte, error) {
 	return expr.AppendRow(dst, row, c.t)
+}
+
+// nullGroupKey is ksqlDB's processing-log message for a row whose j-th
+// GROUP BY expression (from 0) is null: it has no group.
+func nullGroupKey(j int) string {
+	return fmt.Sprintf("Group-by column with index %d resolved to null. The source row will be excluded from the table.", j)
 }

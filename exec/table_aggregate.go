@@ -190,6 +190,9 @@ func (a *aggregateOp) groupKey(in, out []any, log bool) bool {
 			return false
 		}
 		if v == nil {
+			if log {
+				a.errs.RowError(nullGroupKey(j), in)
+			}
 			return false
 		}
 		p, err := expr.MarshalValue(v, a.keyTypes[j])

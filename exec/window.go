@@ -282,6 +282,7 @@ func (o *windowAggregateOp) OnBatch(ctx context.Context, _ int, b *Batch, out Em
 				break
 			}
 			if v == nil {
+				o.errs.RowError(nullGroupKey(j), in)
 				ok = false
 				break
 			}

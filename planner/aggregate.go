@@ -191,7 +191,7 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 		// them to the task that owns the group.
 		var rekey topology.Step
 		rekey, inScope = groupRekey(step.GroupBy, rel.scope, qualifier)
-		rep := topology.Step{Kind: topology.Repartition, Schema: rekey.Schema, Keys: rekey.Keys, Partitions: src.Partitions}
+		rep := topology.Step{Kind: topology.Repartition, Schema: rekey.Schema, Keys: rekey.Keys, Partitions: src.Partitions, NullKeysLogged: true}
 		if opts.QueryID != "" {
 			// A push query's owner names the topic when it names the run.
 			rep.Topic = opts.InternalPrefix + opts.QueryID + "-repartition"

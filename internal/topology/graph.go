@@ -188,6 +188,10 @@ type Step struct {
 	// Table makes a Repartition carry a table's changes: a row that
 	// deletes its key goes on as a tombstone of the new key.
 	Table bool `json:"table,omitempty"`
+	// NullKeysLogged marks the Repartition before a GROUP BY's Aggregate: a row
+	// with a null key column has no group, and goes to the processing log
+	// as ksqlDB logs it.
+	NullKeysLogged bool `json:"nullKeysLogged,omitempty"`
 	// Join describes a Join step.
 	Join *JoinSpec `json:"join,omitempty"`
 }
