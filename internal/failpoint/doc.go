@@ -25,7 +25,10 @@
 //
 // The pause points:
 //
-//	statement-plan  a statement about to be planned (the engine's SELECT, CREATE ... AS
-//	                SELECT, INSERT INTO ... SELECT, CREATE STREAM/TABLE, EXPLAIN and pull
-//	                queries), before anything of it is written
+//	statement-plan       a statement about to be planned (the engine's SELECT, CREATE ... AS
+//	                     SELECT, INSERT INTO ... SELECT, CREATE STREAM/TABLE, EXPLAIN and pull
+//	                     queries), before anything of it is written
+//	statement-committed  a statement past the point from which it runs to its end (just
+//	                     before its command-log write or its record); its context's end no
+//	                     longer stops it
 package failpoint
