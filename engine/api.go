@@ -19,7 +19,9 @@ import (
 // This file is the engine's typed API: what SHOW, DESCRIBE, EXPLAIN, pull
 // queries, TERMINATE, PAUSE, RESUME and INSERT VALUES give as rendered
 // tables and messages, as values an API server converts without parsing
-// text. Errors are *StatementError, as Execute's are.
+// text. Errors are *StatementError, as Execute's are. Each call runs as
+// one statement does in Execute: under the server's statement timeout, and
+// stopped when ctx ends before it commits (see statement.go).
 
 // ColumnRole says where a source's column is read from.
 type ColumnRole uint8
@@ -172,9 +174,16 @@ func (e *Engine) pushInfo(id string) (QueryInfo, bool) {
 // Topics lists the Kafka topics by name; internal ones (names starting
 // with '_') only when all is set.
 func (e *Engine) Topics(ctx context.Context, all bool) ([]kafka.TopicInfo, error) {
-	topics, err := e.cfg.Kafka.ListTopics(ctx)
+	var topics []kafka.TopicInfo
+	err := e.call(ctx, func(ctx context.Context) error {
+		var err error
+		if topics, err = e.cfg.Kafka.ListTopics(ctx); err != nil {
+			return apiError(CodeServerError, "cannot list topics: %v", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, apiError(CodeServerError, "cannot list topics: %v", err)
+		return nil, err
 	}
 	out := topics[:0]
 	for _, tp := range topics {
@@ -203,7 +212,12 @@ func (e *Engine) Explain(ctx context.Context, s *Session, sql string) (Explanati
 	if err != nil {
 		return Explanation{}, err
 	}
-	r, err := e.explain(ctx, s, &ast.Explain{Source: ast.Source{Pos: st.Position()}, Statement: st})
+	var r Result
+	err = e.call(ctx, func(ctx context.Context) error {
+		var err error
+		r, err = e.explain(ctx, s, &ast.Explain{Source: ast.Source{Pos: st.Position()}, Statement: st})
+		return err
+	})
 	if err != nil {
 		return Explanation{}, statementError(st, err)
 	}
@@ -212,7 +226,12 @@ func (e *Engine) Explain(ctx context.Context, s *Session, sql string) (Explanati
 
 // ExplainQuery shows the plan of a persistent query.
 func (e *Engine) ExplainQuery(ctx context.Context, id string) (Explanation, error) {
-	r, err := e.explain(ctx, nil, &ast.Explain{QueryID: id})
+	var r Result
+	err := e.call(ctx, func(ctx context.Context) error {
+		var err error
+		r, err = e.explain(ctx, nil, &ast.Explain{QueryID: id})
+		return err
+	})
 	if err != nil {
 		return Explanation{}, apiStatementError("EXPLAIN "+id, err)
 	}
@@ -242,10 +261,15 @@ func (e *Engine) PullQuery(ctx context.Context, s *Session, sql string) (PullRes
 		return PullResult{}, statementError(st, userError(st.Position(), "a pull query is a SELECT without EMIT CHANGES; run push queries with PushQuery and other statements with Execute"))
 	}
 	var res PullResult
-	cols, err := e.pull(ctx, s, sel, func(row []any) bool {
-		res.Rows = append(res.Rows, append([]any(nil), row...))
-		return true
-	}, nil)
+	var cols []types.Column
+	err = e.call(ctx, func(ctx context.Context) error {
+		var err error
+		cols, err = e.pull(ctx, s, sel, func(row []any) bool {
+			res.Rows = append(res.Rows, append([]any(nil), row...))
+			return true
+		}, nil)
+		return err
+	})
 	if err != nil {
 		return PullResult{}, statementError(st, err)
 	}
@@ -260,7 +284,12 @@ func (e *Engine) Terminate(ctx context.Context, id string, all bool) (string, er
 	if err := needQuery("TERMINATE", id, all); err != nil {
 		return "", err
 	}
-	r, err := e.terminate(ctx, st)
+	var r Result
+	err := e.call(ctx, func(ctx context.Context) error {
+		var err error
+		r, err = e.terminate(ctx, st)
+		return err
+	})
 	if err != nil {
 		return "", apiStatementError("TERMINATE "+orAll(id, all), err)
 	}
@@ -277,7 +306,12 @@ func (e *Engine) Pause(ctx context.Context, id string, all, resume bool) (string
 	if err := needQuery(verb, id, all); err != nil {
 		return "", err
 	}
-	r, err := e.pauseResume(ctx, &ast.PauseResume{QueryID: id, All: all, Resume: resume})
+	var r Result
+	err := e.call(ctx, func(ctx context.Context) error {
+		var err error
+		r, err = e.pauseResume(ctx, &ast.PauseResume{QueryID: id, All: all, Resume: resume})
+		return err
+	})
 	if err != nil {
 		return "", apiStatementError(verb+" "+orAll(id, all), err)
 	}
@@ -316,7 +350,9 @@ func (r *InsertRow) Add(name string, v any, t *types.Type) {
 
 // Insert writes rows into the stream or table target, one record each, as
 // INSERT INTO target (names) VALUES (...) does; it stops at the first row
-// that cannot be written and returns how many were.
+// that cannot be written and returns how many were. Each row is a
+// statement of its own: written or not, under its own statement timeout,
+// and not written once ctx has ended.
 func (e *Engine) Insert(ctx context.Context, target string, rows []InsertRow) (int, error) {
 	for i, r := range rows {
 		stmt := fmt.Sprintf("INSERT INTO %s (%s) VALUES (...) -- row %d", target, strings.Join(r.Names, ", "), i+1)
@@ -328,7 +364,11 @@ func (e *Engine) Insert(ctx context.Context, target string, rows []InsertRow) (i
 			v, t := literal(r.Values[j], r.Types[j])
 			vals[j] = constValue{v: v, t: t}
 		}
-		if _, err := e.insertRow(ctx, target, ast.Pos{}, ast.Pos{}, r.Names, vals); err != nil {
+		err := e.call(ctx, func(ctx context.Context) error {
+			_, err := e.insertRow(ctx, target, ast.Pos{}, ast.Pos{}, r.Names, vals)
+			return err
+		})
+		if err != nil {
 			return i, apiStatementError(stmt, err)
 		}
 	}
@@ -398,11 +438,26 @@ func apiError(code int, format string, args ...any) *StatementError {
 	return &StatementError{Msg: fmt.Sprintf(format, args...), Code: code}
 }
 
+// call runs fn, one typed call, as a statement: in its own statement
+// context, its error turned into the timeout's or the client's when that
+// context ended before it committed.
+func (e *Engine) call(ctx context.Context, fn func(ctx context.Context) error) error {
+	sctx, cancel := e.statementContext(ctx)
+	defer cancel()
+	if sctx.Err() != nil {
+		return e.interrupted(sctx, sctx.Err())
+	}
+	return e.interrupted(sctx, fn(sctx))
+}
+
 // apiStatementError is statementError for a typed call: stmt is the
 // statement the call stands for.
 func apiStatementError(stmt string, err error) *StatementError {
 	var se *StatementError
 	if errors.As(err, &se) {
+		if se.Statement == "" && se.Cause != nil {
+			se.Statement = stmt
+		}
 		return se
 	}
 	out := &StatementError{Statement: stmt, Msg: err.Error(), Code: CodeBadStatement}

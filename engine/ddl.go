@@ -15,6 +15,9 @@ import (
 func kindWord(k catalog.Kind) string { return strings.ToLower(string(k)) }
 
 func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSource) (Result, error) {
+	if err := planning(ctx); err != nil {
+		return Result{}, err
+	}
 	spec, err := planner.PlanCreateSource(e.cat, st, e.withInfer(ctx, s.defaults()))
 	if err != nil {
 		return Result{}, err
@@ -26,7 +29,9 @@ func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSou
 	if err := e.checkRegistry(st.Pos, src.KeyFormat, src.ValueFormat); err != nil {
 		return Result{}, err
 	}
-	e.ddl.Lock()
+	if err := e.ddl.LockContext(ctx); err != nil {
+		return Result{}, err
+	}
 	defer e.ddl.Unlock()
 	if old, ok := e.cat.Source(src.Name); ok {
 		switch {
@@ -47,6 +52,9 @@ func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSou
 	src.Partitions = partitions
 	_, replacing := e.cat.Source(src.Name)
 	if err := e.registerSchemas(ctx, st.Pos, src, !replacing); err != nil {
+		return Result{}, err
+	}
+	if ctx, err = commit(ctx); err != nil {
 		return Result{}, err
 	}
 	if src.IsSource && src.Kind == catalog.Table {
@@ -88,7 +96,9 @@ func (e *Engine) sourceTopic(ctx context.Context, pos ast.Pos, topic string, par
 }
 
 func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateAsSelect) (Result, error) {
-	e.ddl.Lock()
+	if err := e.ddl.LockContext(ctx); err != nil {
+		return Result{}, err
+	}
 	defer e.ddl.Unlock()
 	if old, ok := e.cat.Source(st.Name); ok {
 		switch {
@@ -107,10 +117,14 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 		prefix, kind = "CTAS", catalog.Table
 	}
 	id := e.cat.NextQueryID(prefix, st.Name)
+	if err := planning(ctx); err != nil {
+		return Result{}, err
+	}
 	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{
 		QueryID: id, Sink: st.Name, SinkPos: st.NamePos, SinkProps: st.Props, OffsetReset: s.offsetReset(), SinkKind: kind,
 		AggregateLimits: s.aggregateLimits(),
 		InternalPrefix:  e.internalPrefix(),
+		Ctx:             ctx,
 	})
 	if err != nil {
 		return Result{}, err
@@ -131,6 +145,9 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 	}
 	plan.Sink.Partitions, plan.Graph.Sink.Partitions = n, n
 	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: st.Name, State: catalog.Running, Plan: plan.Graph, Guarantee: e.sessionGuarantee(s), MaxRecordBytes: sessionMaxRecordBytes(s)}
+	if ctx, err = commit(ctx); err != nil {
+		return Result{}, err
+	}
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.CreateQuery, Query: q, Source: plan.Sink}); err != nil {
 		return Result{}, &internalError{err}
 	}
@@ -141,7 +158,9 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 }
 
 func (e *Engine) insertInto(ctx context.Context, s *Session, st *ast.InsertInto) (Result, error) {
-	e.ddl.Lock()
+	if err := e.ddl.LockContext(ctx); err != nil {
+		return Result{}, err
+	}
 	defer e.ddl.Unlock()
 	target, ok := e.cat.Source(st.Target)
 	switch {
@@ -159,15 +178,22 @@ func (e *Engine) insertInto(ctx context.Context, s *Session, st *ast.InsertInto)
 		return Result{}, userError(st.Props[0].Pos, "INSERT INTO ... SELECT takes no WITH properties here; the target stream's topic and formats are used")
 	}
 	id := e.cat.NextQueryID("INSERTQUERY", "")
+	if err := planning(ctx); err != nil {
+		return Result{}, err
+	}
 	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{
 		QueryID: id, Sink: target.Name, SinkPos: st.TargetPos, OffsetReset: s.offsetReset(), Target: target,
 		AggregateLimits: s.aggregateLimits(),
 		InternalPrefix:  e.internalPrefix(),
+		Ctx:             ctx,
 	})
 	if err != nil {
 		return Result{}, err
 	}
 	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: target.Name, State: catalog.Running, Plan: plan.Graph, Guarantee: e.sessionGuarantee(s), MaxRecordBytes: sessionMaxRecordBytes(s)}
+	if ctx, err = commit(ctx); err != nil {
+		return Result{}, err
+	}
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.CreateQuery, Query: q}); err != nil {
 		return Result{}, &internalError{err}
 	}
@@ -191,7 +217,9 @@ func (e *Engine) didYouMean(name string) string {
 }
 
 func (e *Engine) terminate(ctx context.Context, st *ast.Terminate) (Result, error) {
-	e.ddl.Lock()
+	if err := e.ddl.LockContext(ctx); err != nil {
+		return Result{}, err
+	}
 	defer e.ddl.Unlock()
 	var ids []string
 	if st.All {
@@ -212,6 +240,10 @@ func (e *Engine) terminate(ctx context.Context, st *ast.Terminate) (Result, erro
 			return Result{}, userError(st.Pos, "unknown query id %s; SHOW QUERIES lists the running queries", st.QueryID)
 		}
 		ids = []string{id}
+	}
+	ctx, err := commit(ctx)
+	if err != nil {
+		return Result{}, err
 	}
 	for _, id := range ids {
 		if err := e.terminateQuery(ctx, id); err != nil {
@@ -255,7 +287,9 @@ func plural(n int, one, many string) string {
 // starts them again from there. The state is in the command log, so a
 // restart keeps a paused query paused.
 func (e *Engine) pauseResume(ctx context.Context, st *ast.PauseResume) (Result, error) {
-	e.ddl.Lock()
+	if err := e.ddl.LockContext(ctx); err != nil {
+		return Result{}, err
+	}
 	defer e.ddl.Unlock()
 	want, verb := catalog.Paused, "paused"
 	if st.Resume {
@@ -277,6 +311,10 @@ func (e *Engine) pauseResume(ctx context.Context, st *ast.PauseResume) (Result, 
 			return Result{Kind: ResultMessage, Message: fmt.Sprintf("Query %s is already %s.", id, verb)}, nil
 		}
 		ids = []string{id}
+	}
+	ctx, err := commit(ctx)
+	if err != nil {
+		return Result{}, err
 	}
 	for _, id := range ids {
 		if !st.Resume {
@@ -305,7 +343,9 @@ func (e *Engine) pauseResume(ctx context.Context, st *ast.PauseResume) (Result, 
 }
 
 func (e *Engine) drop(ctx context.Context, st *ast.Drop) (Result, error) {
-	e.ddl.Lock()
+	if err := e.ddl.LockContext(ctx); err != nil {
+		return Result{}, err
+	}
 	defer e.ddl.Unlock()
 	src, ok := e.cat.Source(st.Name)
 	if !ok {
@@ -343,6 +383,10 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop) (Result, error) {
 	}
 	if rs := without(e.cat.Readers(st.Name), own); len(rs) > 0 {
 		return Result{}, userError(st.NamePos, "cannot drop %s: the following queries read from it: %s; TERMINATE them first", st.Name, strings.Join(rs, ", "))
+	}
+	ctx, err := commit(ctx)
+	if err != nil {
+		return Result{}, err
 	}
 	for _, id := range own {
 		if err := e.terminateQuery(ctx, id); err != nil {

@@ -20,6 +20,14 @@
 // on the other servers take effect here, and gathers pull queries from the
 // owners of the other partitions.
 //
+// A statement's work is bounded (statement.go): it runs under the
+// server's statement timeout (Config.StatementTimeout) and stops, with
+// nothing applied, when its caller's context ends, until it commits just
+// before its command-log write; from there it runs to its end. At most
+// Config.MaxPushQueries push queries and PRINTs run at once (ksqlDB's
+// ksql.max.push.queries); each holds its place until its Stream is
+// closed.
+//
 // Besides Execute, api.go offers typed results for API servers: sources,
 // queries and topics as values, pull query rows, plans, TERMINATE, PAUSE,
 // RESUME and inserts of typed rows.

@@ -58,6 +58,17 @@ type Config struct {
 	// record (key and value bytes) a persistent query reads; a larger one
 	// goes to the processing log. Default exec.DefaultMaxRecordBytes.
 	MaxRecordBytes int
+	// StatementTimeout bounds how long one statement (of Execute, or a
+	// typed call such as PullQuery or Insert) runs before the engine stops
+	// it with an error naming the setting, as long as it has not committed
+	// (see statement.go). Zero is DefaultStatementTimeout; negative is none.
+	// A push query's or PRINT's stream runs without it once started.
+	StatementTimeout time.Duration
+	// MaxPushQueries is ksqlDB's ksql.max.push.queries: how many push
+	// queries and PRINTs may run at once, whoever started them; the next
+	// is refused with ksqlDB's message. Zero is DefaultMaxPushQueries;
+	// negative refuses every push query (ksqlDB's 0).
+	MaxPushQueries int
 }
 
 // Engine is Sluice's one API: it runs statements, persistent queries and
@@ -73,10 +84,11 @@ type Engine struct {
 	replays string
 
 	// ddl serialises statements that change the catalog, so that what is
-	// checked is still true when its command is written.
-	ddl sync.Mutex
+	// checked is still true when its command is written. A statement
+	// waiting for it gives up when its context ends.
+	ddl stmtLock
 	// replayMu serialises REPLAY statements, which move replay positions.
-	replayMu sync.Mutex
+	replayMu stmtLock
 	// cmdNext is the offset of the first command of the log not applied
 	// yet; guarded by ddl. In a cluster, commands are applied in the log's
 	// order only (see write and tailCommands).
@@ -97,8 +109,11 @@ type Engine struct {
 	// that has any.
 	pushTopics map[string][]string
 	pushSeq    int
-	closed     bool
-	progress   chan struct{} // closed and replaced whenever a task moves
+	// pushOpen counts the push queries and PRINTs started whose Stream
+	// is not closed yet, against MaxPushQueries.
+	pushOpen int
+	closed   bool
+	progress chan struct{} // closed and replaced whenever a task moves
 
 	// guard says which topics statements may not touch.
 	guard *topicGuard
@@ -137,6 +152,12 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.ProcessingGuarantee == "" {
 		cfg.ProcessingGuarantee = AtLeastOnce
 	}
+	if cfg.StatementTimeout == 0 {
+		cfg.StatementTimeout = DefaultStatementTimeout
+	}
+	if cfg.MaxPushQueries == 0 {
+		cfg.MaxPushQueries = DefaultMaxPushQueries
+	}
 	g, deprecated, err := ParseGuarantee(cfg.ProcessingGuarantee)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
@@ -165,6 +186,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		pushState:  map[string]string{},
 		pushTopics: map[string][]string{},
 		progress:   make(chan struct{}),
+		ddl:        newStmtLock(),
+		replayMu:   newStmtLock(),
 	}
 	if e.guard, err = newTopicGuard(cfg, e.processing); err != nil {
 		return nil, err
@@ -246,8 +269,11 @@ func (e *Engine) createTopic(ctx context.Context, spec kafka.TopicSpec) error {
 }
 
 // write appends a command to the log (acknowledged by all in-sync replicas)
-// and applies it to the catalog.
+// and applies it to the catalog. It is not cancelled: a statement commits
+// (see commit) before it writes, and ctx's end would leave the command
+// written but not applied here.
 func (e *Engine) write(ctx context.Context, cmd *catalog.Command) error {
+	ctx = context.WithoutCancel(ctx)
 	b, err := cmd.Encode()
 	if err != nil {
 		return err

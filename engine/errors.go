@@ -13,15 +13,26 @@ type StatementError struct {
 	Msg string
 	// Code is ksqlDB's error code for the failure: CodeBadStatement for a
 	// statement Sluice refuses, CodeServerError for a failure of Sluice or
-	// its cluster.
+	// its cluster, CodeStatementTimeout for a statement the server's
+	// statement timeout stopped.
 	Code int
+	// Cause, when set, is what errors.Is and errors.As find beneath the
+	// error: ErrStatementTimeout, ErrPushQueryLimit, or the context error
+	// of a statement whose client went away.
+	Cause error
 }
 
-// The error codes, as ksqlDB's REST API numbers them.
+// The error codes, as ksqlDB's REST API numbers them (the HTTP status times
+// 100, plus a detail). CodeStatementTimeout is Sluice's: ksqlDB has no
+// statement timeout.
 const (
-	CodeBadStatement = 40001
-	CodeServerError  = 50000
+	CodeBadStatement     = 40001
+	CodeStatementTimeout = 40800
+	CodeServerError      = 50000
 )
+
+// Unwrap returns the error's Cause.
+func (e *StatementError) Unwrap() error { return e.Cause }
 
 func (e *StatementError) Error() string {
 	if e.Line > 0 {

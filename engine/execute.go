@@ -16,6 +16,10 @@ import (
 // Execute runs the statements of sql in order in session s. It stops at the
 // first failing statement and returns the results of those before it with
 // the error, a *StatementError naming the statement and position.
+//
+// Each statement runs under the server's statement timeout and stops, with
+// nothing applied, when ctx ends before it commits (see statement.go);
+// a push query's stream then runs until it is closed.
 func (e *Engine) Execute(ctx context.Context, s *Session, sql string) ([]Result, error) {
 	if s == nil {
 		s = NewSession()
@@ -35,7 +39,7 @@ func (e *Engine) Execute(ctx context.Context, s *Session, sql string) ([]Result,
 		if err != nil {
 			return out, syntaxError(sql, err)
 		}
-		r, err := e.executeOne(ctx, s, st)
+		r, err := e.executeStatement(ctx, s, st)
 		if err != nil {
 			return out, statementError(st, err)
 		}
@@ -46,6 +50,18 @@ func (e *Engine) Execute(ctx context.Context, s *Session, sql string) ([]Result,
 		return nil, &StatementError{Statement: sql, Line: 1, Col: 1, Msg: "no statement found; write a statement such as SHOW STREAMS;", Code: CodeBadStatement}
 	}
 	return out, nil
+}
+
+// executeStatement runs one statement in its own statement context.
+func (e *Engine) executeStatement(ctx context.Context, s *Session, st ast.Statement) (Result, error) {
+	sctx, cancel := e.statementContext(ctx)
+	defer cancel()
+	if sctx.Err() != nil {
+		// The client went away while the statements before ran.
+		return Result{}, e.interrupted(sctx, sctx.Err())
+	}
+	r, err := e.executeOne(sctx, s, st)
+	return r, e.interrupted(sctx, err)
 }
 
 // syntaxError turns a parser error into a StatementError.

@@ -173,6 +173,11 @@ func (e *Engine) insertRow(ctx context.Context, target string, targetPos, pos as
 		return Result{}, userError(pos, "cannot encode the value: %v", err)
 	}
 	rec := &kafka.Record{Topic: src.Topic, Partition: -1, Key: key, Value: value, Timestamp: time.UnixMilli(ts)}
+	// A record handed to Kafka may be written whatever its caller does
+	// next: the statement commits.
+	if ctx, err = commit(ctx); err != nil {
+		return Result{}, err
+	}
 	if err := e.produce(ctx, []*kafka.Record{rec}); err != nil {
 		return Result{}, internal("cannot write to topic %s: %v", src.Topic, err)
 	}

@@ -32,8 +32,19 @@ var printColumns = []types.Column{
 }
 
 // print streams a topic's records as they are, with the format each key and
-// value looks like.
+// value looks like. A PRINT takes one of the server's push query places
+// (ksql.max.push.queries) until its Stream is closed.
 func (e *Engine) print(ctx context.Context, st *ast.Print) (Result, error) {
+	release, err := e.reservePush()
+	if err != nil {
+		return Result{}, err
+	}
+	started := false
+	defer func() {
+		if !started {
+			release()
+		}
+	}()
 	topic, err := e.findTopic(ctx, st)
 	if err != nil {
 		return Result{}, err
@@ -111,7 +122,7 @@ func (e *Engine) print(ctx context.Context, st *ast.Print) (Result, error) {
 		}
 	}()
 	var once sync.Once
-	closeFn := func() { once.Do(func() { cancel(); <-done }) }
+	closeFn := func() { once.Do(func() { cancel(); <-done; release() }) }
 	next := func(ctx context.Context) ([]any, error) {
 		select {
 		case r := <-rows:
@@ -130,6 +141,7 @@ func (e *Engine) print(ctx context.Context, st *ast.Print) (Result, error) {
 			return nil, ctx.Err()
 		}
 	}
+	started = true
 	return Result{Kind: ResultStream, Stream: NewStream("print_"+topic, printColumns, next, closeFn)}, nil
 }
 

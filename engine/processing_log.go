@@ -173,7 +173,9 @@ func (e *Engine) replayLog(ctx context.Context, st *ast.Replay) (Result, error) 
 		}
 	}
 	// One REPLAY of a query at a time: the position moves under the lock.
-	e.replayMu.Lock()
+	if err := e.replayMu.LockContext(ctx); err != nil {
+		return Result{}, err
+	}
 	defer e.replayMu.Unlock()
 	state, err := e.loadReplayState(ctx, q.ID)
 	if err != nil {
@@ -228,6 +230,11 @@ func (e *Engine) replayLog(ctx context.Context, st *ast.Replay) (Result, error) 
 	deps := exec.Deps{Kafka: e.cfg.Kafka, Registry: e.cfg.Registry, ProcessingLog: e.processing, Logger: e.log.With("query", q.ID), Now: e.cfg.Now, MaxRecordBytes: e.cfg.MaxRecordBytes}
 	if q.MaxRecordBytes > 0 {
 		deps.MaxRecordBytes = q.MaxRecordBytes
+	}
+	// Records replayed are written: the statement commits, so that the
+	// replay state it keeps says so.
+	if ctx, err = commit(ctx); err != nil {
+		return Result{}, err
 	}
 	stats, err := exec.Replay(ctx, q.Plan, deps, recs, "replayed from the processing log and failed again: ")
 	if err != nil {

@@ -40,7 +40,10 @@ func (e *Engine) pullQuery(ctx context.Context, s *Session, st *ast.Select) (Res
 // up to its LIMIT, after planned received its output columns. It returns
 // the output columns.
 func (e *Engine) pull(ctx context.Context, s *Session, st *ast.Select, add func(row []any) bool, planned func([]types.Column)) ([]types.Column, error) {
-	plan, err := planner.PlanPull(e.cat, st.Query, planner.PullOptions{Materialized: exec.Materialized, RowTime: exec.RowTime})
+	if err := planning(ctx); err != nil {
+		return nil, err
+	}
+	plan, err := planner.PlanPull(e.cat, st.Query, planner.PullOptions{Materialized: exec.Materialized, RowTime: exec.RowTime, Ctx: ctx})
 	if err != nil {
 		return nil, err
 	}
@@ -62,8 +65,8 @@ func (e *Engine) pull(ctx context.Context, s *Session, st *ast.Select, add func(
 }
 
 // explainPull shows what a pull query reads and the steps it runs.
-func (e *Engine) explainPull(ex *ast.Explain, st *ast.Select) (Result, error) {
-	plan, err := planner.PlanPull(e.cat, st.Query, planner.PullOptions{Materialized: exec.Materialized, RowTime: exec.RowTime})
+func (e *Engine) explainPull(ctx context.Context, ex *ast.Explain, st *ast.Select) (Result, error) {
+	plan, err := planner.PlanPull(e.cat, st.Query, planner.PullOptions{Materialized: exec.Materialized, RowTime: exec.RowTime, Ctx: ctx})
 	if err != nil {
 		return Result{}, err
 	}

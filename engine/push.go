@@ -21,7 +21,20 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 	if st.Query.Emit != ast.EmitChanges {
 		return e.pullQuery(ctx, s, st)
 	}
-	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{OffsetReset: s.offsetReset(), AggregateLimits: s.aggregateLimits()})
+	release, err := e.reservePush()
+	if err != nil {
+		return Result{}, err
+	}
+	started := false
+	defer func() {
+		if !started {
+			release()
+		}
+	}()
+	if err := planning(ctx); err != nil {
+		return Result{}, err
+	}
+	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{OffsetReset: s.offsetReset(), AggregateLimits: s.aggregateLimits(), Ctx: ctx})
 	if err != nil {
 		return Result{}, err
 	}
@@ -120,6 +133,7 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 			if ownsTopics {
 				dropTopics()
 			}
+			release()
 		})
 	}
 	next := func(ctx context.Context) ([]any, error) {
@@ -146,5 +160,6 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 			return nil, ctx.Err()
 		}
 	}
+	started = true
 	return Result{Kind: ResultStream, Stream: NewStream(id, g.Output, next, closeFn), QueryID: id}, nil
 }

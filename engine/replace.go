@@ -36,9 +36,13 @@ func (e *Engine) replaceQuery(ctx context.Context, st *ast.CreateAsSelect, old *
 	if oq == nil {
 		return Result{}, userError(st.NamePos, "Cannot upgrade data source: %s was not created by a CREATE ... AS SELECT query, so there is no query to replace; DROP it and create it again", st.Name)
 	}
+	if err := planning(ctx); err != nil {
+		return Result{}, err
+	}
 	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{
 		QueryID: oq.ID, Sink: st.Name, SinkPos: st.NamePos, SinkProps: st.Props, OffsetReset: oq.Plan.OffsetReset, SinkKind: kind,
 		InternalPrefix: e.internalPrefix(),
+		Ctx:            ctx,
 	})
 	if err != nil {
 		return Result{}, err
@@ -50,6 +54,10 @@ func (e *Engine) replaceQuery(ctx context.Context, st *ast.CreateAsSelect, old *
 	plan.Sink.Partitions, plan.Graph.Sink.Partitions = old.Partitions, old.Partitions
 	if reason := upgradeProblem(oq.Plan, plan.Graph, old, plan.Sink); reason != "" {
 		return Result{}, userError(st.Pos, "Cannot upgrade query %s of %s: %s. Queries may change filters and add value columns at the end of the projection; for other changes create a new %s and TERMINATE %s.", oq.ID, st.Name, reason, kindWord(kind), oq.ID)
+	}
+	// Stopping the old version commits the statement.
+	if ctx, err = commit(ctx); err != nil {
+		return Result{}, err
 	}
 	e.mu.Lock()
 	rq := e.running[oq.ID]

@@ -242,14 +242,17 @@ func orDefault(s, def string) string {
 	return s
 }
 
-func (e *Engine) explain(_ context.Context, s *Session, st *ast.Explain) (Result, error) {
+func (e *Engine) explain(ctx context.Context, s *Session, st *ast.Explain) (Result, error) {
 	if st.Statement != nil {
+		if err := planning(ctx); err != nil {
+			return Result{}, err
+		}
 		var q *ast.Query
-		opts := planner.QueryOptions{OffsetReset: s.offsetReset(), AggregateLimits: s.aggregateLimits()}
+		opts := planner.QueryOptions{OffsetReset: s.offsetReset(), AggregateLimits: s.aggregateLimits(), Ctx: ctx}
 		switch inner := st.Statement.(type) {
 		case *ast.Select:
 			if inner.Query.Emit != ast.EmitChanges {
-				return e.explainPull(st, inner)
+				return e.explainPull(ctx, st, inner)
 			}
 			q = inner.Query
 		case *ast.CreateAsSelect:

@@ -11,7 +11,9 @@ import (
 )
 
 func (e *Engine) createType(ctx context.Context, st *ast.CreateType) (Result, error) {
-	e.ddl.Lock()
+	if err := e.ddl.LockContext(ctx); err != nil {
+		return Result{}, err
+	}
 	defer e.ddl.Unlock()
 	if old, ok := e.cat.Type(st.Name); ok {
 		if st.IfNotExists {
@@ -23,6 +25,9 @@ func (e *Engine) createType(ctx context.Context, st *ast.CreateType) (Result, er
 	if err != nil {
 		return Result{}, userError(st.Pos, "%v", err)
 	}
+	if _, err := commit(ctx); err != nil {
+		return Result{}, err
+	}
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.CreateType, TypeName: st.Name, Type: t}); err != nil {
 		return Result{}, &internalError{err}
 	}
@@ -30,13 +35,18 @@ func (e *Engine) createType(ctx context.Context, st *ast.CreateType) (Result, er
 }
 
 func (e *Engine) dropType(ctx context.Context, st *ast.DropType) (Result, error) {
-	e.ddl.Lock()
+	if err := e.ddl.LockContext(ctx); err != nil {
+		return Result{}, err
+	}
 	defer e.ddl.Unlock()
 	if _, ok := e.cat.Type(st.Name); !ok {
 		if st.IfExists {
 			return Result{Kind: ResultMessage, Message: fmt.Sprintf("Type %s does not exist; nothing done.", st.Name)}, nil
 		}
 		return Result{}, userError(st.Pos, "type %s does not exist; SHOW TYPES lists the custom types", st.Name)
+	}
+	if _, err := commit(ctx); err != nil {
+		return Result{}, err
 	}
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.DropType, TypeName: st.Name}); err != nil {
 		return Result{}, &internalError{err}
@@ -45,13 +55,18 @@ func (e *Engine) dropType(ctx context.Context, st *ast.DropType) (Result, error)
 }
 
 func (e *Engine) alterSource(ctx context.Context, st *ast.AlterSource) (Result, error) {
-	e.ddl.Lock()
+	if err := e.ddl.LockContext(ctx); err != nil {
+		return Result{}, err
+	}
 	defer e.ddl.Unlock()
 	if old, ok := e.cat.Source(st.Name); ok && old.System {
 		return Result{}, systemSourceError(st.Pos, st.Name, "alter")
 	}
 	src, err := planner.PlanAlter(e.cat, st)
 	if err != nil {
+		return Result{}, err
+	}
+	if _, err := commit(ctx); err != nil {
 		return Result{}, err
 	}
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.CreateSource, Source: src, Replace: true}); err != nil {
