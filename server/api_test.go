@@ -35,6 +35,13 @@ type world struct {
 
 func newWorld(t *testing.T, opts Options) *world {
 	t.Helper()
+	return newWorldWith(t, opts, nil)
+}
+
+// newWorldWith is newWorld with configure changing the engine's
+// configuration.
+func newWorldWith(t *testing.T, opts Options, configure func(*engine.Config)) *world {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
 	broker, err := kafka.StartPlayground(ctx, kafka.PlaygroundConfig{Addr: "127.0.0.1:0", DataDir: dir + "/kafka"})
@@ -48,7 +55,11 @@ func newWorld(t *testing.T, opts Options) *world {
 	}
 	t.Cleanup(client.Close)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	eng, err := engine.Open(ctx, engine.Config{Kafka: client, DataDir: dir + "/state", Logger: quiet})
+	cfg := engine.Config{Kafka: client, DataDir: dir + "/state", Logger: quiet}
+	if configure != nil {
+		configure(&cfg)
+	}
+	eng, err := engine.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,8 +28,11 @@
 // The server holds no state between calls: the client keeps its session
 // properties and variables and sends them with every request. A failing
 // statement ends the call with a gRPC status (INVALID_ARGUMENT for a
-// user's mistake, INTERNAL for a server error) carrying a
-// sluicev1.StatementError detail. Rows are encoded by package
+// user's mistake, INTERNAL for a server error, DEADLINE_EXCEEDED for a
+// statement the engine's statement timeout stopped, RESOURCE_EXHAUSTED for
+// a push query beyond ksql.max.push.queries) carrying a
+// sluicev1.StatementError detail. A call's statement stops when its client
+// cancels the call or goes away (the engine's statement context). Rows are encoded by package
 // internal/wire.
 //
 // # Push query delivery

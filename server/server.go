@@ -292,7 +292,11 @@ func (s *Server) forward(ctx context.Context, out grpc.ServerStreamingServer[slu
 }
 
 // statusOf turns an engine error into a gRPC status error with a
-// StatementError detail. index is the failing statement's index.
+// StatementError detail: INVALID_ARGUMENT for a refused statement,
+// DEADLINE_EXCEEDED for one the server's statement timeout stopped,
+// RESOURCE_EXHAUSTED for a push query beyond ksql.max.push.queries, INTERNAL
+// for a server error; a statement whose client went away gets its context's
+// status. index is the failing statement's index.
 func (s *Server) statusOf(err error, index int) error {
 	if _, ok := status.FromError(err); ok && !isStatementError(err) {
 		return err
@@ -309,7 +313,12 @@ func (s *Server) statusOf(err error, index int) error {
 		detail.Column = int32(se.Col)
 		detail.Message = wire.ValidUTF8(se.Msg)
 		detail.Code = int32(se.Code)
-		if se.Code < engine.CodeServerError {
+		switch {
+		case errors.Is(err, engine.ErrStatementTimeout):
+			code = codes.DeadlineExceeded
+		case errors.Is(err, engine.ErrPushQueryLimit):
+			code = codes.ResourceExhausted
+		case se.Code < engine.CodeServerError:
 			code = codes.InvalidArgument
 		}
 	} else {
