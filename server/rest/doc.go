@@ -29,6 +29,14 @@
 // dropped, and its push query stopped. Close ends the open query and insert
 // streams, for a graceful shutdown.
 //
+// A request's body must arrive whole within Options.ReadTimeout, or the
+// request is answered 408 (error code 40800) and its connection closed;
+// /inserts-stream's first line too, and then each row within
+// Options.InsertsIdleTimeout of the one before. The statements a request
+// runs stop, with nothing applied, when its client goes away before they
+// commit, or when the engine's statement timeout passes; a push query runs
+// until its client goes.
+//
 // Errors are ksqlDB's bodies: {"@type":"statement_error" or
 // "generic_error","error_code":N,"message":...}, where N is the HTTP status
 // times 100 plus a detail (40001 a refused statement, 40002 a query sent to

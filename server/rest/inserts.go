@@ -10,10 +10,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/sluice-sql/sluice/engine"
 	"github.com/sluice-sql/sluice/internal/expr"
@@ -39,6 +41,10 @@ type ack struct {
 // line each or, when the client accepts only application/json, as the
 // elements of one JSON array. A row that cannot be inserted is answered
 // with an error ack that ends the request. Only over HTTP/2, as in ksqlDB.
+//
+// The first line must arrive within the read timeout; each next row
+// within the inserts idle timeout of the one before, or the stream ends
+// with an error ack that says so.
 func (h *Handler) serveInsertsStream(w http.ResponseWriter, r *http.Request) {
 	if r.ProtoMajor < 2 {
 		writeError(w, http.StatusBadRequest, errorBody{Type: "generic_error", Code: codeHTTP2Only,
@@ -50,8 +56,30 @@ func (h *Handler) serveInsertsStream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	defer context.AfterFunc(h.shutdown, func() { _ = r.Body.Close() })()
 
+	rc := http.NewResponseController(w)
+	deadline := func(d time.Duration) {
+		if d > 0 {
+			_ = rc.SetReadDeadline(time.Now().Add(d))
+		} else {
+			_ = rc.SetReadDeadline(time.Time{})
+		}
+	}
+	timedOut := false
+	defer func() {
+		if !timedOut {
+			_ = rc.SetReadDeadline(time.Time{})
+		}
+	}()
+	deadline(h.opts.ReadTimeout)
 	in := bufio.NewReaderSize(r.Body, 64<<10)
 	line, err := readLine(in, h.opts.MaxRequestBytes)
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		timedOut = true
+		writeError(w, http.StatusRequestTimeout, errorBody{Type: "generic_error", Code: codeRequestTimeout,
+			Message: "the first line {\"target\": \"STREAM_NAME\"} did not arrive within the server's read timeout of " + h.opts.ReadTimeout.String() +
+				"; start the server with a longer --http-read-timeout (SLUICE_HTTP_READ_TIMEOUT) if it needs more"})
+		return
+	}
 	if err != nil || len(bytes.TrimSpace(line)) == 0 {
 		writeError(w, http.StatusBadRequest, errorBody{Type: "generic_error", Code: codeBadRequest,
 			Message: "the request must start with a line {\"target\": \"STREAM_NAME\"}"})
@@ -97,7 +125,11 @@ func (h *Handler) serveInsertsStream(w http.ResponseWriter, r *http.Request) {
 		rw.write(append(b, '\n'))
 	}
 	for rw.err == nil {
+		deadline(h.opts.InsertsIdleTimeout)
 		line, err := readLine(in, h.opts.MaxRequestBytes)
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			line = nil // a row cut short is no row
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			if ierr := h.insertRow(ctx, src, line); ierr != nil {
 				code, msg := codeBadStatement, ierr.Error()
@@ -113,7 +145,14 @@ func (h *Handler) serveInsertsStream(w http.ResponseWriter, r *http.Request) {
 			seq++
 		}
 		if err != nil {
-			if !errors.Is(err, io.EOF) && ctx.Err() == nil && h.shutdown.Err() == nil {
+			switch {
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				timedOut = true
+				h.log.Info("inserts stream closed: no row within the idle timeout", "target", src.Name, "remote", r.RemoteAddr, "timeout", h.opts.InsertsIdleTimeout)
+				send(ack{Status: "error", Seq: seq, Code: codeRequestTimeout, Message: "no row arrived within the server's inserts idle timeout of " +
+					h.opts.InsertsIdleTimeout.String() + ": the stream is closed; open a new one to insert more, or start the server with a longer --inserts-idle-timeout (SLUICE_INSERTS_IDLE_TIMEOUT)"})
+				seq++
+			case !errors.Is(err, io.EOF) && ctx.Err() == nil && h.shutdown.Err() == nil:
 				send(ack{Status: "error", Seq: seq, Code: codeBadRequest, Message: err.Error()})
 				seq++
 			}

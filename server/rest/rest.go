@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -38,11 +39,31 @@ type Options struct {
 	// /close-query request; default 1 MiB. /inserts-stream reads its rows
 	// as they come and bounds each line by it.
 	MaxRequestBytes int64
+	// ReadTimeout bounds how long the whole body of a /ksql, /query,
+	// /query-stream or /close-query request, and the first line of an
+	// /inserts-stream one, may take to arrive; a request still sending
+	// then is answered 408 and its connection closed. Default
+	// DefaultReadTimeout, negative for no limit. The responses are not
+	// bounded by it: a push query streams as long as its client reads.
+	ReadTimeout time.Duration
+	// InsertsIdleTimeout bounds the wait for each next row of an
+	// /inserts-stream request; the stream ends with an error ack when none
+	// comes in that time. Default DefaultInsertsIdleTimeout, negative for
+	// no limit.
+	InsertsIdleTimeout time.Duration
 }
 
 // DefaultStallTimeout is how long a response waits by default for a
 // client that does not read.
 const DefaultStallTimeout = 30 * time.Second
+
+// DefaultReadTimeout is how long a request's body may take to arrive by
+// default.
+const DefaultReadTimeout = 30 * time.Second
+
+// DefaultInsertsIdleTimeout is how long an /inserts-stream request may
+// wait for its next row by default.
+const DefaultInsertsIdleTimeout = 10 * time.Minute
 
 // Route is one endpoint of the API.
 type Route struct {
@@ -118,6 +139,12 @@ func New(eng *engine.Engine, opts Options) *Handler {
 	if opts.MaxRequestBytes <= 0 {
 		opts.MaxRequestBytes = 1 << 20
 	}
+	if opts.ReadTimeout == 0 {
+		opts.ReadTimeout = DefaultReadTimeout
+	}
+	if opts.InsertsIdleTimeout == 0 {
+		opts.InsertsIdleTimeout = DefaultInsertsIdleTimeout
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &Handler{
 		eng:      eng,
@@ -177,13 +204,14 @@ const (
 	// CodeMethodNotAllowed answers a known path with another method (405).
 	CodeMethodNotAllowed = 40500
 
-	codeBadRequest    = 40000
-	codeBadStatement  = 40001
-	codeQueryEndpoint = 40002
-	codeHTTP2Only     = 40004
-	codeNotFound      = 40400
-	codeServerError   = 50000
-	codeShuttingDown  = 50302
+	codeBadRequest     = 40000
+	codeBadStatement   = 40001
+	codeQueryEndpoint  = 40002
+	codeHTTP2Only      = 40004
+	codeNotFound       = 40400
+	codeRequestTimeout = 40800
+	codeServerError    = 50000
+	codeShuttingDown   = 50302
 )
 
 // errorBody is ksqlDB's error entity (KsqlErrorMessage and, with a
@@ -240,6 +268,9 @@ func statementErrorBody(err error, stmt string, entities []any) errorBody {
 	if entities == nil {
 		entities = []any{}
 	}
+	if errors.Is(err, context.Canceled) {
+		return errorBody{Type: "generic_error", Code: codeShuttingDown, Message: "the request was cancelled: the client went away or the server is shutting down"}
+	}
 	var se *engine.StatementError
 	if errors.As(err, &se) {
 		code := se.Code
@@ -258,9 +289,6 @@ func statementErrorBody(err error, stmt string, entities []any) errorBody {
 			}
 		}
 		return errorBody{Type: "statement_error", Code: code, Message: msg, Statement: stmt, Entities: &entities}
-	}
-	if errors.Is(err, context.Canceled) {
-		return errorBody{Type: "generic_error", Code: codeShuttingDown, Message: "the request was cancelled: the client went away or the server is shutting down"}
 	}
 	return errorBody{Type: "statement_error", Code: codeServerError, Message: err.Error(), Statement: stmt, Entities: &entities}
 }
@@ -287,13 +315,36 @@ func itoa(n int) string {
 	return string(b[i:])
 }
 
-// readBody decodes a JSON request body into v, answering 400 itself when
-// it cannot; it returns whether v was read.
+// readBody decodes a JSON request body into v, answering 400 (408 when
+// the body did not arrive within the read timeout) itself when it cannot;
+// it returns whether v was read. The body is read to its end, so that the
+// request's context ends as soon as its client goes.
 func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
+	rc := http.NewResponseController(w)
+	// Not every ResponseWriter has deadlines; those read without one.
+	deadline := h.opts.ReadTimeout > 0 && rc.SetReadDeadline(time.Now().Add(h.opts.ReadTimeout)) == nil
 	body := http.MaxBytesReader(w, r.Body, h.opts.MaxRequestBytes)
 	dec := json.NewDecoder(body)
 	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
+	err := dec.Decode(v)
+	if err == nil {
+		_, err = io.Copy(io.Discard, body)
+	}
+	if deadline && !errors.Is(err, os.ErrDeadlineExceeded) {
+		// Lifted once the body is in: the connection is then read only
+		// to notice that the client went away. A body that did not come
+		// keeps it, so that the server reads no more of it.
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		h.log.Warn("request body not received within the read timeout", "path", r.URL.Path, "remote", r.RemoteAddr, "timeout", h.opts.ReadTimeout)
+		w.Header().Set("Connection", "close")
+		writeError(w, http.StatusRequestTimeout, errorBody{Type: "generic_error", Code: codeRequestTimeout,
+			Message: "the request body did not arrive within the server's read timeout of " + h.opts.ReadTimeout.String() +
+				"; send the whole body at once, or start the server with a longer --http-read-timeout (SLUICE_HTTP_READ_TIMEOUT)"})
+		return false
+	}
+	if err != nil {
 		msg := "the request body is not a JSON object of the expected shape: " + err.Error()
 		if errors.Is(err, io.EOF) {
 			msg = "the request body is empty; send a JSON object such as {\"ksql\": \"SHOW STREAMS;\"}"

@@ -35,6 +35,13 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWith(t, nil, nil)
+}
+
+// newEnvWith is newEnv with options changing the handler's options and
+// configure the engine's configuration.
+func newEnvWith(t *testing.T, options func(*rest.Options), configure func(*engine.Config)) *env {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	dir := t.TempDir()
@@ -49,13 +56,21 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { client.Close() })
-	eng, err := engine.Open(ctx, engine.Config{Kafka: client, DataDir: filepath.Join(dir, "state"), Logger: quiet, Registry: registry.NewMemory()})
+	cfg := engine.Config{Kafka: client, DataDir: filepath.Join(dir, "state"), Logger: quiet, Registry: registry.NewMemory()}
+	if configure != nil {
+		configure(&cfg)
+	}
+	eng, err := engine.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	h := rest.New(eng, rest.Options{Version: "test-version", ServiceID: "sluice", KafkaClusterID: broker.Addr(), Logger: quiet,
-		CheckKafka: func(ctx context.Context) error { _, err := client.ListTopics(ctx); return err }})
+	opts := rest.Options{Version: "test-version", ServiceID: "sluice", KafkaClusterID: broker.Addr(), Logger: quiet,
+		CheckKafka: func(ctx context.Context) error { _, err := client.ListTopics(ctx); return err }}
+	if options != nil {
+		options(&opts)
+	}
+	h := rest.New(eng, opts)
 	srv := httptest.NewUnstartedServer(h)
 	srv.Config.Protocols = new(http.Protocols)
 	srv.Config.Protocols.SetHTTP1(true)
