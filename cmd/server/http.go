@@ -19,11 +19,13 @@ import (
 )
 
 // newREST returns the ksqlDB-compatible REST API over eng.
-func newREST(eng *engine.Engine, client kafka.Client, brokers []string, serviceID string, log *slog.Logger) *rest.Handler {
+func newREST(eng *engine.Engine, client kafka.Client, brokers []string, cfg config, log *slog.Logger) *rest.Handler {
 	return rest.New(eng, rest.Options{
-		Version:        version,
-		ServiceID:      serviceID,
-		KafkaClusterID: strings.Join(brokers, ","),
+		Version:            version,
+		ServiceID:          cfg.serviceID,
+		KafkaClusterID:     strings.Join(brokers, ","),
+		ReadTimeout:        cfg.httpReadTimeout,
+		InsertsIdleTimeout: cfg.insertsIdleTimeout,
 		CheckKafka: func(ctx context.Context) error {
 			_, err := client.ListTopics(ctx)
 			return err
@@ -47,7 +49,12 @@ type httpServer struct {
 
 // startHTTP listens on addr and serves h; with tlsConfig, over TLS. On
 // shutdown it first ends the open streams of the REST API in restAPI.
-func startHTTP(addr string, h http.Handler, restAPI *atomic.Pointer[rest.Handler], tlsConfig *tls.Config, log *slog.Logger) (*httpServer, error) {
+//
+// readTimeout bounds how long a request's headers and body may take to
+// arrive (the REST API's handlers lift it once a body is in, and
+// /inserts-stream replaces it by its idle timeout between rows), and how
+// long a kept-alive connection may stay idle; headers alone get 10s.
+func startHTTP(addr string, h http.Handler, restAPI *atomic.Pointer[rest.Handler], tlsConfig *tls.Config, readTimeout time.Duration, log *slog.Logger) (*httpServer, error) {
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("listening for HTTP on %s: %w", addr, err)
@@ -61,7 +68,8 @@ func startHTTP(addr string, h http.Handler, restAPI *atomic.Pointer[rest.Handler
 		Handler:           h,
 		Protocols:         &protocols,
 		TLSConfig:         tlsConfig,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: min(10*time.Second, readTimeout),
+		ReadTimeout:       readTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	// Open query streams end first, so that Shutdown need not wait for

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRESTServed checks that the server serves the REST API over HTTP/1.1
@@ -62,5 +65,69 @@ func TestRESTServed(t *testing.T) {
 	stopped = true
 	for sc.Scan() {
 		t.Errorf("unexpected line %q", sc.Text())
+	}
+}
+
+// TestHTTPReadTimeout starts the server with a short --http-read-timeout:
+// a request that announces a body and sends none is answered 408 and its
+// connection closed, while push queries opened before it, over HTTP/1.1
+// and h2c, go on streaming past the timeout.
+func TestHTTPReadTimeout(t *testing.T) {
+	srv := startServer(t, filepath.Join(t.TempDir(), "data"), "--http-read-timeout", "300ms")
+	defer srv.stop()
+	base := "http://" + srv.addrs.HTTP
+	h2 := new(http.Protocols)
+	h2.SetUnencryptedHTTP2(true)
+	h1c := &http.Client{Transport: &http.Transport{}}
+	h2c := &http.Client{Transport: &http.Transport{Protocols: h2}}
+	post := func(c *http.Client, path, body string) *http.Response {
+		t.Helper()
+		resp, err := c.Post(base+path, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	resp := post(h1c, "/ksql", `{"ksql": "CREATE STREAM s (id VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);"}`)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	var streams []*bufio.Scanner
+	for _, c := range []*http.Client{h1c, h2c} {
+		resp := post(c, "/query-stream", `{"sql": "SELECT id FROM s EMIT CHANGES;"}`)
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		if !sc.Scan() || !strings.Contains(sc.Text(), `"queryId"`) {
+			t.Fatalf("no header: %q %v", sc.Text(), sc.Err())
+		}
+		streams = append(streams, sc)
+	}
+
+	conn, err := net.Dial("tcp", srv.addrs.HTTP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(time.Minute)) // a bound on the test only
+	io.WriteString(conn, "POST /ksql HTTP/1.1\r\nHost: sluice\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n")
+	br := bufio.NewReader(conn)
+	stalled, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(stalled.Body)
+	if stalled.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), "--http-read-timeout") {
+		t.Fatalf("a body that never came: %s %s", stalled.Status, b)
+	}
+	if n, err := br.Read(make([]byte, 1)); n != 0 || !errors.Is(err, io.EOF) {
+		t.Fatalf("the connection stayed open: %d %v", n, err)
+	}
+
+	resp = post(h1c, "/ksql", `{"ksql": "INSERT INTO s (id, v) VALUES ('late', 1);"}`)
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	for _, sc := range streams {
+		if !sc.Scan() || sc.Text() != `["late"]` {
+			t.Fatalf("the push query did not go on: %q %v", sc.Text(), sc.Err())
+		}
 	}
 }

@@ -114,6 +114,14 @@ type config struct {
 	// none; gcPercent its GC target, negative to leave GOGC's.
 	memoryLimit int64
 	gcPercent   int
+	// statementTimeout bounds a statement's run, 0 for none;
+	// httpReadTimeout the arrival of a REST request's body;
+	// insertsIdleTimeout the gap between two rows of /inserts-stream.
+	statementTimeout   time.Duration
+	httpReadTimeout    time.Duration
+	insertsIdleTimeout time.Duration
+	// maxPushQueries is ksql.max.push.queries; 0 refuses every push query.
+	maxPushQueries int
 }
 
 // aliases map ksqlDB's property names (ksql-server.properties) to flags.
@@ -129,6 +137,7 @@ var aliases = map[string]serverconfig.Alias{
 	"ksql.schema.registry.url":          {Flag: "schema-registry-url"},
 	"sluice.max.record.bytes":           {Flag: "max-record-bytes"},
 	"ksql.readonly.topics":              {Flag: "readonly-topics"},
+	"ksql.max.push.queries":             {Flag: "max-push-queries"},
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -160,6 +169,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&level, "log-level", "info", "log `level`: debug, info, warn or error")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log `format`: text or json")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 10*time.Second, "how long calls in progress may take to finish on shutdown")
+	fs.DurationVar(&c.statementTimeout, "statement-timeout", engine.DefaultStatementTimeout, "how long a statement may run before the server stops it, with nothing applied, unless it has committed (0 for no limit); a push query's stream is not bounded by it")
+	fs.DurationVar(&c.httpReadTimeout, "http-read-timeout", rest.DefaultReadTimeout, "how long a REST request's headers and body may take to arrive (the first line of an /inserts-stream request); idle kept-alive HTTP connections close after it too")
+	fs.DurationVar(&c.insertsIdleTimeout, "inserts-idle-timeout", rest.DefaultInsertsIdleTimeout, "how long an /inserts-stream request may wait for its next row before the server closes it")
+	fs.IntVar(&c.maxPushQueries, "max-push-queries", engine.DefaultMaxPushQueries, "most push queries (and PRINTs) running at once over REST, gRPC and the shell together; 0 refuses every push query (ksql.max.push.queries)")
 	fs.StringVar(&c.queriesFile, "queries-file", "", "headless mode: run the statements of this `file` at start and refuse interactive statements")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate `file`: serve HTTP and gRPC over TLS")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key `file` of --tls-cert")
@@ -264,6 +277,18 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if c.advertised != "" && !c.cluster {
 		return c, errors.New("--advertised-address is where the other servers of a cluster reach this one: add --cluster")
 	}
+	if c.statementTimeout < 0 {
+		return c, fmt.Errorf("--statement-timeout: %s is negative; give a duration such as 60s, or 0 for no limit", c.statementTimeout)
+	}
+	if c.httpReadTimeout <= 0 {
+		return c, fmt.Errorf("--http-read-timeout: %s is not a positive duration; give one such as 30s", c.httpReadTimeout)
+	}
+	if c.insertsIdleTimeout <= 0 {
+		return c, fmt.Errorf("--inserts-idle-timeout: %s is not a positive duration; give one such as 10m", c.insertsIdleTimeout)
+	}
+	if c.maxPushQueries < 0 {
+		return c, fmt.Errorf("--max-push-queries (ksql.max.push.queries): %d is negative; give 0 or more (0 refuses every push query)", c.maxPushQueries)
+	}
 	if c.sessionTimeout < time.Second {
 		return c, fmt.Errorf("--cluster-session-timeout: %s is too short; give at least 1s (the broker's group.min.session.timeout.ms bounds it too)", c.sessionTimeout)
 	}
@@ -332,7 +357,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		skippedRecordMetrics(&eng, &builtinRegistry),
 	}
 	handler := newHTTPHandler(probes, &eng, &restAPI, cfg.queriesFile != "", collectors...)
-	hs, err := startHTTP(cfg.httpAddr, sec.http(handler), &restAPI, sec.httpTLS(), log.With("component", "http"))
+	hs, err := startHTTP(cfg.httpAddr, sec.http(handler), &restAPI, sec.httpTLS(), cfg.httpReadTimeout, log.With("component", "http"))
 	if err != nil {
 		return err
 	}
@@ -401,6 +426,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		MaxRecordBytes:      cfg.maxRecordBytes,
 		ReadOnlyTopics:      cfg.readOnlyTopics,
 		OwnTopics:           ownTopics,
+		StatementTimeout:    engineTimeout(cfg.statementTimeout),
+		MaxPushQueries:      engineLimit(cfg.maxPushQueries),
 	}
 	if cfg.cluster {
 		cc, fwd, err := clusterConfig(cfg, grpcLis.Addr().String(), sec)
@@ -423,7 +450,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		log.Info("stopped")
 	}()
 	eng.Store(e)
-	restAPI.Store(newREST(e, client, brokers, cfg.serviceID, log.With("component", "rest")))
+	restAPI.Store(newREST(e, client, brokers, cfg, log.With("component", "rest")))
 
 	if cfg.queriesFile != "" {
 		n, err := headless.Run(ctx, e, cfg.queriesFile, cfg.dataDir)
@@ -494,6 +521,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		log.Warn("gRPC server", "err", err)
 	}
 	return nil
+}
+
+// engineTimeout is --statement-timeout as engine.Config takes it: the
+// flag's 0 (no limit) is the engine's negative.
+func engineTimeout(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
+// engineLimit is --max-push-queries as engine.Config takes it: the flag's
+// 0 (ksqlDB's: no push query) is the engine's negative.
+func engineLimit(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 // saslMechanism names the SASL mechanism in use, "" for none.

@@ -208,3 +208,35 @@ func TestPlaygroundAddrUnderAuth(t *testing.T) {
 		}
 	}
 }
+
+func TestBoundedWorkSettings(t *testing.T) {
+	none := func(string) string { return "" }
+	c, err := parseConfig(nil, none, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.statementTimeout != 60*time.Second || c.httpReadTimeout != 30*time.Second || c.insertsIdleTimeout != 10*time.Minute || c.maxPushQueries != 100 {
+		t.Errorf("defaults: statement %s, read %s, inserts idle %s, push queries %d", c.statementTimeout, c.httpReadTimeout, c.insertsIdleTimeout, c.maxPushQueries)
+	}
+	file := t.TempDir() + "/ksql-server.properties"
+	if err := os.WriteFile(file, []byte("ksql.max.push.queries=7\nstatement-timeout=5s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"SLUICE_HTTP_READ_TIMEOUT": "2s"}
+	c, err = parseConfig([]string{"--config", file, "--inserts-idle-timeout", "1m"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.maxPushQueries != 7 || c.statementTimeout != 5*time.Second || c.httpReadTimeout != 2*time.Second || c.insertsIdleTimeout != time.Minute {
+		t.Errorf("set: %+v", c)
+	}
+	// The flags' zeros are the engine's negatives: no limit, no push query.
+	if engineTimeout(0) >= 0 || engineTimeout(time.Second) != time.Second || engineLimit(0) >= 0 || engineLimit(3) != 3 {
+		t.Error("the zeros are not passed on as the engine's negatives")
+	}
+	for _, args := range [][]string{{"--statement-timeout", "-1s"}, {"--http-read-timeout", "0s"}, {"--inserts-idle-timeout", "0s"}, {"--max-push-queries", "-1"}} {
+		if _, err := parseConfig(args, none, io.Discard); err == nil || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("parseConfig(%q): %v, want an error naming %s", args, err, args[0])
+		}
+	}
+}
