@@ -1,6 +1,33 @@
 package ast
 
-import "github.com/sluice-sql/sluice/internal/types"
+import (
+	"slices"
+	"strconv"
+
+	"github.com/sluice-sql/sluice/internal/types"
+)
+
+// MaxNesting is how deeply an expression may nest. The parser refuses a
+// statement whose brackets (parentheses, calls, ARRAY[...], subscripts),
+// CASEs, runs of prefix operators (NOT, -), lambda bodies or postfix
+// chains (->, [i]) nest deeper, before it does any work that grows with
+// the depth, and an expression tree deeper than this, counting one level
+// for each node between the root and a leaf (a Nary is one node); the
+// planner's binder refuses a deeper tree built by other means. The
+// statements of ksqlDB's own test corpus nest at most 6 levels either
+// way, and Postgres and MySQL bound nesting only by their stack size; 200
+// leaves generated SQL ample room while keeping every accepted
+// expression, bound and persisted as JSON (two levels of JSON a node, at
+// most one CAST added above each), far inside encoding/json's limit of
+// 10000 levels.
+const MaxNesting = 200
+
+// NestingMessage is the message of the error refusing an expression nested
+// deeper than MaxNesting.
+func NestingMessage() string {
+	return "expression nested deeper than " + strconv.Itoa(MaxNesting) +
+		" levels; simplify the expression or split it, e.g. into several columns or queries"
+}
 
 // Expr is an expression.
 type Expr interface {
@@ -79,6 +106,62 @@ type Binary struct {
 	Pos
 	Op   BinaryOp
 	L, R Expr
+}
+
+// Associative reports whether a chain of o, such as a + b + c, is written
+// as one Nary node: o is AND, OR, +, * or ||.
+func (o BinaryOp) Associative() bool {
+	switch o {
+	case OpAnd, OpOr, OpAdd, OpMul, OpConcat:
+		return true
+	}
+	return false
+}
+
+// Nary is a chain of three or more operands of one associative operator,
+// Args[0] Op Args[1] Op ... Op Args[n-1]. It means, types and prints as
+// the left-nested binary tree ((Args[0] Op Args[1]) Op Args[2]) ... that
+// ksqlDB builds, but is one node however long the chain, so that a long
+// sum or a long list of ORs is not a deep tree. A chain of two operands is
+// a Binary. The parser writes a chain of a - b - c, or of mixed operators,
+// as nested Binary nodes.
+type Nary struct {
+	Pos
+	Op   BinaryOp
+	Args []Expr
+	// Links holds, for each operator of the chain, the position of the
+	// left-nested sub-chain it ends: Links[i] is the position of
+	// Args[0] Op ... Op Args[i+1], which differs from Pos only where the
+	// user wrote parentheses, as in (a + b) + c. The parser fills it; nil
+	// means every sub-chain is at Pos.
+	Links []Pos
+}
+
+// LinkPos returns the position of the sub-chain Args[0] Op ... Op Args[i+1].
+func (n *Nary) LinkPos(i int) Pos {
+	if i < len(n.Links) {
+		return n.Links[i]
+	}
+	return n.Pos
+}
+
+// Prefix returns the left-nested sub-chain of the first k operands of n
+// (1 <= k <= len(n.Args)): Args[0] for 1, a Binary for 2, a Nary sharing
+// n's operands for more.
+func (n *Nary) Prefix(k int) Expr {
+	switch {
+	case k <= 1:
+		return n.Args[0]
+	case k == 2:
+		return &Binary{Pos: n.LinkPos(0), Op: n.Op, L: n.Args[0], R: n.Args[1]}
+	case k >= len(n.Args):
+		return n
+	}
+	var links []Pos
+	if len(n.Links) >= k-1 {
+		links = slices.Clip(n.Links[:k-1])
+	}
+	return &Nary{Pos: n.LinkPos(k - 2), Op: n.Op, Args: slices.Clip(n.Args[:k]), Links: links}
 }
 
 // UnaryOp is a unary operator.
@@ -216,6 +299,7 @@ func (*ColumnRef) expr()    {}
 func (*Literal) expr()      {}
 func (*TypedLiteral) expr() {}
 func (*Binary) expr()       {}
+func (*Nary) expr()         {}
 func (*Unary) expr()        {}
 func (*IsNull) expr()       {}
 func (*IsDistinct) expr()   {}

@@ -492,6 +492,19 @@ func (p *printer) expr(e Expr) {
 		p.WriteString(" " + e.Op.String() + " ")
 		p.expr(e.R)
 		p.WriteString(")")
+	case *Nary:
+		// As the left-nested binary tree it stands for: ((A + B) + C).
+		op := " " + e.Op.String() + " "
+		p.WriteString(strings.Repeat("(", len(e.Args)-1))
+		for i, x := range e.Args {
+			if i > 0 {
+				p.WriteString(op)
+			}
+			p.expr(x)
+			if i > 0 {
+				p.WriteString(")")
+			}
+		}
 	case *Unary:
 		switch e.Op {
 		case OpNeg:

@@ -14,6 +14,8 @@ func Walk(e Expr, fn func(Expr) bool) {
 	switch x := e.(type) {
 	case *Binary:
 		each(x.L, x.R)
+	case *Nary:
+		each(x.Args...)
 	case *Unary:
 		each(x.X)
 	case *IsNull:
