@@ -29,6 +29,8 @@ type binder struct {
 	// bound, outermost first; depth is their total count.
 	lambdas []lambdaScope
 	depth   int
+	// nest is the depth in the tree of the node being bound.
+	nest int
 }
 
 type lambdaScope struct {
@@ -59,6 +61,13 @@ func (b *binder) bindAll(es []ast.Expr) ([]*Expr, error) {
 }
 
 func (b *binder) bind(e ast.Expr) (*Expr, error) {
+	if e != nil && b.nest > ast.MaxNesting {
+		// The parser refuses such trees; this one was built otherwise.
+		// Binding it would make a plan too deep to persist.
+		return nil, errorf(e.Position(), "%s", ast.NestingMessage())
+	}
+	b.nest++
+	defer func() { b.nest-- }()
 	if r, ok := b.scope.(ExprResolver); ok && b.depth == 0 {
 		if idx, name, t, found := r.ResolveExpr(e); found {
 			return Column(idx, name, t), nil
@@ -83,6 +92,8 @@ func (b *binder) bind(e ast.Expr) (*Expr, error) {
 		return b.bindUnary(n)
 	case *ast.Binary:
 		return b.bindBinary(n)
+	case *ast.Nary:
+		return b.bindNary(n)
 	case *ast.IsNull:
 		x, err := b.bind(n.X)
 		if err != nil {
@@ -348,37 +359,102 @@ func (b *binder) bindBinary(n *ast.Binary) (*Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	if l.Type == nil && r.Type == nil {
-		return nil, errorf(n.Pos, "cannot infer the type of NULL %s NULL; cast one side", n.Op)
+	args := []*Expr{l, r}
+	t, err := binaryType(n.Pos, n.Op, args, 1, l.Type)
+	if err != nil {
+		return nil, err
 	}
-	if l.Type == nil {
-		l = retype(l, r.Type)
+	return &Expr{Op: op, Type: t, Args: args}, nil
+}
+
+// bindNary binds a chain of one associative operator as one node with an
+// argument per operand, typed by folding from the left exactly as the
+// nested Binary nodes it stands for, with the same coercions and errors.
+// A leading sub-chain that the scope resolves (a GROUP BY expression
+// a + b in a + b + c) is read as that column, as the nested form's would
+// be.
+func (b *binder) bindNary(n *ast.Nary) (*Expr, error) {
+	op := binaryOps[n.Op]
+	if len(n.Args) < 2 || !n.Op.Associative() {
+		return nil, errorf(n.Pos, "invalid chain of %d operands of %s", len(n.Args), n.Op)
+	}
+	var acc *Expr
+	start := 1
+	if r, ok := b.scope.(ExprResolver); ok && b.depth == 0 {
+		for k := len(n.Args) - 1; k >= 2 && acc == nil; k-- {
+			if idx, name, t, found := r.ResolveExpr(n.Prefix(k)); found {
+				acc, start = Column(idx, name, t), k
+			}
+		}
+	}
+	if acc == nil {
+		var err error
+		if acc, err = b.bind(n.Args[0]); err != nil {
+			return nil, err
+		}
+	}
+	args := make([]*Expr, 1, len(n.Args)-start+1)
+	args[0] = acc
+	t := acc.Type
+	for i := start; i < len(n.Args); i++ {
+		r, err := b.bind(n.Args[i])
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, r)
+		if t, err = binaryType(n.LinkPos(i-1), n.Op, args, len(args)-1, t); err != nil {
+			return nil, err
+		}
+	}
+	return &Expr{Op: op, Type: t, Args: args}, nil
+}
+
+// binaryType types one operator of a chain of AND, OR, arithmetic or ||
+// (a Binary is a chain of one): args[:i] are its left operand, of type
+// lt (nil for an untyped NULL, only when i is 1), and args[i] its right
+// operand. Untyped NULL operands are given the other side's type in
+// place. It returns the type of the operator's result.
+func binaryType(pos ast.Pos, bop ast.BinaryOp, args []*Expr, i int, lt *types.Type) (*types.Type, error) {
+	op := binaryOps[bop]
+	r := args[i]
+	if lt == nil && r.Type == nil {
+		return nil, errorf(pos, "cannot infer the type of NULL %s NULL; cast one side", bop)
+	}
+	if lt == nil {
+		args[0] = retype(args[0], r.Type)
+		lt = r.Type
 	}
 	if r.Type == nil {
-		r = retype(r, l.Type)
+		r = retype(r, lt)
+		args[i] = r
+	}
+	// l is the left operand, printed in messages.
+	l := args[0]
+	if i > 1 {
+		l = &Expr{Op: op, Type: lt, Args: args[:i]}
 	}
 	switch op {
 	case OpAnd, OpOr:
-		if l.Type.Kind != types.Boolean || r.Type.Kind != types.Boolean {
-			return nil, errorf(n.Pos, "%s needs BOOLEAN operands, but got %s and %s in %s %s %s", n.Op, l.Type, r.Type, l, n.Op, r)
+		if lt.Kind != types.Boolean || r.Type.Kind != types.Boolean {
+			return nil, errorf(pos, "%s needs BOOLEAN operands, but got %s and %s in %s %s %s", bop, lt, r.Type, l, bop, r)
 		}
-		return &Expr{Op: op, Type: types.BooleanType, Args: []*Expr{l, r}}, nil
+		return types.BooleanType, nil
 	case OpConcat:
-		if l.Type.Kind == types.String && r.Type.Kind == types.String {
-			return &Expr{Op: OpConcat, Type: types.StringType, Args: []*Expr{l, r}}, nil
+		if lt.Kind == types.String && r.Type.Kind == types.String {
+			return types.StringType, nil
 		}
-		if l.Type.Kind == types.Bytes && r.Type.Kind == types.Bytes {
-			return &Expr{Op: OpConcat, Type: types.BytesType, Args: []*Expr{l, r}}, nil
+		if lt.Kind == types.Bytes && r.Type.Kind == types.Bytes {
+			return types.BytesType, nil
 		}
-		return nil, errorf(n.Pos, "|| needs STRING operands, but got %s and %s in %s || %s", l.Type, r.Type, l, r)
+		return nil, errorf(pos, "|| needs STRING operands, but got %s and %s in %s || %s", lt, r.Type, l, r)
 	}
-	if op == OpAdd && l.Type.Kind == types.String && r.Type.Kind == types.String {
-		return &Expr{Op: OpAdd, Type: types.StringType, Args: []*Expr{l, r}}, nil
+	if op == OpAdd && lt.Kind == types.String && r.Type.Kind == types.String {
+		return types.StringType, nil
 	}
-	if !l.Type.IsNumeric() || !r.Type.IsNumeric() {
-		return nil, errorf(n.Pos, "cannot apply %s to %s and %s in %s %s %s", n.Op, l.Type, r.Type, l, n.Op, r)
+	if !lt.IsNumeric() || !r.Type.IsNumeric() {
+		return nil, errorf(pos, "cannot apply %s to %s and %s in %s %s %s", bop, lt, r.Type, l, bop, r)
 	}
-	return &Expr{Op: op, Type: arithType(op, l.Type, r.Type), Args: []*Expr{l, r}}, nil
+	return arithType(op, lt, r.Type), nil
 }
 
 // cmpTypeNames are ksqlDB's names of the comparison operators.

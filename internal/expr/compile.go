@@ -48,10 +48,17 @@ var ErrDivideByZero = errors.New("division by zero")
 // nullOperandError is the failure of arithmetic on a null operand inside a
 // lambda body. ksqlDB evaluates lambda bodies without null checks, so such
 // an operation fails the whole higher-order call rather than yielding null.
-type nullOperandError struct{ expr string }
+type nullOperandError struct {
+	e *Expr
+	n int // the operands of e's chain the failed node has; 0 for all
+}
 
 func (e *nullOperandError) Error() string {
-	return "null operand in " + e.expr + " inside a lambda"
+	x := e.e
+	if e.n > 0 && e.n < len(x.Args) {
+		x = &Expr{Op: x.Op, Type: x.Type, Args: x.Args[:e.n]}
+	}
+	return "null operand in " + x.String() + " inside a lambda"
 }
 
 func isAbort(err error) bool {
@@ -159,7 +166,15 @@ func (c *compiler) compile(e *Expr) (ArgFunc, error) {
 			return nil, err
 		}
 		return c.compileNeg(e)
-	case OpAdd, OpSub, OpMul, OpDiv, OpMod:
+	case OpAdd, OpMul:
+		if len(e.Args) > 2 {
+			if e.Type != nil && e.Type.Kind == types.String {
+				return c.compileStringPlusChain(e)
+			}
+			return c.compileArithChain(e)
+		}
+		fallthrough
+	case OpSub, OpDiv, OpMod:
 		if err := arity(e, 2); err != nil {
 			return nil, err
 		}
@@ -168,6 +183,9 @@ func (c *compiler) compile(e *Expr) (ArgFunc, error) {
 		}
 		return c.compileArith(e)
 	case OpConcat:
+		if len(e.Args) > 2 {
+			return c.compileConcatChain(e)
+		}
 		if err := arity(e, 2); err != nil {
 			return nil, err
 		}
@@ -178,6 +196,9 @@ func (c *compiler) compile(e *Expr) (ArgFunc, error) {
 		}
 		return c.compileCompare(e)
 	case OpAnd, OpOr:
+		if len(e.Args) > 2 {
+			return c.compileLogicChain(e)
+		}
 		if err := arity(e, 2); err != nil {
 			return nil, err
 		}
@@ -518,7 +539,7 @@ func (c *compiler) nullOperand(e *Expr) error {
 	if c.depth == 0 {
 		return nil
 	}
-	return &nullOperandError{expr: e.String()}
+	return &nullOperandError{e: e}
 }
 
 func (c *compiler) compileNeg(e *Expr) (ArgFunc, error) {

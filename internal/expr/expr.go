@@ -20,6 +20,9 @@ const (
 	OpLiteral
 	OpNeg // -Args[0]
 	OpNot // NOT Args[0]
+	// OpAdd, OpMul, OpConcat, OpAnd and OpOr take two or more arguments: a
+	// chain of one of them, a + b + c, is one node meaning the left-nested
+	// ((a + b) + c), typed and evaluated so (see chain.go).
 	OpAdd
 	OpSub
 	OpMul
@@ -184,12 +187,18 @@ func (e *Expr) write(b *strings.Builder) {
 		b.WriteString("<nil>")
 		return
 	}
-	if sym, ok := binarySyms[e.Op]; ok && len(e.Args) == 2 {
-		b.WriteByte('(')
+	if sym, ok := binarySyms[e.Op]; ok && len(e.Args) >= 2 {
+		// A chain of more than two operands prints as the left-nested
+		// binary tree it stands for: ((A + B) + C).
+		for range len(e.Args) - 1 {
+			b.WriteByte('(')
+		}
 		e.Args[0].write(b)
-		b.WriteString(" " + sym + " ")
-		e.Args[1].write(b)
-		b.WriteByte(')')
+		for _, a := range e.Args[1:] {
+			b.WriteString(" " + sym + " ")
+			a.write(b)
+			b.WriteByte(')')
+		}
 		return
 	}
 	list := func(args []*Expr) {

@@ -55,6 +55,8 @@ func walkAST(e ast.Expr, fn func(ast.Expr) bool) bool {
 	switch n := e.(type) {
 	case *ast.Binary:
 		return all(n.L, n.R)
+	case *ast.Nary:
+		return all(n.Args...)
 	case *ast.Unary:
 		return all(n.X)
 	case *ast.IsNull:
