@@ -70,13 +70,16 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 	if len(q.GroupBy) > 0 && len(calls) == 0 {
 		return relation{}, nil, errorf(q.GroupBy[0].Position(), "GROUP BY requires aggregate functions in either the SELECT or HAVING clause.")
 	}
-	groups := map[string]int{}
+	groups := groupKeys{texts: map[string]int{}, chains: map[chainShape]bool{}}
 	for i, ge := range q.GroupBy {
 		text := exprKey(ge, "")
-		if _, dup := groups[text]; dup {
+		if _, dup := groups.texts[text]; dup {
 			return relation{}, nil, errorf(ge.Position(), "Duplicate GROUP BY expression: %s", exprText(ge, qualifier))
 		}
-		groups[text] = i
+		groups.texts[text] = i
+		if sh, ok := chainOf(ge); ok {
+			groups.chains[sh] = true
+		}
 	}
 	if err := checkGrouped(q, groups, rel, qualifier); err != nil {
 		return relation{}, nil, err
@@ -257,9 +260,9 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 	}
 	cs.ColumnScope = expr.ScopeOf(qualifier, step.Schema)
 	out.scope = cs.ColumnScope
-	gs := groupScope{callScope: cs, exprs: map[string]int{}}
-	for text, i := range groups {
-		gs.exprs[text] = topology.PseudoColumns + i
+	gs := groupScope{callScope: cs, groups: groupKeys{texts: map[string]int{}, chains: groups.chains}}
+	for text, i := range groups.texts {
+		gs.groups.texts[text] = topology.PseudoColumns + i
 	}
 	out.calls = gs
 	out.aggregated = true
@@ -352,18 +355,82 @@ var structuredState = map[string]bool{
 // BY expression reads its key column.
 type groupScope struct {
 	callScope
-	// exprs maps the text of each GROUP BY expression (see exprKey) to
-	// its key column.
-	exprs map[string]int
+	// groups maps the GROUP BY expressions to their key columns.
+	groups groupKeys
 }
 
 // ResolveExpr implements expr.ExprResolver.
 func (s groupScope) ResolveExpr(e ast.Expr) (int, string, *types.Type, bool) {
-	i, ok := s.exprs[exprKey(e, "")]
+	i, ok := s.groups.lookup(e)
 	if !ok {
 		return 0, "", nil, false
 	}
 	return i, s.ColumnScope[i].Name, s.ColumnScope[i].Type, true
+}
+
+// groupKeys are the GROUP BY expressions of a query, by their exprKey
+// texts, with the shapes of those that are chains of an associative
+// operator: a sub-chain of a long chain (a + b in a + b + c, which is one
+// Nary node) is printed and looked up only when a GROUP BY expression has
+// its shape, so a chain of many operands costs no more than its length.
+type groupKeys struct {
+	texts  map[string]int
+	chains map[chainShape]bool
+}
+
+// chainShape is the operator and number of operands of a chain.
+type chainShape struct {
+	op ast.BinaryOp
+	n  int
+}
+
+// chainOf returns the shape of e when e is a chain of an associative
+// operator: a Nary, or a Binary (whose left operand may chain on).
+func chainOf(e ast.Expr) (chainShape, bool) {
+	switch x := e.(type) {
+	case *ast.Nary:
+		return chainShape{x.Op, len(x.Args)}, true
+	case *ast.Binary:
+		if !x.Op.Associative() {
+			return chainShape{}, false
+		}
+		n := 2
+		for l := x.L; ; {
+			if b, ok := l.(*ast.Binary); ok && b.Op == x.Op {
+				n, l = n+1, b.L
+				continue
+			}
+			if c, ok := l.(*ast.Nary); ok && c.Op == x.Op {
+				n += len(c.Args) - 1
+			}
+			break
+		}
+		return chainShape{x.Op, n}, true
+	}
+	return chainShape{}, false
+}
+
+// lookup returns the value of the GROUP BY expression e is.
+func (g groupKeys) lookup(e ast.Expr) (int, bool) {
+	if sh, ok := chainOf(e); ok && !g.chains[sh] {
+		return 0, false
+	}
+	i, ok := g.texts[exprKey(e, "")]
+	return i, ok
+}
+
+// prefix returns the number of leading operands of n (fewer than all)
+// that make the longest sub-chain equal to a GROUP BY expression, or 0.
+func (g groupKeys) prefix(n *ast.Nary) int {
+	for k := len(n.Args) - 1; k >= 2; k-- {
+		if !g.chains[chainShape{n.Op, k}] {
+			continue
+		}
+		if _, ok := g.texts[exprKey(n.Prefix(k), "")]; ok {
+			return k
+		}
+	}
+	return 0
 }
 
 // exprText prints e as ksqlDB's messages do: like exprKey, without
@@ -405,7 +472,7 @@ func callText(c *ast.FuncCall) string {
 // ungrouped lists the columns e reads outside its aggregate calls and
 // outside sub-expressions equal to a GROUP BY expression (groups holds
 // their exprKey texts).
-func ungrouped(e ast.Expr, groups map[string]int) []string {
+func ungrouped(e ast.Expr, groups groupKeys) []string {
 	params := map[string]bool{}
 	ast.Walk(e, func(n ast.Expr) bool {
 		if l, ok := n.(*ast.Lambda); ok {
@@ -416,8 +483,9 @@ func ungrouped(e ast.Expr, groups map[string]int) []string {
 		return true
 	})
 	var cols []string
-	ast.Walk(e, func(n ast.Expr) bool {
-		if _, ok := groups[exprKey(n, "")]; ok {
+	var visit func(n ast.Expr) bool
+	visit = func(n ast.Expr) bool {
+		if _, ok := groups.lookup(n); ok {
 			return false
 		}
 		if _, ok := isAggregate(n); ok {
@@ -426,8 +494,18 @@ func ungrouped(e ast.Expr, groups map[string]int) []string {
 		if c, ok := n.(*ast.ColumnRef); ok && !params[c.Name] && !windowBound(c.Name) && !reserved(c.Name) {
 			cols = append(cols, c.Name)
 		}
+		if c, ok := n.(*ast.Nary); ok {
+			// A leading sub-chain may be grouped, as in the nested form.
+			if k := groups.prefix(c); k > 0 {
+				for _, x := range c.Args[k:] {
+					ast.Walk(x, visit)
+				}
+				return false
+			}
+		}
 		return true
-	})
+	}
+	ast.Walk(e, visit)
 	return cols
 }
 
@@ -440,7 +518,7 @@ func windowBound(name string) bool {
 // checkGrouped rejects select items and HAVING conditions that read
 // columns which are neither grouped nor aggregated, with ksqlDB's
 // messages.
-func checkGrouped(q *ast.Query, groups map[string]int, rel relation, qualifier string) error {
+func checkGrouped(q *ast.Query, groups groupKeys, rel relation, qualifier string) error {
 	var bad []string
 	var at ast.Pos
 	note := func(pos ast.Pos, text string) {
@@ -456,7 +534,7 @@ func checkGrouped(q *ast.Query, groups map[string]int, rel relation, qualifier s
 				continue
 			}
 			for _, c := range rel.scope[topology.PseudoColumns:] {
-				if _, ok := groups[exprKey(&ast.ColumnRef{Name: c.Name}, "")]; !ok {
+				if _, ok := groups.texts[exprKey(&ast.ColumnRef{Name: c.Name}, "")]; !ok {
 					note(si.Pos, c.Name)
 				}
 			}

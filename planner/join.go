@@ -287,6 +287,21 @@ func condText(e ast.Expr, quals map[*ast.ColumnRef]string) string {
 	if b, ok := e.(*ast.Binary); ok && (b.Op == ast.OpEq || b.Op == ast.OpAnd || b.Op == ast.OpOr) {
 		return "(" + condText(b.L, quals) + " " + b.Op.String() + " " + condText(b.R, quals) + ")"
 	}
+	if n, ok := e.(*ast.Nary); ok && (n.Op == ast.OpAnd || n.Op == ast.OpOr) {
+		// As the nested form: ((A AND B) AND C).
+		var b strings.Builder
+		b.WriteString(strings.Repeat("(", len(n.Args)-1))
+		for i, x := range n.Args {
+			if i > 0 {
+				b.WriteString(" " + n.Op.String() + " ")
+			}
+			b.WriteString(condText(x, quals))
+			if i > 0 {
+				b.WriteString(")")
+			}
+		}
+		return b.String()
+	}
 	return exprQualified(e, quals)
 }
 
@@ -774,7 +789,7 @@ func joinCondition(cat *catalog.Catalog, j *ast.Join, inputs []joinInput, left, 
 	}
 	cond, ok := j.On.(*ast.Binary)
 	if !ok || cond.Op != ast.OpEq {
-		if ok && cond.Op == ast.OpAnd {
+		if n, chain := j.On.(*ast.Nary); ok && cond.Op == ast.OpAnd || chain && n.Op == ast.OpAnd {
 			return nil, errorf(j.On.Position(), "Invalid join condition: joins on multiple conditions are not yet supported. Got %s.", condText(j.On, c.quals))
 		}
 		return nil, errorf(j.On.Position(), "Unsupported join expression: %s. Join on one equality of a column or expression of each side (ON L.A = R.B).", condText(j.On, c.quals))
