@@ -2,7 +2,6 @@ package parser
 
 import (
 	"math"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -21,10 +20,13 @@ type converter struct {
 	tables   int // source names converted so far
 	joins    int // joins converted so far
 	lastNum  int // rewritten offset of the last number found by findNumber
+	// level is the depth in the tree of the expression node being
+	// converted: the number of nodes above it.
+	level int
 }
 
 // pos returns the user's position of a rewritten offset.
-func (cv *converter) pos(out int) ast.Pos { return posAt(cv.r.src, cv.r.orig(out)) }
+func (cv *converter) pos(out int) ast.Pos { return cv.r.pos(cv.r.orig(out)) }
 
 func (cv *converter) errAt(out int, msg string) *Error {
 	return errAt(cv.r.src, cv.r.orig(out), msg)
@@ -38,6 +40,7 @@ func (cv *converter) query(s *tast.SelectStmt, q *ast.Query) error {
 	if s.WindowSpecs != nil || s.With != nil || s.Limit != nil || s.LockInfo != nil || s.SelectIntoOpt != nil {
 		return errAt(cv.r.src, q.Offset, "unsupported clause in SELECT")
 	}
+	q.Items = make([]ast.SelectItem, 0, len(s.Fields.Fields))
 	for _, f := range s.Fields.Fields {
 		it := ast.SelectItem{Pos: cv.pos(f.Offset)}
 		if f.WildCard != nil {
@@ -46,7 +49,7 @@ func (cv *converter) query(s *tast.SelectStmt, q *ast.Query) error {
 			}
 			it.Star = true
 			it.StarSource = f.WildCard.Table.O
-		} else if fc, ok := f.Expr.(*tast.FuncCallExpr); ok && cv.r.ph[fc.OriginTextPosition()] == phDerefStar {
+		} else if fc, ok := f.Expr.(*tast.FuncCallExpr); ok && cv.r.phAt(fc.OriginTextPosition()) == phDerefStar {
 			e, err := cv.expr(fc.Args[0])
 			if err != nil {
 				return err
@@ -205,9 +208,17 @@ func (cv *converter) optExpr(n tast.ExprNode) (ast.Expr, error) {
 	return cv.expr(n)
 }
 
-// expr converts one expression.
+// expr converts one expression, refusing a tree deeper than
+// ast.MaxNesting.
 func (cv *converter) expr(n tast.ExprNode) (ast.Expr, error) {
+	n = unparen(n)
 	off := n.OriginTextPosition()
+	if cv.level > ast.MaxNesting {
+		return nil, cv.errAt(off, ast.NestingMessage())
+	}
+	level := cv.level
+	cv.level++ // the level of n's operands
+	defer func() { cv.level = level }()
 	p := cv.pos(off)
 	switch n := n.(type) {
 	case *test_driver.ValueExpr:
@@ -217,25 +228,11 @@ func (cv *converter) expr(n tast.ExprNode) (ast.Expr, error) {
 			return nil, cv.errAt(off, "a column is named as col or source.col; for struct fields write col->field")
 		}
 		return &ast.ColumnRef{Pos: p, Qualifier: n.Name.Table.O, Name: n.Name.Name.O}, nil
-	case *tast.ParenthesesExpr:
-		return cv.expr(n.Expr)
 	case *tast.BinaryOperationExpr:
 		if n.Op == opcode.NullEQ {
 			return cv.isDistinct(n, p)
 		}
-		op, ok := binOps[n.Op]
-		if !ok {
-			return nil, cv.errAt(off, "unsupported operator "+n.Op.String())
-		}
-		l, err := cv.expr(n.L)
-		if err != nil {
-			return nil, err
-		}
-		r, err := cv.expr(n.R)
-		if err != nil {
-			return nil, err
-		}
-		return &ast.Binary{Pos: p, Op: op, L: l, R: r}, nil
+		return cv.binary(n, level)
 	case *tast.UnaryOperationExpr:
 		var x ast.Expr
 		var err error
@@ -346,11 +343,106 @@ func (cv *converter) expr(n tast.ExprNode) (ast.Expr, error) {
 	return nil, cv.errAt(off, "unsupported expression")
 }
 
+// unparen returns n without the parentheses around it, which the tree
+// does not keep.
+func unparen(n tast.ExprNode) tast.ExprNode {
+	for {
+		p, ok := n.(*tast.ParenthesesExpr)
+		if !ok {
+			return n
+		}
+		n = p.Expr
+	}
+}
+
+// binary converts the chain of binary operators that n heads, walking down
+// its left operands in a loop rather than recursing once per operator: a
+// run of one associative operator (a + b + c) becomes one Nary node, other
+// operators nested Binary nodes, each one level deeper. level is n's
+// level; a chain deeper than ast.MaxNesting is refused before any of its
+// operands is converted.
+func (cv *converter) binary(n *tast.BinaryOperationExpr, level int) (ast.Expr, error) {
+	type link struct {
+		off   int
+		op    ast.BinaryOp
+		level int
+		r     tast.ExprNode
+	}
+	// Size the spine first: append's growth of a long slice would make the
+	// bytes allocated grow faster than the chain.
+	count := 0
+	for x := tast.ExprNode(n); ; count++ {
+		b, ok := x.(*tast.BinaryOperationExpr)
+		if !ok || b.Op == opcode.NullEQ {
+			break
+		}
+		x = unparen(b.L)
+	}
+	spine := make([]link, 0, count) // top first
+	var x tast.ExprNode = n
+	for {
+		b, ok := x.(*tast.BinaryOperationExpr)
+		if !ok || b.Op == opcode.NullEQ {
+			break
+		}
+		off := b.OriginTextPosition()
+		op, ok := binOps[b.Op]
+		if !ok {
+			return nil, cv.errAt(off, "unsupported operator "+b.Op.String())
+		}
+		if k := len(spine); k > 0 && !(op.Associative() && op == spine[k-1].op) {
+			level++
+		}
+		if level > ast.MaxNesting {
+			return nil, cv.errAt(off, ast.NestingMessage())
+		}
+		spine = append(spine, link{off: off, op: op, level: level, r: b.R})
+		x = unparen(b.L)
+	}
+	// Convert the operands bottom up, in the order of the text.
+	cv.level = spine[len(spine)-1].level + 1
+	acc, err := cv.expr(x)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(spine) - 1; i >= 0; {
+		// The run of operators at spine[i]'s level: spine[top:i+1].
+		l := spine[i]
+		top := i
+		for top > 0 && spine[top-1].level == l.level {
+			top--
+		}
+		cv.level = l.level + 1
+		if top == i {
+			r, err := cv.expr(l.r)
+			if err != nil {
+				return nil, err
+			}
+			acc = &ast.Binary{Pos: cv.pos(l.off), Op: l.op, L: acc, R: r}
+			i--
+			continue
+		}
+		args := make([]ast.Expr, 1, i-top+2)
+		links := make([]ast.Pos, 0, i-top+1)
+		args[0] = acc
+		for ; i >= top; i-- {
+			r, err := cv.expr(spine[i].r)
+			if err != nil {
+				return nil, err
+			}
+			args = append(args, r)
+			links = append(links, cv.pos(spine[i].off))
+		}
+		acc = &ast.Nary{Pos: links[len(links)-1], Op: l.op, Args: args, Links: links}
+	}
+	return acc, nil
+}
+
 // literal converts a constant using the token the user wrote; neg says a
 // '-' comes right before it, for the range check of numbers.
 func (cv *converter) literal(v *test_driver.ValueExpr, off int, neg bool) (ast.Expr, error) {
 	p := cv.pos(off)
-	t, ok := cv.r.toks[off]
+	t, ok := cv.r.tokAt(off)
 	if !ok {
 		return nil, cv.errAt(off, "unsupported literal")
 	}
@@ -412,7 +504,8 @@ func strArg(n tast.ExprNode) string {
 // funcCall converts a function call or a placeholder call written by the
 // front.
 func (cv *converter) funcCall(n *tast.FuncCallExpr, off int, p ast.Pos) (ast.Expr, error) {
-	kind, isPH := cv.r.ph[off]
+	kind := cv.r.phAt(off)
+	isPH := kind != phNone
 	if !isPH {
 		if n.Schema.O != "" {
 			return nil, cv.errAt(off, "function names cannot be qualified")
@@ -421,7 +514,7 @@ func (cv *converter) funcCall(n *tast.FuncCallExpr, off int, p ast.Pos) (ast.Exp
 		for _, a := range n.Args {
 			var e ast.Expr
 			var err error
-			if fc, ok := a.(*tast.FuncCallExpr); ok && cv.r.ph[fc.OriginTextPosition()] == phLambda {
+			if fc, ok := a.(*tast.FuncCallExpr); ok && cv.r.phAt(fc.OriginTextPosition()) == phLambda {
 				e, err = cv.lambda(fc)
 			} else {
 				e, err = cv.expr(a)
@@ -522,26 +615,21 @@ func (cv *converter) funcCall(n *tast.FuncCallExpr, off int, p ast.Pos) (ast.Exp
 // findNumber returns the position of the next number token spelled text
 // after the last one found; TiDB gives no position for GROUP BY 1.
 func (cv *converter) findNumber(text string) ast.Pos {
-	offs := make([]int, 0, len(cv.r.toks))
-	for o, t := range cv.r.toks {
-		if t.kind == tkNumber && t.text == text && o > cv.lastNum {
-			offs = append(offs, o)
+	for _, w := range cv.r.toks {
+		if w.tok.kind == tkNumber && w.tok.text == text && w.out > cv.lastNum {
+			cv.lastNum = w.out
+			return cv.pos(w.out)
 		}
 	}
-	if len(offs) == 0 {
-		return cv.pos(0)
-	}
-	sort.Ints(offs)
-	cv.lastNum = offs[0]
-	return cv.pos(offs[0])
+	return cv.pos(0)
 }
 
 // clauseOffset returns the rewritten offset of the clause keyword kw.
 func (cv *converter) clauseOffset(kw string) int {
 	best := -1
-	for o, t := range cv.r.toks {
-		if (t.kind == tkWord || t.kind == tkRaw) && strings.EqualFold(t.text, kw) && o > best {
-			best = o
+	for _, w := range cv.r.toks {
+		if t := w.tok; (t.kind == tkWord || t.kind == tkRaw) && strings.EqualFold(t.text, kw) && w.out > best {
+			best = w.out
 		}
 	}
 	return best
@@ -558,7 +646,7 @@ func (cv *converter) isDistinct(n *tast.BinaryOperationExpr, p ast.Pos) (ast.Exp
 	if pe, ok := rn.(*tast.ParenthesesExpr); ok {
 		rn = pe.Expr
 	}
-	if fc, ok := rn.(*tast.FuncCallExpr); ok && cv.r.ph[fc.OriginTextPosition()] == phIsDistinct {
+	if fc, ok := rn.(*tast.FuncCallExpr); ok && cv.r.phAt(fc.OriginTextPosition()) == phIsDistinct {
 		rn, not = fc.Args[0], false
 	}
 	r, err := cv.expr(rn)
@@ -571,10 +659,18 @@ func (cv *converter) isDistinct(n *tast.BinaryOperationExpr, p ast.Pos) (ast.Exp
 // lambda converts a lambda placeholder given as a function argument.
 func (cv *converter) lambda(fc *tast.FuncCallExpr) (ast.Expr, error) {
 	a := fc.Args
-	l := &ast.Lambda{Pos: cv.pos(fc.OriginTextPosition())}
+	off := fc.OriginTextPosition()
+	l := &ast.Lambda{Pos: cv.pos(off)}
 	for _, x := range a[:len(a)-1] {
 		l.Params = append(l.Params, strArg(x))
 	}
+	// The lambda is a level of its own, between the call and the body.
+	if cv.level > ast.MaxNesting {
+		return nil, cv.errAt(off, ast.NestingMessage())
+	}
+	level := cv.level
+	cv.level++
+	defer func() { cv.level = level }()
 	body, err := cv.expr(a[len(a)-1])
 	if err != nil {
 		return nil, err

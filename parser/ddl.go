@@ -359,8 +359,7 @@ func (c *cursor) insert(src ast.Source) (ast.Statement, error) {
 		if err := c.expectOp("(", "after VALUES, as in VALUES (1, 'a'),"); err != nil {
 			return nil, err
 		}
-		r := newRewriter(c.src, 0)
-		close, err := r.matchClose(c.toks[:len(c.toks)-1], c.i-1)
+		close, err := matchClose(c.src, c.toks[:len(c.toks)-1], c.i-1)
 		if err != nil {
 			return nil, err
 		}

@@ -55,6 +55,9 @@ func ParseOne(text string) (ast.Statement, error) {
 // parseOne parses the statement made of toks (no ';'); endOff is where the
 // statement ends (its ';' or the end of text).
 func parseOne(src string, toks []token, endOff int) (ast.Statement, error) {
+	if err := checkNesting(src, toks); err != nil {
+		return nil, err
+	}
 	body := make([]token, len(toks)+1)
 	copy(body, toks)
 	body[len(toks)] = token{kind: tkEOF, off: toks[len(toks)-1].end, end: toks[len(toks)-1].end}

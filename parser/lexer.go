@@ -62,9 +62,18 @@ var twoCharOps = []string{"->", "=>", ":=", "<=", ">=", "<>", "!=", "||"}
 // lex splits the whole script into tokens, dropping whitespace and comments.
 // The last token is tkEOF at the end of the text.
 func lex(src string) ([]token, error) {
-	var toks []token
+	// Tokens are most of what parsing a long statement allocates: they are
+	// gathered in chunks of bounded size and copied once into a slice of
+	// the exact length, so that the bytes allocated are proportional to
+	// the text (append's growth of large slices is not).
+	var full [][]token
+	toks := make([]token, 0, 64)
 	i := 0
 	for i < len(src) {
+		if len(toks) == cap(toks) {
+			full = append(full, toks)
+			toks = make([]token, 0, min(2*cap(toks), 4096))
+		}
 		c := src[i]
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
@@ -178,7 +187,18 @@ func lex(src string) ([]token, error) {
 		i += len(op)
 	}
 	toks = append(toks, token{kind: tkEOF, off: len(src), end: len(src)})
-	return toks, nil
+	if len(full) == 0 {
+		return toks, nil
+	}
+	n := len(toks)
+	for _, c := range full {
+		n += len(c)
+	}
+	out := make([]token, 0, n)
+	for _, c := range full {
+		out = append(out, c...)
+	}
+	return append(out, toks...), nil
 }
 
 // scanQuoted reads a quoted run starting at s[0] == q, where a doubled quote

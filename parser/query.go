@@ -31,10 +31,18 @@ func (c *cursor) query() (*ast.Query, error) {
 		return nil, err
 	}
 
-	// Split the query into its top-level clauses.
+	// Split the query into its top-level clauses; each is a run of toks.
 	items := []token{}
 	clauses := map[string]*clause{}
 	var cur *clause
+	bodyStart := 1
+	endBody := func(i int) {
+		if cur == nil {
+			items = toks[bodyStart:i:i]
+		} else {
+			cur.body = toks[bodyStart:i:i]
+		}
+	}
 	lastRank, lastName := 0, ""
 	depth := 0
 	for i := 1; i < len(toks); i++ {
@@ -63,11 +71,6 @@ func (c *cursor) query() (*ast.Query, error) {
 			}
 		}
 		if name == "" {
-			if cur == nil {
-				items = append(items, t)
-			} else {
-				cur.body = append(cur.body, t)
-			}
 			continue
 		}
 		rank := clauseKeywords[name]
@@ -80,14 +83,17 @@ func (c *cursor) query() (*ast.Query, error) {
 		if name != "FROM" && clauses["FROM"] == nil {
 			return nil, c.errAt(t, "expected FROM before "+name+"; write SELECT ... FROM source")
 		}
+		endBody(i)
 		cur = &clause{kw: []token{t}}
 		if name == "GROUP" || name == "PARTITION" {
 			cur.kw = append(cur.kw, toks[i+1])
 			i++
 		}
+		bodyStart = i + 1
 		clauses[name] = cur
 		lastRank, lastName = rank, name
 	}
+	endBody(len(toks))
 	from := clauses["FROM"]
 	if from == nil {
 		return nil, c.errAt(c.toks[len(c.toks)-1], "expected FROM after the select list; write SELECT ... FROM source")
@@ -150,7 +156,8 @@ func (c *cursor) query() (*ast.Query, error) {
 
 	// Reassemble what TiDB parses: SELECT items FROM ... WHERE ... GROUP BY
 	// ... HAVING ... ORDER BY <partition by>.
-	all := append([]token{sel}, items...)
+	all := make([]token, 0, len(toks)+2)
+	all = append(append(all, sel), items...)
 	all = append(all, from.kw...)
 	all = append(all, fromToks...)
 	for _, name := range []string{"WHERE", "GROUP", "HAVING"} {
@@ -171,11 +178,9 @@ func (c *cursor) query() (*ast.Query, error) {
 		all = append(all, pb.body...)
 	}
 	r := newRewriter(c.src, endOff)
-	ps, err := r.expr(all)
-	if err != nil {
+	if err := r.rewrite(all); err != nil {
 		return nil, err
 	}
-	r.write(ps)
 	ts, release, err := r.parseSelect()
 	if err != nil {
 		return nil, err
@@ -208,19 +213,24 @@ func (c *cursor) checkGrouping(cl *clause) error {
 	if len(body) == 0 {
 		return nil
 	}
-	items := splitTop(body, ",")
+	match, err := bracketTable(c.src, body)
+	if err != nil {
+		return err
+	}
+	st := &stmt{ts: body, match: match}
+	items := st.splitTop(span{0, len(body)}, ",")
 	if len(items) == 1 && body[0].isOp("(") {
-		r := newRewriter(c.src, 0)
-		if close, err := r.matchClose(body, 0); err == nil && close == len(body)-1 {
+		if close := int(match[0]); close == len(body)-1 {
 			if close == 1 {
 				return c.errAt(body[1], what+" requires at least one expression; write one inside the ()")
 			}
-			if inner := splitTop(body[1:close], ","); len(inner) > 1 {
+			if inner := st.splitTop(span{1, close}, ","); len(inner) > 1 {
 				items = inner
 			}
 		}
 	} else if len(items) > 1 {
-		for _, it := range items {
+		for _, sp := range items {
+			it := body[sp.lo:sp.hi]
 			if len(it) == 0 || !it[0].isOp("(") {
 				continue
 			}
@@ -230,7 +240,8 @@ func (c *cursor) checkGrouping(cl *clause) error {
 			}
 		}
 	}
-	for _, it := range items {
+	for _, sp := range items {
+		it := body[sp.lo:sp.hi]
 		depth, cases := 0, 0
 		for _, t := range it {
 			switch {
@@ -520,11 +531,9 @@ func (c *cursor) exprList(toks []token, endOff int) ([]ast.Expr, error) {
 	}
 	r := newRewriter(c.src, endOff)
 	all := append([]token{{kind: tkRaw, text: "SELECT", off: toks[0].off, end: toks[0].off}}, toks...)
-	ps, err := r.expr(all)
-	if err != nil {
+	if err := r.rewrite(all); err != nil {
 		return nil, err
 	}
-	r.write(ps)
 	ts, release, err := r.parseSelect()
 	if err != nil {
 		return nil, err
@@ -565,6 +574,9 @@ func ParseExpr(text string) (ast.Expr, error) {
 		if t.isOp(";") {
 			return nil, errAt(text, t.off, "unexpected ';' in an expression")
 		}
+	}
+	if err := checkNesting(text, body); err != nil {
+		return nil, err
 	}
 	c := &cursor{src: text, toks: toks}
 	es, err := c.exprList(body, len(text))

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sluice-sql/sluice/internal/types"
+	"github.com/sluice-sql/sluice/parser/ast"
 )
 
 // tkRaw marks a token the front made up (ORDER, BY, STRAIGHT_JOIN): it is
@@ -48,34 +49,217 @@ type piece struct {
 	ph     phKind
 }
 
+// frag is a fragment of the text written for TiDB: one piece (leaf), or
+// the concatenation of its parts. Wrapping what was written (in brackets,
+// in a placeholder call) adds a fragment over it instead of copying its
+// pieces, so the pieces of a deeply nested expression are copied once, when
+// write flattens the tree.
+type frag struct {
+	p     piece
+	parts []*frag
+	leaf  bool
+}
+
+func leaf(p piece) *frag { return &frag{p: p, leaf: true} }
+
+// cat concatenates parts; it keeps the slice.
+func cat(parts ...*frag) *frag { return &frag{parts: parts} }
+
+// last returns the last piece of f, if it has one.
+func (f *frag) last() (piece, bool) {
+	if f.leaf {
+		return f.p, true
+	}
+	for i := len(f.parts) - 1; i >= 0; i-- {
+		if p, ok := f.parts[i].last(); ok {
+			return p, true
+		}
+	}
+	return piece{}, false
+}
+
 // seg maps a run of the rewritten text back to the user's text.
 type seg struct {
 	out, orig int
 	n         int // >0: the run is the original text verbatim for n bytes
 }
 
+// stmt holds the tokens being rewritten with the index of the bracket
+// matching each bracket token, computed once, so that a scan of one nesting
+// level jumps over the bracketed groups inside it: every token is scanned at
+// its own level only, and rewriting is linear in the statement's length.
+type stmt struct {
+	ts    []token
+	match []int32 // index of the matching bracket of ( ) [ ]; -1 for other tokens
+}
+
+// span is the tokens [lo, hi) of a stmt.
+type span struct{ lo, hi int }
+
+func (s span) empty() bool { return s.hi <= s.lo }
+
+// after returns the index after the token at i, past the whole group when
+// toks[i] opens a bracket.
+func (s *stmt) after(i int) int {
+	if m := int(s.match[i]); m > i {
+		return m + 1
+	}
+	return i + 1
+}
+
+// splitTop splits sp on the operator sep outside brackets.
+func (s *stmt) splitTop(sp span, sep string) []span {
+	var out []span
+	start := sp.lo
+	for i := sp.lo; i < sp.hi; i = s.after(i) {
+		if s.ts[i].isOp(sep) {
+			out = append(out, span{start, i})
+			start = i + 1
+		}
+	}
+	return append(out, span{start, sp.hi})
+}
+
+// nextTopComma returns the index of the first ',' outside brackets in
+// [i, hi), or hi.
+func (s *stmt) nextTopComma(i, hi int) int {
+	for ; i < hi; i = s.after(i) {
+		if s.ts[i].isOp(",") {
+			return i
+		}
+	}
+	return hi
+}
+
+// operandEnd returns the index where the operand of a comparison starting
+// at i ends: the first token outside brackets that binds less tightly, or
+// hi.
+func (s *stmt) operandEnd(i, hi int) int {
+	for j := i; j < hi; j = s.after(j) {
+		t := s.ts[j]
+		if t.kind == tkOp {
+			switch t.text {
+			case ")", "]", ",", "=", "<>", "!=", "<", "<=", ">", ">=":
+				return j
+			}
+			continue
+		}
+		if (t.kind == tkWord || t.kind == tkRaw) && stopWords[t.upper()] {
+			return j
+		}
+	}
+	return hi
+}
+
+// likeHasEscape reports whether the LIKE at i, in a run ending at hi, has
+// an ESCAPE clause.
+func (s *stmt) likeHasEscape(i, hi int) bool {
+	end := s.operandEnd(i+1, hi)
+	return end < hi && s.ts[end].is("ESCAPE")
+}
+
 // rewriter turns ksqlDB tokens into text TiDB parses, and remembers how to
 // map TiDB's offsets back to tokens and placeholders.
 type rewriter struct {
-	src   string // the whole script
+	src string // the whole script
+	stmt
 	buf   strings.Builder
 	segs  []seg
-	toks  map[int]token  // rewritten offset -> original token written there
-	ph    map[int]phKind // rewritten offset -> placeholder function name
-	types []*types.Type  // CAST target types
+	toks  []written     // the original tokens written, by rewritten offset
+	ph    []written     // the placeholder function names written, by rewritten offset
+	types []*types.Type // CAST target types
 	// escapes are the ESCAPE characters of LIKE, in order; TiDB is given
 	// escapeAlphabet[i] in place of escapes[i], since it takes one byte.
 	escapes []string
-	end     int // original offset of the end of the statement
+	end     int       // original offset of the end of the statement
+	index   *posIndex // positions in the statement, built on first use
+}
+
+// written is what the rewriter wrote at a rewritten offset: an original
+// token or a placeholder.
+type written struct {
+	out int
+	tok *token
+	ph  phKind
+}
+
+// find returns the entry of ws (sorted by out) at the rewritten offset out.
+func find(ws []written, out int) (written, bool) {
+	i := sort.Search(len(ws), func(i int) bool { return ws[i].out >= out })
+	if i < len(ws) && ws[i].out == out {
+		return ws[i], true
+	}
+	return written{}, false
+}
+
+// tokAt returns the original token written at the rewritten offset out.
+func (r *rewriter) tokAt(out int) (token, bool) {
+	w, ok := find(r.toks, out)
+	if !ok {
+		return token{}, false
+	}
+	return *w.tok, true
+}
+
+// phAt returns the placeholder written at the rewritten offset out, or
+// phNone.
+func (r *rewriter) phAt(out int) phKind {
+	w, _ := find(r.ph, out)
+	return w.ph
 }
 
 func newRewriter(src string, end int) *rewriter {
-	return &rewriter{src: src, toks: map[int]token{}, ph: map[int]phKind{}, end: end}
+	return &rewriter{src: src, end: end}
 }
 
-// write appends pieces to the rewritten text, separated by spaces.
-func (r *rewriter) write(ps []piece) {
-	for _, p := range ps {
+// rewrite rewrites the tokens of a statement (or an expression list) and
+// writes the result as the text for TiDB.
+func (r *rewriter) rewrite(ts []token) error {
+	match, err := bracketTable(r.src, ts)
+	if err != nil {
+		return err
+	}
+	r.stmt = stmt{ts: ts, match: match}
+	f, err := r.expr(0, len(ts), false)
+	if err != nil {
+		return err
+	}
+	r.write(f)
+	return nil
+}
+
+// pos returns the position of the user's offset off.
+func (r *rewriter) pos(off int) ast.Pos {
+	if r.index == nil {
+		lo := r.end
+		if len(r.ts) > 0 {
+			lo = r.ts[0].off
+		}
+		r.index = newPosIndex(r.src, lo, r.end)
+	}
+	return r.index.pos(off)
+}
+
+// write appends the pieces of f to the rewritten text, separated by
+// spaces. It walks the tree twice without recursing, first to size what it
+// writes.
+func (r *rewriter) write(f *frag) {
+	leaves, toks, phs, size := 0, 0, 0, 0
+	walkFrag(f, func(p *piece) {
+		leaves++
+		size += len(p.text) + 1
+		if p.tok != nil {
+			toks++
+		}
+		if p.ph != phNone {
+			phs++
+		}
+	})
+	r.segs = make([]seg, 0, leaves)
+	r.toks = make([]written, 0, toks)
+	r.ph = make([]written, 0, phs)
+	r.buf.Grow(size)
+	walkFrag(f, func(p *piece) {
 		if r.buf.Len() > 0 {
 			r.buf.WriteByte(' ')
 		}
@@ -86,13 +270,37 @@ func (r *rewriter) write(ps []piece) {
 			if p.tok.kind != tkRaw && p.text == r.src[p.tok.off:p.tok.end] {
 				s.n = len(p.text)
 			}
-			r.toks[out] = *p.tok
+			r.toks = append(r.toks, written{out: out, tok: p.tok})
 		}
 		if p.ph != phNone {
-			r.ph[out] = p.ph
+			r.ph = append(r.ph, written{out: out, ph: p.ph})
 		}
 		r.segs = append(r.segs, s)
 		r.buf.WriteString(p.text)
+	})
+}
+
+// walkFrag calls fn for the pieces of f in order, with a stack as deep as
+// the tree rather than the goroutine's.
+func walkFrag(f *frag, fn func(*piece)) {
+	type at struct {
+		f *frag
+		i int
+	}
+	stack := []at{{f, 0}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.f.leaf {
+			fn(&top.f.p)
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if top.i == len(top.f.parts) {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		top.i++
+		stack = append(stack, at{top.f.parts[top.i-1], 0})
 	}
 }
 
@@ -115,8 +323,9 @@ func (r *rewriter) orig(out int) int {
 	return s.orig
 }
 
-// tokPiece is the piece writing t as is.
-func tokPiece(t token) piece { tt := t; return piece{text: t.text, tok: &tt} }
+// tokPiece is the piece writing t as is; t must stay put (it points into
+// the statement's tokens).
+func tokPiece(t *token) piece { return piece{text: t.text, tok: t} }
 
 // synth is a synthetic piece anchored at the original offset at.
 func synth(text string, at int) piece { return piece{text: text, anchor: at} }
@@ -126,25 +335,26 @@ func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") 
 
 // identPiece writes a name as a back-quoted identifier with its canonical
 // spelling.
-func identPiece(t token, name string) piece {
-	tt := t
-	return piece{text: "`" + strings.ReplaceAll(name, "`", "``") + "`", tok: &tt}
+func identPiece(t *token, name string) piece {
+	return piece{text: "`" + strings.ReplaceAll(name, "`", "``") + "`", tok: t}
 }
 
 // call builds a placeholder call kind(args...) anchored at at.
-func call(kind phKind, at int, args ...[]piece) []piece {
-	ps := []piece{{text: "`" + phNames[kind] + "`", anchor: at, ph: kind}, synth("(", at)}
+func call(kind phKind, at int, args ...*frag) *frag {
+	parts := make([]*frag, 0, 2*len(args)+2)
+	parts = append(parts, leaf(piece{text: "`" + phNames[kind] + "`", anchor: at, ph: kind}), leaf(synth("(", at)))
 	for i, a := range args {
 		if i > 0 {
-			ps = append(ps, synth(",", at))
+			parts = append(parts, leaf(synth(",", at)))
 		}
-		ps = append(ps, a...)
+		parts = append(parts, a)
 	}
-	return append(ps, synth(")", at))
+	return cat(append(parts, leaf(synth(")", at)))...)
 }
 
-// matchClose returns the index of the bracket closing toks[i].
-func (r *rewriter) matchClose(toks []token, i int) (int, error) {
+// matchClose returns the index of the bracket closing toks[i], scanning
+// toks once.
+func matchClose(src string, toks []token, i int) (int, error) {
 	var stack []string
 	for j := i; j < len(toks); j++ {
 		t := toks[j]
@@ -158,7 +368,7 @@ func (r *rewriter) matchClose(toks []token, i int) (int, error) {
 			stack = append(stack, "]")
 		case ")", "]":
 			if len(stack) == 0 || stack[len(stack)-1] != t.text {
-				return 0, errAt(r.src, t.off, "unexpected '"+t.text+"'; check that brackets are balanced")
+				return 0, errAt(src, t.off, "unexpected '"+t.text+"'; check that brackets are balanced")
 			}
 			stack = stack[:len(stack)-1]
 			if len(stack) == 0 {
@@ -170,82 +380,7 @@ func (r *rewriter) matchClose(toks []token, i int) (int, error) {
 	if toks[i].text == "[" {
 		want = "']'"
 	}
-	return 0, errAt(r.src, toks[i].off, "'"+toks[i].text+"' is never closed; add "+want)
-}
-
-// splitTop splits toks on the operator sep at nesting depth 0.
-func splitTop(toks []token, sep string) [][]token {
-	var out [][]token
-	depth, start := 0, 0
-	for i, t := range toks {
-		if t.kind != tkOp {
-			continue
-		}
-		switch t.text {
-		case "(", "[":
-			depth++
-		case ")", "]":
-			depth--
-		case sep:
-			if depth == 0 {
-				out = append(out, toks[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(out, toks[start:])
-}
-
-// nextTopComma returns the index of the first ',' at depth 0 in toks from i,
-// or len(toks).
-func nextTopComma(toks []token, i int) int {
-	depth := 0
-	for ; i < len(toks); i++ {
-		t := toks[i]
-		if t.kind != tkOp {
-			continue
-		}
-		switch t.text {
-		case "(", "[":
-			depth++
-		case ")", "]":
-			depth--
-		case ",":
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return len(toks)
-}
-
-// operandEnd returns the index where the operand of a comparison starting
-// at toks[i] ends: the first token at depth 0 that binds less tightly.
-func operandEnd(toks []token, i int) int {
-	depth := 0
-	for j := i; j < len(toks); j++ {
-		t := toks[j]
-		if t.kind == tkOp {
-			switch t.text {
-			case "(", "[":
-				depth++
-			case ")", "]":
-				depth--
-				if depth < 0 {
-					return j
-				}
-			case ",", "=", "<>", "!=", "<", "<=", ">", ">=":
-				if depth == 0 {
-					return j
-				}
-			}
-			continue
-		}
-		if depth == 0 && (t.kind == tkWord || t.kind == tkRaw) && stopWords[t.upper()] {
-			return j
-		}
-	}
-	return len(toks)
+	return 0, errAt(src, toks[i].off, "'"+toks[i].text+"' is never closed; add "+want)
 }
 
 // lambdaStop end a lambda body written outside a function call.
@@ -262,19 +397,13 @@ var stopWords = map[string]bool{
 	"LEFT": true, "RIGHT": true, "FULL": true, "INNER": true, "STRAIGHT_JOIN": true,
 }
 
-// likeHasEscape reports whether the LIKE at toks[i] has an ESCAPE clause.
-func likeHasEscape(toks []token, i int) bool {
-	end := operandEnd(toks, i+1)
-	return end < len(toks) && toks[end].is("ESCAPE")
-}
-
 // isOperand reports whether a unit just written can take a postfix
 // subscript or dereference.
-func isOperand(u []piece) bool {
-	if len(u) == 0 {
+func isOperand(u *frag) bool {
+	last, ok := u.last()
+	if !ok {
 		return false
 	}
-	last := u[len(u)-1]
 	if last.ph != phNone || last.text == ")" || last.text == "]" {
 		return true
 	}
@@ -292,12 +421,12 @@ func isOperand(u []piece) bool {
 
 // followsOperand reports whether the unit u ends an operand: a string may
 // not come right after it (TiDB would read it as an alias).
-func followsOperand(u []piece) bool {
+func followsOperand(u *frag) bool {
 	if isOperand(u) {
 		return true
 	}
-	last := u[len(u)-1]
-	if last.tok == nil {
+	last, ok := u.last()
+	if !ok || last.tok == nil {
 		return false
 	}
 	switch last.tok.kind {
@@ -312,18 +441,28 @@ func followsOperand(u []piece) bool {
 	return false
 }
 
-// expr rewrites a run of tokens (an expression, a list of them, or a whole
-// query) into pieces for TiDB.
-func (r *rewriter) expr(toks []token) ([]piece, error) {
-	var units [][]piece
-	push := func(u []piece) { units = append(units, u) }
-	pop := func() []piece { u := units[len(units)-1]; units = units[:len(units)-1]; return u }
+// expr rewrites the tokens [lo, hi) (an expression, a list of them, or a
+// whole query) into a fragment for TiDB. stopFree says that the run holds no
+// ',' and no lambdaStop word outside brackets (it is a lambda body), so a
+// lambda in it runs to hi.
+func (r *rewriter) expr(lo, hi int, stopFree bool) (*frag, error) {
+	// Each unit takes at least one token or group of this level: sized
+	// so, units does not grow (append's growth of a long slice would make
+	// the bytes allocated grow faster than the text).
+	steps := 0
+	for i := lo; i < hi; i = r.after(i) {
+		steps++
+	}
+	units := make([]*frag, 0, steps)
+	push := func(u *frag) { units = append(units, u) }
+	pop := func() *frag { u := units[len(units)-1]; units = units[:len(units)-1]; return u }
 	prevOperand := func() bool { return len(units) > 0 && isOperand(units[len(units)-1]) }
 
-	for i := 0; i < len(toks); {
-		t := toks[i]
+	toks := r.ts
+	for i := lo; i < hi; {
+		t, tp := toks[i], &toks[i]
 		var next token
-		if i+1 < len(toks) {
+		if i+1 < hi {
 			next = toks[i+1]
 		}
 		switch {
@@ -331,36 +470,33 @@ func (r *rewriter) expr(toks []token) ([]piece, error) {
 			// TiDB rejects doubles out of its range and reads "1. x" as
 			// "1.x"; the literal is rebuilt from the token, so TiDB only
 			// needs a number in its place.
-			p := tokPiece(t)
+			p := tokPiece(tp)
 			if dec, dbl := numberKind(t.text); dbl {
 				p.text = "0e0"
 			} else if dec {
 				p.text = "0.0"
 			}
-			push([]piece{p})
+			push(leaf(p))
 			i++
 
 		case t.kind == tkString && len(units) > 0 && followsOperand(units[len(units)-1]):
 			return nil, errAt(r.src, t.off, "mismatched input "+t.describe()+"; expected an operator, ',' or AS alias before it (an alias is a name; quote it with back-quotes, not single quotes)")
 
 		case t.kind == tkRaw:
-			push([]piece{tokPiece(t)})
+			push(leaf(tokPiece(tp)))
 			i++
 
 		case t.isOp("("):
-			j, err := r.matchClose(toks, i)
-			if err != nil {
-				return nil, err
-			}
-			if j+1 < len(toks) && toks[j+1].isOp("=>") {
+			j := int(r.match[i])
+			if j+1 < hi && toks[j+1].isOp("=>") {
 				var params []token
-				for _, p := range splitTop(toks[i+1:j], ",") {
-					if len(p) != 1 || !p[0].isName() {
+				for _, p := range r.splitTop(span{i + 1, j}, ",") {
+					if p.hi-p.lo != 1 || !toks[p.lo].isName() {
 						return nil, errAt(r.src, t.off, "lambda parameters must be names, e.g. (x, y) => x + y")
 					}
-					params = append(params, p[0])
+					params = append(params, toks[p.lo])
 				}
-				u, k, err := r.lambda(toks, t.off, params, j+2)
+				u, k, err := r.lambda(t.off, params, j+2, hi, stopFree)
 				if err != nil {
 					return nil, err
 				}
@@ -368,28 +504,24 @@ func (r *rewriter) expr(toks []token) ([]piece, error) {
 				i = k
 				continue
 			}
-			inner, err := r.expr(toks[i+1 : j])
+			inner, err := r.expr(i+1, j, false)
 			if err != nil {
 				return nil, err
 			}
-			u := append([]piece{tokPiece(t)}, inner...)
-			push(append(u, tokPiece(toks[j])))
+			push(cat(leaf(tokPiece(tp)), inner, leaf(tokPiece(&toks[j]))))
 			i = j + 1
 
 		case t.isOp("["):
-			j, err := r.matchClose(toks, i)
+			j := int(r.match[i])
+			inner, err := r.expr(i+1, j, false)
 			if err != nil {
 				return nil, err
 			}
-			inner, err := r.expr(toks[i+1 : j])
-			if err != nil {
-				return nil, err
-			}
-			if len(units) > 0 && i > 0 && toks[i-1].is("ARRAY") {
+			if len(units) > 0 && i > lo && toks[i-1].is("ARRAY") {
 				pop()
 				push(call(phArray, toks[i-1].off, inner))
 			} else if prevOperand() {
-				if len(inner) == 0 {
+				if j == i+1 {
 					return nil, errAt(r.src, toks[j].off, "empty subscript; write an index, e.g. arr[1] or map['key']")
 				}
 				push(call(phSubscript, t.off, pop(), inner))
@@ -410,23 +542,20 @@ func (r *rewriter) expr(toks []token) ([]piece, error) {
 			if !next.isName() || next.kind == tkWord && isKeyword(next.upper()) {
 				return nil, errAt(r.src, t.end, "expected a field name after '->', e.g. col->field")
 			}
-			push(call(phDeref, t.off, pop(), []piece{synth(sqlString(next.val), next.off)}))
+			push(call(phDeref, t.off, pop(), leaf(synth(sqlString(next.val), next.off))))
 			i += 2
 
 		case t.isOp(".") && prevOperand() && (next.isName() || next.isOp("*")):
 			u := pop()
-			u = append(u, tokPiece(t))
-			if next.isOp("*") {
-				u = append(u, tokPiece(next))
-			} else {
-				u = append(u, identPiece(next, next.val))
+			name := tokPiece(&toks[i+1])
+			if !next.isOp("*") {
+				name = identPiece(&toks[i+1], next.val)
 			}
-			push(u)
+			push(cat(u, leaf(tokPiece(tp)), leaf(name)))
 			i += 2
 
 		case t.isOp("||"):
-			tt := t
-			push([]piece{{text: "|", tok: &tt}})
+			push(leaf(piece{text: "|", tok: tp}))
 			i++
 
 		case t.isOp(":="):
@@ -436,11 +565,11 @@ func (r *rewriter) expr(toks []token) ([]piece, error) {
 			return nil, errAt(r.src, t.off, "unexpected '=>'; a lambda needs its parameters first, e.g. x => x + 1")
 
 		case t.kind == tkVar:
-			push(call(phVar, t.off, []piece{synth(sqlString(t.val), t.off)}))
+			push(call(phVar, t.off, leaf(synth(sqlString(t.val), t.off))))
 			i++
 
 		case t.isName() && next.isOp("=>"):
-			u, k, err := r.lambda(toks, t.off, []token{t}, i+2)
+			u, k, err := r.lambda(t.off, []token{t}, i+2, hi, stopFree)
 			if err != nil {
 				return nil, err
 			}
@@ -448,42 +577,39 @@ func (r *rewriter) expr(toks []token) ([]piece, error) {
 			i = k
 
 		case t.kind == tkWord && (t.is("TIMESTAMP") || t.is("DATE") || t.is("TIME")) && next.kind == tkString:
-			push(call(phTypedLit, t.off, []piece{synth(sqlString(t.upper()), t.off)}, []piece{tokPiece(next)}))
+			push(call(phTypedLit, t.off, leaf(synth(sqlString(t.upper()), t.off)), leaf(tokPiece(&toks[i+1]))))
 			i += 2
 
 		case t.isName() && next.isOp("(") && !(t.kind == tkWord && isKeyword(t.upper())):
-			j, err := r.matchClose(toks, i+1)
-			if err != nil {
-				return nil, err
-			}
-			u, err := r.funcCall(t, toks[i+2:j], toks[j])
+			j := int(r.match[i+1])
+			u, err := r.funcCall(tp, i+2, j, &toks[j])
 			if err != nil {
 				return nil, err
 			}
 			push(u)
 			i = j + 1
 
-		case t.is("IS") && (next.is("DISTINCT") || next.is("NOT") && i+2 < len(toks) && toks[i+2].is("DISTINCT")):
+		case t.is("IS") && (next.is("DISTINCT") || next.is("NOT") && i+2 < hi && toks[i+2].is("DISTINCT")):
 			// a IS NOT DISTINCT FROM b => a <=> b
 			// a IS DISTINCT FROM b     => a <=> __is_distinct(b)
 			k := i + 2
 			if next.is("NOT") {
 				k++
 			}
-			if k >= len(toks) || !toks[k].is("FROM") {
+			if k >= hi || !toks[k].is("FROM") {
 				return nil, errAt(r.src, toks[k-1].end, "expected FROM after IS [NOT] DISTINCT, e.g. a IS DISTINCT FROM b")
 			}
-			end := operandEnd(toks, k+1)
+			end := r.operandEnd(k+1, hi)
 			if end == k+1 {
 				return nil, errAt(r.src, toks[k].end, "expected an expression after IS [NOT] DISTINCT FROM")
 			}
-			rhs, err := r.expr(toks[k+1 : end])
+			rhs, err := r.expr(k+1, end, false)
 			if err != nil {
 				return nil, err
 			}
-			push([]piece{synth("<=>", t.off)})
+			push(leaf(synth("<=>", t.off)))
 			if next.is("NOT") {
-				push(append(append([]piece{synth("(", t.off)}, rhs...), synth(")", t.off)))
+				push(cat(leaf(synth("(", t.off)), rhs, leaf(synth(")", t.off))))
 			} else {
 				push(call(phIsDistinct, t.off, rhs))
 			}
@@ -496,95 +622,90 @@ func (r *rewriter) expr(toks []token) ([]piece, error) {
 			if len(r.escapes) == len(escapeAlphabet) {
 				return nil, errAt(r.src, t.off, "too many ESCAPE clauses in one statement; expected at most "+strconv.Itoa(len(escapeAlphabet)))
 			}
-			nt := next
-			push([]piece{tokPiece(t), {text: "'" + escapeAlphabet[len(r.escapes):len(r.escapes)+1] + "'", tok: &nt}})
+			push(cat(leaf(tokPiece(tp)), leaf(piece{text: "'" + escapeAlphabet[len(r.escapes):len(r.escapes)+1] + "'", tok: &toks[i+1]})))
 			r.escapes = append(r.escapes, next.val)
 			i += 2
 
 		case t.is("LIKE"):
-			if likeHasEscape(toks, i) {
-				tt := t
-				push([]piece{{text: "ILIKE", tok: &tt}})
+			if r.likeHasEscape(i, hi) {
+				push(leaf(piece{text: "ILIKE", tok: tp}))
 			} else {
-				push([]piece{tokPiece(t)})
+				push(leaf(tokPiece(tp)))
 			}
 			i++
 
 		case t.kind == tkWord && isKeyword(t.upper()):
-			push([]piece{tokPiece(t)})
+			push(leaf(tokPiece(tp)))
 			i++
 
 		case t.isName():
-			push([]piece{identPiece(t, t.val)})
+			push(leaf(identPiece(tp, t.val)))
 			i++
 
 		default:
-			push([]piece{tokPiece(t)})
+			push(leaf(tokPiece(tp)))
 			i++
 		}
 	}
-	var out []piece
-	for _, u := range units {
-		out = append(out, u...)
-	}
-	return out, nil
+	return cat(units...), nil
 }
 
-// lambda rewrites a lambda whose body starts at toks[k] and runs to the next
-// ',' at depth 0. It returns the unit and the index after the body.
-func (r *rewriter) lambda(toks []token, at int, params []token, k int) ([]piece, int, error) {
-	end := nextTopComma(toks, k)
-	depth := 0
-	for j := k; j < end; j++ {
-		t := toks[j]
-		if t.isOp("(") || t.isOp("[") {
-			depth++
-		} else if t.isOp(")") || t.isOp("]") {
-			depth--
-		} else if depth == 0 && (t.kind == tkWord || t.kind == tkRaw) && lambdaStop[t.upper()] {
-			end = j
-			break
+// lambda rewrites a lambda whose body starts at k and runs to the next ','
+// outside brackets (or lambdaStop word) before hi; stopFree says there is
+// none, so the body runs to hi. It returns the unit and the index after the
+// body.
+func (r *rewriter) lambda(at int, params []token, k, hi int, stopFree bool) (*frag, int, error) {
+	end := hi
+	if !stopFree {
+		end = r.nextTopComma(k, hi)
+		for j := k; j < end; j = r.after(j) {
+			if t := r.ts[j]; (t.kind == tkWord || t.kind == tkRaw) && lambdaStop[t.upper()] {
+				end = j
+				break
+			}
 		}
 	}
 	if end == k {
-		return nil, 0, errAt(r.src, toks[k-1].end, "expected a lambda body after '=>', e.g. x => x + 1")
+		return nil, 0, errAt(r.src, r.ts[k-1].end, "expected a lambda body after '=>', e.g. x => x + 1")
 	}
-	body, err := r.expr(toks[k:end])
+	body, err := r.expr(k, end, true)
 	if err != nil {
 		return nil, 0, err
 	}
-	var args [][]piece
+	args := make([]*frag, 0, len(params)+1)
 	for _, p := range params {
-		args = append(args, []piece{synth(sqlString(p.val), p.off)})
+		args = append(args, leaf(synth(sqlString(p.val), p.off)))
 	}
 	args = append(args, body)
 	return call(phLambda, at, args...), end, nil
 }
 
-// funcCall rewrites name(inner) where closeTok is the ')'.
-func (r *rewriter) funcCall(name token, inner []token, closeTok token) ([]piece, error) {
+// funcCall rewrites name(inner) where inner is the tokens [lo, hi) and
+// closeTok is the ')'.
+func (r *rewriter) funcCall(name *token, lo, hi int, closeTok *token) (*frag, error) {
 	fn := strings.ToUpper(name.val)
 	quoted := name.kind == tkQIdent
+	inner := span{lo, hi}
 	switch {
 	case !quoted && fn == "CAST":
-		return r.cast(name, inner, closeTok)
+		return r.cast(name, lo, hi, closeTok)
 	case !quoted && fn == "MAP":
-		var args [][]piece
-		if len(inner) > 0 {
-			for _, a := range splitTop(inner, ",") {
-				kv := splitTop(a, ":=")
-				if len(kv) != 2 || len(kv[0]) == 0 || len(kv[1]) == 0 {
+		var args []*frag
+		if !inner.empty() {
+			for _, a := range r.splitTop(inner, ",") {
+				kv := r.splitTop(a, ":=")
+				if len(kv) != 2 || kv[0].empty() || kv[1].empty() {
 					at := closeTok.off
-					if len(a) > 0 {
-						at = a[0].off
+					if !a.empty() {
+						at = r.ts[a.lo].off
 					}
 					return nil, errAt(r.src, at, "expected 'key := value' in MAP(...), e.g. MAP('a' := 1, 'b' := 2)")
 				}
-				k, err := r.expr(kv[0])
+				k, err := r.expr(kv[0].lo, kv[0].hi, false)
 				if err != nil {
 					return nil, err
 				}
-				v, err := r.expr(kv[1])
+				v, err := r.expr(kv[1].lo, kv[1].hi, false)
 				if err != nil {
 					return nil, err
 				}
@@ -593,74 +714,68 @@ func (r *rewriter) funcCall(name token, inner []token, closeTok token) ([]piece,
 		}
 		return call(phMap, name.off, args...), nil
 	case !quoted && fn == "STRUCT":
-		var args [][]piece
-		if len(inner) > 0 {
-			for _, a := range splitTop(inner, ",") {
-				kv := splitTop(a, ":=")
-				if len(kv) != 2 || len(kv[0]) != 1 || !kv[0][0].isName() || len(kv[1]) == 0 {
+		var args []*frag
+		if !inner.empty() {
+			for _, a := range r.splitTop(inner, ",") {
+				kv := r.splitTop(a, ":=")
+				if len(kv) != 2 || kv[0].hi-kv[0].lo != 1 || !r.ts[kv[0].lo].isName() || kv[1].empty() {
 					at := closeTok.off
-					if len(a) > 0 {
-						at = a[0].off
+					if !a.empty() {
+						at = r.ts[a.lo].off
 					}
 					return nil, errAt(r.src, at, "expected 'name := value' in STRUCT(...), e.g. STRUCT(A := 1, B := 'x')")
 				}
-				v, err := r.expr(kv[1])
+				v, err := r.expr(kv[1].lo, kv[1].hi, false)
 				if err != nil {
 					return nil, err
 				}
-				args = append(args, []piece{synth(sqlString(kv[0][0].val), kv[0][0].off)}, v)
+				f := r.ts[kv[0].lo]
+				args = append(args, leaf(synth(sqlString(f.val), f.off)), v)
 			}
 		}
 		return call(phStruct, name.off, args...), nil
 	}
-	nameArg := []piece{synth(sqlString(fn), name.off)}
-	if len(inner) == 1 && inner[0].isOp("*") {
+	nameArg := leaf(synth(sqlString(fn), name.off))
+	if hi-lo == 1 && r.ts[lo].isOp("*") {
 		return call(phStar, name.off, nameArg), nil
 	}
-	if len(inner) > 0 && inner[0].is("DISTINCT") {
-		if len(inner) == 1 {
+	if !inner.empty() && r.ts[lo].is("DISTINCT") {
+		if hi-lo == 1 {
 			return nil, errAt(r.src, closeTok.off, "expected an argument after DISTINCT, e.g. COUNT(DISTINCT col)")
 		}
-		rest, err := r.expr(inner[1:])
+		rest, err := r.expr(lo+1, hi, false)
 		if err != nil {
 			return nil, err
 		}
 		return call(phDistinct, name.off, nameArg, rest), nil
 	}
-	args, err := r.expr(inner)
+	args, err := r.expr(lo, hi, false)
 	if err != nil {
 		return nil, err
 	}
-	ps := []piece{identPiece(name, fn), synth("(", name.end)}
-	ps = append(ps, args...)
-	return append(ps, tokPiece(closeTok)), nil
+	return cat(leaf(identPiece(name, fn)), leaf(synth("(", name.end)), args, leaf(tokPiece(closeTok))), nil
 }
 
-// cast rewrites CAST(x AS type); the type is parsed here and kept aside.
-func (r *rewriter) cast(name token, inner []token, closeTok token) ([]piece, error) {
+// cast rewrites CAST(x AS type), x AS type being the tokens [lo, hi); the
+// type is parsed here and kept aside.
+func (r *rewriter) cast(name *token, lo, hi int, closeTok *token) (*frag, error) {
 	as := -1
-	depth := 0
-	for i, t := range inner {
-		switch {
-		case t.isOp("(") || t.isOp("["):
-			depth++
-		case t.isOp(")") || t.isOp("]"):
-			depth--
-		case depth == 0 && t.is("AS"):
+	for i := lo; i < hi; i = r.after(i) {
+		if r.ts[i].is("AS") {
 			as = i
 		}
 	}
-	if as <= 0 {
+	if as <= lo {
 		return nil, errAt(r.src, closeTok.off, "expected CAST(expression AS type), e.g. CAST(x AS BIGINT)")
 	}
-	if k := nextTopComma(inner[:as], 0); k < as {
-		return nil, errAt(r.src, inner[k].off, "mismatched input ','; expected AS and a type after the CAST expression, e.g. CAST(x AS BIGINT)")
+	if k := r.nextTopComma(lo, as); k < as {
+		return nil, errAt(r.src, r.ts[k].off, "mismatched input ','; expected AS and a type after the CAST expression, e.g. CAST(x AS BIGINT)")
 	}
-	x, err := r.expr(inner[:as])
+	x, err := r.expr(lo, as, false)
 	if err != nil {
 		return nil, err
 	}
-	tt := append(append([]token{}, inner[as+1:]...), token{kind: tkEOF, off: closeTok.off, end: closeTok.off})
+	tt := append(append([]token{}, r.ts[as+1:hi]...), token{kind: tkEOF, off: closeTok.off, end: closeTok.off})
 	c := &cursor{src: r.src, toks: tt}
 	typ, err := c.parseType("AS")
 	if err != nil {
@@ -670,35 +785,49 @@ func (r *rewriter) cast(name token, inner []token, closeTok token) ([]piece, err
 		return nil, c.errAt(c.peek(), "unexpected "+c.peek().describe()+" after the CAST type; close the CAST with ')'")
 	}
 	r.types = append(r.types, typ)
-	return call(phCast, name.off, x, []piece{synth(strconv.Itoa(len(r.types)-1), inner[as].off)}), nil
+	return call(phCast, name.off, x, leaf(synth(strconv.Itoa(len(r.types)-1), r.ts[as].off))), nil
 }
 
-// checkBrackets reports the first unbalanced bracket in toks.
-func checkBrackets(src string, toks []token) error {
-	type open struct {
-		t    token
-		want string
-	}
-	var stack []open
-	for _, t := range toks {
+// bracketTable returns the index of the bracket matching each bracket token
+// of toks (-1 for other tokens), or the first unbalanced bracket as an
+// error.
+func bracketTable(src string, toks []token) ([]int32, error) {
+	match := make([]int32, len(toks))
+	var stack []int32
+	for i, t := range toks {
+		match[i] = -1
 		if t.kind != tkOp {
 			continue
 		}
 		switch t.text {
-		case "(":
-			stack = append(stack, open{t, ")"})
-		case "[":
-			stack = append(stack, open{t, "]"})
+		case "(", "[":
+			stack = append(stack, int32(i))
 		case ")", "]":
-			if len(stack) == 0 || stack[len(stack)-1].want != t.text {
-				return errAt(src, t.off, "unexpected '"+t.text+"'; check that brackets are balanced")
+			open := "("
+			if t.text == "]" {
+				open = "["
 			}
+			if len(stack) == 0 || toks[stack[len(stack)-1]].text != open {
+				return nil, errAt(src, t.off, "unexpected '"+t.text+"'; check that brackets are balanced")
+			}
+			o := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
+			match[o], match[i] = int32(i), o
 		}
 	}
 	if len(stack) > 0 {
-		o := stack[len(stack)-1]
-		return errAt(src, o.t.off, "'"+o.t.text+"' is never closed; add '"+o.want+"'")
+		o := toks[stack[len(stack)-1]]
+		want := ")"
+		if o.text == "[" {
+			want = "]"
+		}
+		return nil, errAt(src, o.off, "'"+o.text+"' is never closed; add '"+want+"'")
 	}
-	return nil
+	return match, nil
+}
+
+// checkBrackets reports the first unbalanced bracket in toks.
+func checkBrackets(src string, toks []token) error {
+	_, err := bracketTable(src, toks)
+	return err
 }
