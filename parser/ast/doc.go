@@ -8,5 +8,6 @@
 //
 // Format prints a statement back to canonical SQL (FormatExpr an expression,
 // FormatType a type) that the parser reads back to the same tree, positions
-// aside.
+// aside, unless the parentheses it writes around every operator nest it
+// deeper than MaxNesting.
 package ast
