@@ -13,6 +13,9 @@ type cursor struct {
 	src  string // the whole script
 	toks []token
 	i    int
+	// typeDepth is how many ARRAY, MAP and STRUCT types enclose the one
+	// parseType is reading.
+	typeDepth int
 }
 
 func (c *cursor) peek() token { return c.toks[c.i] }

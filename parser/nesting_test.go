@@ -267,3 +267,18 @@ func TestChains(t *testing.T) {
 		})
 	}
 }
+
+// TestTypeNesting checks that a type may nest ARRAY, MAP and STRUCT up to
+// the limit, and is refused past it at the type that goes past.
+func TestTypeNesting(t *testing.T) {
+	typ := func(n int) string { return repeat("STRUCT<A ARRAY<", "INT", ">>", n/2) }
+	if _, err := Parse("CREATE STREAM s (v " + typ(ast.MaxNesting) + ") WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON')"); err != nil {
+		t.Fatalf("at the limit: %v", err)
+	}
+	text := "CREATE STREAM s (v " + typ(ast.MaxNesting+2) + ") WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON')"
+	_, err := Parse(text)
+	want := fmt.Sprintf("line 1:%d: type nested deeper than %d levels", 1+len("CREATE STREAM s (v ")+15*ast.MaxNesting/2, ast.MaxNesting)
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("got %v, want %s...", err, want)
+	}
+}

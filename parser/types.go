@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/sluice-sql/sluice/internal/types"
+	"github.com/sluice-sql/sluice/parser/ast"
 )
 
 // parseType reads a ksqlDB type: a primitive, DECIMAL(p, s), VARCHAR[(n)],
@@ -20,6 +21,14 @@ func (c *cursor) parseType(after string) (*types.Type, error) {
 	}
 	if t.is("NULL") {
 		return nil, c.errAt(t, "expected a type after "+after+", e.g. VARCHAR, BIGINT, but found NULL; NULL is a value, not a type")
+	}
+	switch t.upper() {
+	case "ARRAY", "MAP", "STRUCT":
+		if c.typeDepth >= ast.MaxNesting {
+			return nil, c.errAt(t, "type nested deeper than "+itoa(ast.MaxNesting)+" levels; simplify it or split the column into several")
+		}
+		c.typeDepth++
+		defer func() { c.typeDepth-- }()
 	}
 	switch t.upper() {
 	case "BOOLEAN", "BOOL":
