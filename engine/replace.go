@@ -108,7 +108,7 @@ func upgradeProblem(from, to *topology.Graph, fromSink, toSink *catalog.Source) 
 	for i := range a {
 		x, _ := json.Marshal(stripSchema(a[i]))
 		y, _ := json.Marshal(stripSchema(b[i]))
-		if string(x) != string(y) {
+		if flatChains(x) != flatChains(y) {
 			return fmt.Sprintf("it changes its %s step, which the stored state and output keys depend on", strings.ToUpper(string(a[i].Kind)))
 		}
 	}
@@ -161,4 +161,48 @@ func columnList(cols []types.Column) string {
 		parts[i] = "`" + c.Name + "` " + c.Type.String()
 	}
 	return strings.Join(parts, ", ")
+}
+
+// chainOps are the operators whose chains the binder makes one node of.
+var chainOps = map[string]bool{"AND": true, "OR": true, "ADD": true, "MUL": true, "CONCAT": true}
+
+// flatChains is the JSON b of a step with every left-nested chain of one
+// associative operator, ((a + b) + c), merged into one node (a + b + c),
+// as the binder builds chains now: a query stored before it did compares
+// equal to the same query planned today.
+func flatChains(b []byte) string {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return string(b)
+	}
+	// An explicit stack: plans hold deep trees.
+	stack := []any{v}
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch n := n.(type) {
+		case map[string]any:
+			if op, _ := n["op"].(string); chainOps[op] {
+				for {
+					args, _ := n["args"].([]any)
+					if len(args) == 0 {
+						break
+					}
+					first, ok := args[0].(map[string]any)
+					if !ok || first["op"] != op {
+						break
+					}
+					inner, _ := first["args"].([]any)
+					n["args"] = append(append([]any{}, inner...), args[1:]...)
+				}
+			}
+			for _, c := range n {
+				stack = append(stack, c)
+			}
+		case []any:
+			stack = append(stack, n...)
+		}
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
 }
