@@ -5,7 +5,7 @@ BIN       ?= bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 
-.PHONY: bench crash all build run test test-kafka unit corpus lint fuzz fmt proto proto-check release release-check clean
+.PHONY: bench crash all build run test test-kafka unit corpus linear lint fuzz fmt proto proto-check release release-check clean
 
 all: build
 
@@ -19,8 +19,9 @@ run:
 	$(GO) run ./cmd/server
 
 # Everything CI checks: formatting, vet, staticcheck, the tests with the
-# race detector, and the conformance corpus (without it).
-test: lint unit corpus release-check
+# race detector, and the conformance corpus and the parser's allocation
+# test (without it).
+test: lint unit corpus linear release-check
 
 unit:
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /integration$$)
@@ -29,6 +30,11 @@ unit:
 # floors in internal/qtt/floors.json.
 corpus:
 	$(GO) test -count=1 -run TestCorpus -v ./internal/qtt
+
+# The parser's allocations grow linearly with its input (a test that the
+# race detector's own allocations would blur, so it runs without it).
+linear:
+	$(GO) test -count=1 -run 'TestParseAllocatesLinearly' -v ./parser
 
 # The integration suite against a real Apache Kafka (./integration, with
 # both client adapters), which scripts/kafka.sh fetches from Maven Central
