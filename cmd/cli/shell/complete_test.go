@@ -25,6 +25,9 @@ func catalogEngine(t *testing.T, calls *int) *scriptedEngine {
 		"DESCRIBE USERS;":    table([]string{"Field", "Type"}, []string{"USER_ID", "STRING"}, []string{"NAME", "STRING"}),
 		"CREATE STREAM x;":   msg("CREATE STREAM x;", "Stream created"),
 		"DESCRIBE `my src`;": table([]string{"Field", "Type"}),
+		"SHOW QUERIES;": table([]string{"Query ID", "Query Type"},
+			[]string{"CSAS_ORDERS_0", "PERSISTENT"}, []string{"CTAS_USERS_1", "PERSISTENT"}, []string{"transient_ORDERS_2", "PUSH"}),
+		"SHOW TOPICS;": table([]string{"Kafka Topic"}, []string{"orders"}, []string{"order-lines.v1"}, []string{"it's"}),
 	}}
 }
 
@@ -61,8 +64,64 @@ func TestComplete(t *testing.T) {
 		{"", "SELECT orders.", []string{"AMOUNT ", "ID "}},
 		// Functions get their parenthesis.
 		{"", "SELECT UC", []string{"ASE("}},
-		// Keywords at the start of a statement.
-		{"", "SHOW STREAMS; DESC", []string{" ", "RIBE "}},
+		// At the start of a statement: the words a statement starts with.
+		{"", "SHOW STREAMS; DESC", []string{"RIBE "}},
+		{"", "", []string{"ALTER ", "CREATE ", "DEFINE ", "DESCRIBE ", "DROP ", "EXPLAIN ", "INSERT ", "LIST ",
+			"PAUSE ", "PRINT ", "REPLAY ", "RESUME ", "RUN ", "SELECT ", "SET ", "SHOW ", "TERMINATE ", "UNDEFINE ", "UNSET "}},
+		{"", "SELECT ';' FROM orders; S", []string{"ELECT ", "ET ", "HOW "}},
+		{"", "sh", []string{"ow "}},
+		// After SHOW, CREATE, CREATE OR: the words that can follow, in
+		// the case of the statement's first word.
+		{"", "SHOW ", []string{"ALL ", "FUNCTIONS ", "PROPERTIES ", "QUERIES ", "STREAMS ", "TABLES ", "TOPICS ", "TYPES ", "VARIABLES "}},
+		{"", "show t", []string{"ables ", "opics ", "ypes "}},
+		{"", "LIST STREAMS ", []string{"EXTENDED "}},
+		{"", "CREATE ", []string{"OR ", "SOURCE ", "STREAM ", "TABLE ", "TYPE "}},
+		{"", "create or ", []string{"replace "}},
+		{"", "CREATE STREAM IF NOT EXISTS ", nil},
+		// Query ids after TERMINATE, PAUSE, RESUME, EXPLAIN; a transient
+		// id is back-quoted, as it is not upper case.
+		{"", "TERMINATE ", []string{"ALL ", "CSAS_ORDERS_0 ", "CTAS_USERS_1 ", "`transient_ORDERS_2` "}},
+		{"", "terminate c", []string{"sas_orders_0 ", "tas_users_1 "}},
+		{"", "PAUSE CT", []string{"AS_USERS_1 "}},
+		{"", "EXPLAIN ", []string{"CREATE ", "CSAS_ORDERS_0 ", "CTAS_USERS_1 ", "INSERT ", "SELECT ", "`transient_ORDERS_2` "}},
+		{"", "EXPLAIN SELECT * FROM U", []string{"SERS "}},
+		{"", "TERMINATE `tr", []string{"ansient_ORDERS_2` "}},
+		// Sources only where a source goes; streams or tables alone after
+		// DROP STREAM and DROP TABLE.
+		{"", "DROP STREAM ", []string{"IF ", "ORDERS ", "ORDER_LINES "}},
+		{"", "DROP TABLE ", []string{"IF ", "USERS "}},
+		{"", "DROP TABLE IF EXISTS ", []string{"USERS "}},
+		{"", "DROP STREAM U", nil},
+		{"", "INSERT INTO ", []string{"ORDERS ", "ORDER_LINES ", "USERS "}},
+		{"", "DESCRIBE ", []string{"EXTENDED ", "FUNCTION ", "ORDERS ", "ORDER_LINES ", "USERS "}},
+		{"", "DESCRIBE EXTENDED O", []string{"RDERS ", "RDER_LINES "}},
+		{"", "DESCRIBE FUNCTION ", []string{"ABS ", "UCASE "}},
+		{"", "SELECT * FROM `ORD", []string{"ERS` ", "ER_LINES` "}},
+		// Properties after SET and UNSET, quoted.
+		{"", "SET ", []string{"'auto.offset.reset' ", "'ksql.functions.collect_list.limit' ",
+			"'ksql.functions.collect_set.limit' ", "'ksql.persistence.default.format.key' ",
+			"'ksql.persistence.default.format.value' ", "'ksql.streams.processing.guarantee' ",
+			"'processing.guarantee' ", "'sluice.max.record.bytes' "}},
+		{"", "SET 'auto", []string{".offset.reset' "}},
+		{"", "unset 'p", []string{"rocessing.guarantee' "}},
+		{"", "SET 'auto.offset.reset' ", nil},
+		{"", "SET 'auto.offset.reset' = 'e", nil},
+		// Topics after PRINT, quoted only when they must be.
+		{"", "PRINT ", []string{"'it''s' ", "order-lines.v1 ", "orders "}},
+		{"", "PRINT order-", []string{"lines.v1 "}},
+		{"", "PRINT 'it", []string{"''s' "}},
+		{"", "PRINT orders ", []string{"FROM ", "INTERVAL ", "LIMIT "}},
+		{"", "PRINT orders FROM ", []string{"BEGINNING "}},
+		// Nothing inside a comment or a string.
+		{"", "SELECT * -- FROM ORD", nil},
+		{"", "SELECT * /* FROM ORD", nil},
+		{"", "SELECT 'ORD", nil},
+		{"SELECT 'a\n", "b FROM ORD", nil},
+		{"", "SELECT * /* c */ FROM ORD", []string{"ERS ", "ER_LINES "}},
+		// Expression keywords, but not the words that start statements.
+		{"", "SELECT * FROM orders WH", []string{"EN ", "ERE "}},
+		{"", "SELECT * FROM orders WHERE amount > 1 EMIT ", []string{"CHANGES ", "FINAL "}},
+		{"", "SELECT * FROM orders SH", nil},
 	} {
 		pending = tc.pending
 		if got := complete(tc.line); strings.Join(got, "|") != strings.Join(tc.want, "|") {
@@ -95,9 +154,111 @@ func TestComplete(t *testing.T) {
 }
 
 func TestWords(t *testing.T) {
-	got := words("SELECT 'a;b' FROM x; select `my src`.a, f(b) FROM \"q\" -- FROM y\n WHERE")
-	want := "SELECT|MY SRC|.|A|,|F|(|B|)|FROM|WHERE"
+	got := words("SELECT 'a;b' FROM x; select `my src`.a, f(b), 'it''s' FROM \"q\" -- FROM y\n /* FROM z */ WHERE")
+	want := "SELECT|MY SRC|.|A|,|F|(|B|)|,|'|FROM|Q|WHERE"
 	if strings.Join(got, "|") != want {
 		t.Errorf("words = %q, want %q", strings.Join(got, "|"), want)
+	}
+}
+
+func TestContextAt(t *testing.T) {
+	for _, tc := range []struct {
+		before string
+		kind   compKind
+		words  string
+	}{
+		{"", compNone, strings.Join(statementStarts, " ")},
+		{"SHOW", compNone, strings.Join(showWords, " ")},
+		{"SHOW ALL", compNone, "TOPICS"},
+		{"SHOW ALL TOPICS", compNone, "EXTENDED"},
+		{"SHOW QUERIES EXTENDED", compNone, ""},
+		{"CREATE", compNone, "OR SOURCE STREAM TABLE TYPE"},
+		{"CREATE OR", compNone, "REPLACE"},
+		{"CREATE OR REPLACE", compNone, "STREAM TABLE TYPE"},
+		{"CREATE SOURCE", compNone, "STREAM TABLE"},
+		{"CREATE TABLE", compNone, "IF"},
+		{"CREATE TABLE IF", compNone, "NOT"},
+		{"CREATE TABLE IF NOT", compNone, "EXISTS"},
+		{"CREATE TABLE IF NOT EXISTS", compNone, ""},
+		{"CREATE STREAM s", compNone, "AS WITH"},
+		{"CREATE STREAM s AS SELECT * FROM", compSources, ""},
+		{"CREATE STREAM s ( id", compExpr, ""},
+		{"CREATE TYPE", compNone, ""},
+		{"CREATE TYPE t", compNone, "AS"},
+		{"DROP", compNone, "STREAM TABLE TYPE"},
+		{"DROP STREAM", compStreams, "IF"},
+		{"DROP TABLE", compTables, "IF"},
+		{"DROP TABLE IF", compNone, "EXISTS"},
+		{"DROP TABLE IF EXISTS", compTables, ""},
+		{"DROP STREAM s", compNone, "DELETE"},
+		{"DROP STREAM s DELETE", compNone, "TOPIC"},
+		{"ALTER", compNone, "STREAM TABLE"},
+		{"ALTER TABLE", compTables, ""},
+		{"ALTER STREAM s", compNone, "ADD"},
+		{"ALTER STREAM s ADD", compNone, "COLUMN"},
+		{"INSERT", compNone, "INTO"},
+		{"INSERT INTO", compSources, ""},
+		{"INSERT INTO s", compNone, "SELECT VALUES"},
+		{"INSERT INTO s (", compExpr, ""},
+		{"INSERT INTO s SELECT * FROM", compSources, ""},
+		{"DESCRIBE", compSources, "EXTENDED FUNCTION"},
+		{"DESCRIBE EXTENDED", compSources, ""},
+		{"DESCRIBE FUNCTION", compFunctions, ""},
+		{"DESCRIBE s", compNone, "EXTENDED"},
+		{"EXPLAIN", compQueries, "CREATE INSERT SELECT"},
+		{"EXPLAIN q", compNone, ""},
+		{"EXPLAIN SELECT * FROM", compSources, ""},
+		{"TERMINATE", compQueries, "ALL"},
+		{"PAUSE", compQueries, "ALL"},
+		{"RESUME", compQueries, "ALL"},
+		{"TERMINATE q", compNone, ""},
+		{"REPLAY", compNone, "PROCESSING"},
+		{"REPLAY PROCESSING LOG", compNone, "FOR"},
+		{"REPLAY PROCESSING LOG FOR", compQueries, ""},
+		{"REPLAY PROCESSING LOG FOR q", compNone, "WHERE"},
+		{"SET", compSetProps, ""},
+		{"SET 'auto.offset.reset'", compNone, ""},
+		{"UNSET", compUnsetProps, ""},
+		{"UNDEFINE", compVariables, ""},
+		{"DEFINE", compNone, ""},
+		{"RUN", compNone, "SCRIPT"},
+		{"PRINT", compTopics, ""},
+		{"PRINT t", compNone, "FROM INTERVAL LIMIT"},
+		{"PRINT t FROM", compNone, "BEGINNING"},
+		{"PRINT t FROM BEGINNING", compNone, "INTERVAL LIMIT"},
+		{"PRINT t LIMIT", compNone, ""},
+		{"SELECT", compExpr, ""},
+		{"SELECT * FROM", compSources, ""},
+		{"SELECT * FROM s JOIN", compSources, ""},
+		{"SELECT * FROM s WHERE a IS NOT DISTINCT FROM", compExpr, ""},
+		{"SELECT * FROM s EMIT", compNone, "CHANGES FINAL"},
+		{"SELECT * FROM s GROUP", compNone, "BY"},
+	} {
+		got := contextAt(words(tc.before))
+		if got.kind != tc.kind || strings.Join(got.words, " ") != tc.words {
+			t.Errorf("contextAt(%q) = %d %q, want %d %q", tc.before, got.kind, strings.Join(got.words, " "), tc.kind, tc.words)
+		}
+	}
+}
+
+func TestCompleteSessionNames(t *testing.T) {
+	calls := 0
+	sh, _, _ := newTestShell(t, catalogEngine(t, &calls))
+	sh.Variables = map[string]string{"TOPIC": "t", "ENV": "dev"}
+	sh.Properties = map[string]string{"auto.offset.reset": "earliest"}
+	c := &completer{names: &catalogNames{sh: sh}}
+	for line, want := range map[string]string{
+		"UNDEFINE ":  "ENV |TOPIC ",
+		"UNSET ":     "'auto.offset.reset' ",
+		"UNDEFINE T": "OPIC ",
+	} {
+		got, _ := c.Do([]rune(line), len([]rune(line)))
+		var parts []string
+		for _, g := range got {
+			parts = append(parts, string(g))
+		}
+		if strings.Join(parts, "|") != want {
+			t.Errorf("complete(%q) = %q, want %q", line, strings.Join(parts, "|"), want)
+		}
 	}
 }
