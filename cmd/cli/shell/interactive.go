@@ -190,17 +190,16 @@ func (s *Shell) RunInteractive(ctx context.Context, historyFile string) error {
 	}()
 
 	for ctx.Err() == nil {
-		if buf.Len() == 0 {
-			rl.SetPrompt(Prompt)
-		} else {
-			rl.SetPrompt(ContinuationPrompt)
-		}
+		rl.SetPrompt(promptFor(buf.String()))
 		line, err := rl.Readline()
 		if errors.Is(err, readline.ErrInterrupt) {
 			buf.Reset()
 			continue
 		}
 		if errors.Is(err, io.EOF) {
+			if e := unterminated("", buf.String()); e != nil {
+				_ = s.report(e)
+			}
 			return nil
 		}
 		if err != nil {
@@ -226,6 +225,7 @@ func (s *Shell) RunInteractive(ctx context.Context, historyFile string) error {
 		buf.WriteString(line)
 		buf.WriteByte('\n')
 		stmts, rest := splitStatements(buf.String())
+		rest = carried(buf.String(), rest)
 		if len(stmts) == 0 {
 			if rest == "" {
 				buf.Reset()
