@@ -90,14 +90,14 @@ func lex(src string) ([]token, error) {
 		case c == '/' && strings.HasPrefix(src[i:], "/*"):
 			j := strings.Index(src[i+2:], "*/")
 			if j < 0 {
-				return nil, errAt(src, i, "unterminated comment; close it with '*/'")
+				return nil, errAt(src, i, "unterminated comment: the /* opened here is never closed; close it with */")
 			}
 			i += 2 + j + 2
 			continue
 		case (c == 'x' || c == 'X') && i+1 < len(src) && src[i+1] == '\'':
 			j := strings.IndexByte(src[i+2:], '\'')
 			if j < 0 {
-				return nil, errAt(src, i, "unterminated bytes literal; close it with a quote (')")
+				return nil, errAt(src, i+1, "unterminated bytes literal: the ' opened here is never closed; close it with '")
 			}
 			h := src[i+2 : i+2+j]
 			b, err := hex.DecodeString(h)
@@ -110,7 +110,7 @@ func lex(src string) ([]token, error) {
 		case c == '\'':
 			v, n, ok := scanQuoted(src[i:], '\'')
 			if !ok {
-				return nil, errAt(src, i, "unterminated string; close it with a quote ('), and write a quote inside a string as ''")
+				return nil, errAt(src, i, "unterminated string literal: the ' opened here is never closed; close it with ' (write a quote inside a string as '')")
 			}
 			toks = append(toks, token{kind: tkString, text: src[i : i+n], val: v, off: i, end: i + n})
 			i += n
@@ -118,7 +118,7 @@ func lex(src string) ([]token, error) {
 		case c == '`' || c == '"':
 			v, n, ok := scanQuoted(src[i:], c)
 			if !ok {
-				return nil, errAt(src, i, "unterminated quoted identifier; close it with "+string(c))
+				return nil, errAt(src, i, "unterminated quoted identifier: the "+string(c)+" opened here is never closed; close it with "+string(c))
 			}
 			if v == "" {
 				return nil, errAt(src, i, "empty quoted identifier; write a name between the quotes")
