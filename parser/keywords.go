@@ -32,3 +32,33 @@ const statementKeywords = "CREATE, INSERT, SELECT, SHOW, LIST, DESCRIBE, EXPLAIN
 // isKeyword reports whether the upper-cased word w is handed to TiDB as a
 // keyword.
 func isKeyword(w string) bool { return sqlKeywords[w] }
+
+// reservedHint returns the hint for t when it is a reserved word written
+// where a name goes (a column name; a stream or table name after FROM and
+// JOIN), prefixed with "; ", or "". The words that start an expression
+// (NOT, NULL, TRUE, FALSE, CASE) are left out: there the word is likely
+// meant as itself.
+func reservedHint(t, prev token) string {
+	if t.kind != tkWord {
+		return ""
+	}
+	u := t.upper()
+	switch u {
+	case "NOT", "NULL", "TRUE", "FALSE", "CASE":
+		return ""
+	}
+	if !isKeyword(u) {
+		return ""
+	}
+	what := "a column name"
+	if prev.is("FROM") || prev.is("JOIN") {
+		what = "a stream or table name"
+	}
+	return reservedWordHint(u, what)
+}
+
+// reservedWordHint says that the word w cannot be used as what unquoted,
+// prefixed with "; ".
+func reservedWordHint(w, what string) string {
+	return "; " + w + " is a reserved word: to use it as " + what + ", quote it with backquotes: `" + w + "`"
+}

@@ -75,13 +75,21 @@ func (c *cursor) query() (*ast.Query, error) {
 		}
 		rank := clauseKeywords[name]
 		if clauses[name] != nil {
-			return nil, c.errAt(t, "duplicate "+name+" clause; a query has at most one")
+			hint := ""
+			if wantsOperand(toks[i-1]) {
+				hint = reservedWordHint(name, "a column name") // WHERE where = 1
+			}
+			return nil, c.errAt(t, "duplicate "+name+" clause; a query has at most one"+hint)
 		}
 		if rank < lastRank {
 			return nil, c.errAt(t, name+" must come before "+lastName+"; the order is FROM, WINDOW, WHERE, GROUP BY, HAVING, PARTITION BY, EMIT, LIMIT")
 		}
 		if name != "FROM" && clauses["FROM"] == nil {
-			return nil, c.errAt(t, "expected FROM before "+name+"; write SELECT ... FROM source")
+			hint := ""
+			if toks[i-1].isOp(",") || i == 1 {
+				hint = reservedWordHint(name, "a column name") // SELECT a, limit FROM s
+			}
+			return nil, c.errAt(t, "expected FROM before "+name+"; write SELECT ... FROM source"+hint)
 		}
 		endBody(i)
 		cur = &clause{kw: []token{t}}
@@ -99,7 +107,11 @@ func (c *cursor) query() (*ast.Query, error) {
 		return nil, c.errAt(c.toks[len(c.toks)-1], "expected FROM after the select list; write SELECT ... FROM source")
 	}
 	if len(items) == 0 {
-		return nil, c.errAt(from.kw[0], "expected a select list before FROM, e.g. SELECT * FROM s")
+		hint := ""
+		if len(from.body) > 0 && from.body[0].is("FROM") {
+			hint = reservedHint(from.kw[0], toks[0]) // SELECT from FROM s
+		}
+		return nil, c.errAt(from.kw[0], "expected a select list before FROM, e.g. SELECT * FROM s"+hint)
 	}
 	if len(from.body) == 0 {
 		return nil, c.errAt(c.toks[len(c.toks)-1], "expected a stream or table after FROM")
@@ -178,6 +190,21 @@ func (c *cursor) query() (*ast.Query, error) {
 		all = append(all, pb.body...)
 	}
 	r := newRewriter(c.src, endOff)
+	for _, name := range []string{"FROM", "WHERE", "GROUP", "HAVING"} {
+		cl := clauses[name]
+		if cl == nil {
+			continue
+		}
+		if name == "FROM" && len(cl.body) > 1 && cl.body[0].is("FROM") {
+			// SELECT a, from FROM s: the first FROM may be a name, the
+			// second is the clause's; in SELECT a FROM FROM s it is
+			// doubled.
+			r.clauseKw = append(r.clauseKw, cl.body[0].off)
+			continue
+		}
+		// SELECT * FROM from: the second FROM is a name.
+		r.clauseKw = append(r.clauseKw, cl.kw[0].off)
+	}
 	if err := r.rewrite(all); err != nil {
 		return nil, err
 	}

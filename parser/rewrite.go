@@ -173,6 +173,10 @@ type rewriter struct {
 	escapes []string
 	end     int       // original offset of the end of the statement
 	index   *posIndex // positions in the statement, built on first use
+	// clauseKw are the original offsets of the query's clause keywords
+	// (FROM, WHERE, GROUP BY, HAVING), which errors do not take for
+	// reserved words written as names.
+	clauseKw []int
 }
 
 // written is what the rewriter wrote at a rewritten offset: an original

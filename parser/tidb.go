@@ -3,6 +3,7 @@ package parser
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,15 +107,19 @@ func (r *rewriter) mapError(text, msg string) *Error {
 	}
 	toks, _ := lex(r.src[o:r.end])
 	desc := "'" + strings.TrimSpace(r.src[o:r.end]) + "'"
+	var t token
 	if len(toks) > 0 && toks[0].kind != tkEOF {
 		desc = toks[0].describe()
+		if !slices.Contains(r.clauseKw, o) {
+			t = toks[0] // may be a reserved word meant as a name
+		}
 	}
 	prev, ok := tokenBefore(r.src, o)
 	if !ok {
-		return errAt(r.src, o, "mismatched input "+desc+"; expected an expression")
+		return errAt(r.src, o, "mismatched input "+desc+"; expected an expression"+reservedHint(t, token{}))
 	}
 	if wantsOperand(prev) {
-		return errAt(r.src, o, "mismatched input "+desc+"; expected an expression after "+prev.describe())
+		return errAt(r.src, o, "mismatched input "+desc+"; expected an expression after "+prev.describe()+reservedHint(t, prev))
 	}
 	return errAt(r.src, o, "mismatched input "+desc+"; expected an operator, ',' or the next clause after "+prev.describe()+" (a missing comma or operator?)")
 }
