@@ -2,18 +2,26 @@
 // clients (its CLI's HTTP calls, the npm ksqldb-client, the Python
 // ksql-python-ng, curl scripts) work against Sluice.
 //
+// It renders the engine's typed results (package engine/api) as ksqlDB's
+// JSON and parses no SQL: each request's text goes to api.Engine.Execute
+// whole, which says what each statement is before it runs (so that /ksql
+// refuses queries and /query anything else).
+//
 // The endpoints and their shapes follow ksqlDB's:
 //
-//   - POST /ksql runs statements one by one in a session built from the
+//   - POST /ksql runs statements in order in a session built from the
 //     request's streamsProperties and sessionVariables, and answers with one
 //     entity per statement: currentStatus (with a commandId such as
 //     stream/`S`/create) for statements that change the catalog or the
-//     queries; streams, tables, queries, kafka_topics, properties,
-//     variables, type_list and function_names for SHOW; sourceDescription
-//     for DESCRIBE; queryDescription for EXPLAIN; and, for listings ksqlDB
-//     has no entity for, a sluice_table with the listing's columns and rows.
-//     INSERT VALUES, SET, UNSET, DEFINE and UNDEFINE answer no entity.
-//     Queries are refused with error 40002, as in ksqlDB.
+//     queries; streams, tables, source_descriptions (SHOW ... EXTENDED),
+//     queries, query_descriptions (SHOW QUERIES EXTENDED, with each query's
+//     runtime figures), kafka_topics, properties, variables, type_list and
+//     function_names for SHOW; sourceDescription for DESCRIBE (its
+//     statistics the runtime figures of the queries writing and reading the
+//     source, when EXTENDED); describe_function for DESCRIBE FUNCTION;
+//     queryDescription for EXPLAIN. INSERT VALUES, SET, UNSET, DEFINE and
+//     UNDEFINE answer no entity. Queries are refused with error 40002, as
+//     in ksqlDB.
 //   - POST /query-stream runs one pull or push query, answered in the
 //     delimited form (a header object, then one JSON array a line) or, to a
 //     client that accepts only application/json, as one JSON array. A push

@@ -17,8 +17,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sluice-sql/sluice/engine"
-	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/internal/types"
 )
 
@@ -91,13 +90,13 @@ func (h *Handler) serveInsertsStream(w http.ResponseWriter, r *http.Request) {
 			Message: "the first line must be a JSON object {\"target\": \"STREAM_NAME\"}: " + string(line)})
 		return
 	}
-	src, ok := h.findSource(tgt.Target)
+	src, ok := h.findSource(ctx, tgt.Target)
 	if !ok {
 		writeError(w, http.StatusBadRequest, errorBody{Type: "generic_error", Code: codeBadStatement,
 			Message: "Cannot insert values into an unknown stream/table: `" + tgt.Target + "`; SHOW STREAMS lists the streams"})
 		return
 	}
-	var se *engine.StatementError
+	var se *api.StatementError
 	if err := h.eng.CheckInsert(src.Name); errors.As(err, &se) {
 		writeError(w, http.StatusBadRequest, errorBody{Type: "generic_error", Code: se.Code, Message: se.Msg})
 		return
@@ -133,7 +132,7 @@ func (h *Handler) serveInsertsStream(w http.ResponseWriter, r *http.Request) {
 		if len(bytes.TrimSpace(line)) > 0 {
 			if ierr := h.insertRow(ctx, src, line); ierr != nil {
 				code, msg := codeBadStatement, ierr.Error()
-				var se *engine.StatementError
+				var se *api.StatementError
 				if errors.As(ierr, &se) {
 					code, msg = se.Code, se.Msg
 				}
@@ -186,18 +185,19 @@ func readLine(in *bufio.Reader, limit int64) ([]byte, error) {
 
 // findSource finds a source by name: as written, then upper-cased as an
 // unquoted identifier would be.
-func (h *Handler) findSource(name string) (engine.SourceInfo, bool) {
-	if s, err := h.eng.DescribeSource(name); err == nil {
-		return s, true
+func (h *Handler) findSource(ctx context.Context, name string) (api.SourceInfo, bool) {
+	for _, n := range []string{name, strings.ToUpper(name)} {
+		if d, err := h.eng.DescribeSource(ctx, n, false); err == nil {
+			return d.Source, true
+		}
 	}
-	s, err := h.eng.DescribeSource(strings.ToUpper(name))
-	return s, err == nil
+	return api.SourceInfo{}, false
 }
 
 // insertRow inserts one JSON object, its values converted to its columns'
 // types, through the engine's Insert: rows get the same checks, timestamps
 // and encodings as INSERT VALUES gives them.
-func (h *Handler) insertRow(ctx context.Context, src engine.SourceInfo, line []byte) error {
+func (h *Handler) insertRow(ctx context.Context, src api.SourceInfo, line []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
 	var obj map[string]any
@@ -209,7 +209,7 @@ func (h *Handler) insertRow(ctx context.Context, src engine.SourceInfo, line []b
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	var row engine.InsertRow
+	var row api.InsertRow
 	for _, k := range names {
 		col, ok := findColumn(src, k)
 		if !ok {
@@ -221,13 +221,13 @@ func (h *Handler) insertRow(ctx context.Context, src engine.SourceInfo, line []b
 		}
 		row.Add(col.Name, v, col.Type)
 	}
-	_, err := h.eng.Insert(ctx, src.Name, []engine.InsertRow{row})
+	_, err := h.eng.Insert(ctx, src.Name, []api.InsertRow{row})
 	return err
 }
 
 // findColumn finds a column by name: as written, then ignoring case;
 // ROWTIME sets the record time.
-func findColumn(src engine.SourceInfo, name string) (types.Column, bool) {
+func findColumn(src api.SourceInfo, name string) (types.Column, bool) {
 	for _, c := range src.Columns {
 		if c.Name == name {
 			return c.Column, true
@@ -244,7 +244,7 @@ func findColumn(src engine.SourceInfo, name string) (types.Column, bool) {
 	return types.Column{}, false
 }
 
-func sourceColumnNames(src engine.SourceInfo) string {
+func sourceColumnNames(src api.SourceInfo) string {
 	names := make([]string, len(src.Columns))
 	for i, c := range src.Columns {
 		names[i] = c.Name
@@ -261,28 +261,28 @@ func jsonValue(v any, t *types.Type) (any, error) {
 	case nil:
 		return nil, nil
 	case bool:
-		return expr.Coerce(x, types.BooleanType, t)
+		return assign(x, types.BooleanType, t)
 	case json.Number:
 		if i, err := strconv.ParseInt(x.String(), 10, 64); err == nil {
 			// Typed as SQL types an integer literal, so that it fits an
 			// INTEGER column.
 			if i == int64(int32(i)) {
-				return expr.Coerce(int32(i), types.IntType, t)
+				return assign(int32(i), types.IntType, t)
 			}
-			return expr.Coerce(i, types.BigintType, t)
+			return assign(i, types.BigintType, t)
 		}
 		if t.Kind == types.Decimal {
 			d, err := types.ParseDec(x.String())
 			if err != nil {
 				return nil, err
 			}
-			return expr.Coerce(d, types.DecimalOf(max(d.Precision(), d.Scale), d.Scale), t)
+			return assign(d, types.DecimalOf(max(d.Precision(), d.Scale), d.Scale), t)
 		}
 		f, err := x.Float64()
 		if err != nil {
 			return nil, err
 		}
-		return expr.Coerce(f, types.DoubleType, t)
+		return assign(f, types.DoubleType, t)
 	case string:
 		if t.Kind == types.Bytes {
 			b, err := base64.StdEncoding.DecodeString(x)
@@ -291,7 +291,7 @@ func jsonValue(v any, t *types.Type) (any, error) {
 			}
 			return b, nil
 		}
-		return expr.Coerce(x, types.StringType, t)
+		return assign(x, types.StringType, t)
 	case []any:
 		if t.Kind != types.Array {
 			return nil, fmt.Errorf("a JSON array cannot be a %s", t)
@@ -329,7 +329,7 @@ func jsonValue(v any, t *types.Type) (any, error) {
 			sort.Strings(keys)
 			m := &types.MapValue{Keys: make([]any, len(keys)), Values: make([]any, len(keys))}
 			for i, k := range keys {
-				kv, err := expr.Coerce(k, types.StringType, t.Key)
+				kv, err := assign(k, types.StringType, t.Key)
 				if err != nil {
 					return nil, err
 				}
@@ -344,4 +344,69 @@ func jsonValue(v any, t *types.Type) (any, error) {
 		return nil, fmt.Errorf("a JSON object cannot be a %s", t)
 	}
 	return nil, fmt.Errorf("unexpected JSON value %v", v)
+}
+
+// assign converts v, a JSON value read as a value of type from, to type
+// to, a column's, as INSERT VALUES assigns a constant without a CAST:
+// integers widen to BIGINT, DECIMAL and DOUBLE, decimals fit a DECIMAL's
+// scale or become DOUBLE, strings are read as TIMESTAMP, DATE or TIME.
+// Other conversions are refused with a message naming both types. The
+// engine checks the value again as it inserts it.
+func assign(v any, from, to *types.Type) (any, error) {
+	if v == nil || from.Equal(to) {
+		return v, nil
+	}
+	refused := fmt.Errorf("cannot assign a value of type %s to type %s", from, to)
+	switch to.Kind {
+	case types.Bigint:
+		if x, ok := v.(int32); ok {
+			return int64(x), nil
+		}
+	case types.Double:
+		switch x := v.(type) {
+		case int32:
+			return float64(x), nil
+		case int64:
+			return float64(x), nil
+		case types.Dec:
+			return x.Float64(), nil
+		}
+	case types.Decimal:
+		var d types.Dec
+		switch x := v.(type) {
+		case int32:
+			d = types.DecFromInt64(int64(x))
+		case int64:
+			d = types.DecFromInt64(x)
+		case types.Dec:
+			d = x
+		default:
+			return nil, refused
+		}
+		r := d.Rescale(to.Scale)
+		if r.Sign() != 0 && r.Precision() > to.Precision {
+			return nil, fmt.Errorf("numeric field overflow: %s does not fit %s", d, to)
+		}
+		return r, nil
+	case types.Timestamp, types.Date, types.Time:
+		s, ok := v.(string)
+		if !ok {
+			break
+		}
+		var out any
+		var err error
+		switch to.Kind {
+		case types.Timestamp:
+			out, err = types.ParseTimestamp(s)
+		case types.Date:
+			out, err = types.ParseDate(s)
+		default:
+			out, err = types.ParseTime(s)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("invalid input syntax for type %s: %q", to, s)
+		}
+		return out, nil
+	}
+	return nil, refused
 }

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/format"
 	"github.com/sluice-sql/sluice/internal/types"
 )
@@ -142,15 +143,20 @@ func jsonMarshal(v any) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
-// schemaString spells columns as ksqlDB's /query header does:
-// "`ID` STRING, `CNT` BIGINT".
-func schemaString(cols []types.Column) string {
+// schemaString spells a query's columns as ksqlDB's /query header does:
+// "`ID` STRING KEY, `CNT` BIGINT". As in ksqlDB, a pull query's key
+// columns (and window bounds) say KEY; a push query's and a PRINT's
+// columns say nothing of keys.
+func schemaString(s *api.Stream) string {
 	var sb strings.Builder
-	for i, c := range cols {
+	for i, c := range s.Columns {
 		if i > 0 {
 			sb.WriteString(", ")
 		}
 		sb.WriteString("`" + c.Name + "` " + c.Type.String())
+		if s.Pull && c.Role.String() == "KEY" {
+			sb.WriteString(" KEY")
+		}
 	}
 	return sb.String()
 }

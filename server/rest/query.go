@@ -9,10 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/internal/types"
-	"github.com/sluice-sql/sluice/parser"
-	"github.com/sluice-sql/sluice/parser/ast"
 )
 
 // queryStreamRequest is the body of POST /query-stream.
@@ -28,76 +26,63 @@ const (
 	jsonType      = "application/json"
 )
 
-// queryResult is a query's answer: a pull query's rows, or a push query's
-// stream.
+// queryResult is a query's answer: a pull query's rows, a push query's
+// or a PRINT's stream.
 type queryResult struct {
 	id     string
 	cols   []types.Column
-	rows   [][]any // pull query
-	stream *engine.Stream
+	stream *api.Stream
+}
+
+// noQueryMessage answers a request that holds no statement.
+const noQueryMessage = "no query found; send one SELECT statement, such as SELECT * FROM s EMIT CHANGES;"
+
+// singleMessage starts the engine's refusal of a request of several
+// statements (api.Options.Single).
+const singleMessage = "Expected exactly one statement"
+
+// admitQueries is the query endpoints' Admit: they run SELECT and PRINT
+// only.
+func admitQueries(st api.StatementInfo) error {
+	if !st.Kind.IsQuery() {
+		return &api.StatementError{Statement: st.Text, Line: st.Line, Col: st.Col, Code: api.CodeBadStatement,
+			Msg: "this endpoint runs queries (SELECT and PRINT) only; send other statements to POST /ksql"}
+	}
+	return nil
 }
 
 // runQuery runs the one SELECT or PRINT of sql. On failure it answers the
-// client itself and returns nil.
-func (h *Handler) runQuery(ctx context.Context, w http.ResponseWriter, sql string, sess *engine.Session) *queryResult {
-	fail := func(err error, stmt string) {
-		body := statementErrorBody(err, stmt, nil)
+// client itself and returns nil; otherwise the caller reads the stream and
+// closes it.
+func (h *Handler) runQuery(ctx context.Context, w http.ResponseWriter, sql string, sess *api.Session) *queryResult {
+	fail := func(err error) {
+		body := statementErrorBody(err, sql, nil)
 		writeError(w, statusOf(body.Code), body)
 	}
-	script, err := parser.NewScript(sql)
+	results, err := h.eng.Execute(ctx, sess, sql, api.Options{Single: true, Admit: admitQueries})
 	if err != nil {
-		fail(parseError(sql, err), sql)
-		return nil
-	}
-	lookup := func(name string) (string, bool) {
-		v, ok := sess.Variables[strings.ToUpper(name)]
-		return v, ok
-	}
-	st, err := script.Next(lookup)
-	if err == io.EOF {
-		fail(&engine.StatementError{Statement: sql, Msg: "no query found; send one SELECT statement, such as SELECT * FROM s EMIT CHANGES;", Code: codeBadStatement}, sql)
-		return nil
-	}
-	if err != nil {
-		fail(parseError(sql, err), sql)
-		return nil
-	}
-	if _, err := script.Next(lookup); err != io.EOF {
-		fail(&engine.StatementError{Statement: sql, Msg: "Expected exactly one statement: send one query per request", Code: codeBadStatement}, sql)
-		return nil
-	}
-	switch st.(type) {
-	case *ast.Select, *ast.Print:
-	default:
-		p := st.Position()
-		fail(&engine.StatementError{Statement: st.SQL(), Line: p.Line, Col: p.Col, Code: codeBadStatement,
-			Msg: "this endpoint runs queries (SELECT and PRINT) only; send other statements to POST /ksql"}, st.SQL())
-		return nil
-	}
-	if sel, ok := st.(*ast.Select); ok && sel.Query.Emit != ast.EmitChanges {
-		res, err := h.eng.PullQuery(ctx, sess, st.SQL()+";")
-		if err != nil {
-			fail(shiftError(err, st.Position()), st.SQL()+";")
-			return nil
+		closeStreams(results)
+		var se *api.StatementError
+		switch {
+		case len(results) > 0 || !errors.As(err, &se):
+		case noStatement(err):
+			err = &api.StatementError{Statement: sql, Msg: noQueryMessage, Code: codeBadStatement}
+		case strings.HasPrefix(se.Msg, singleMessage):
+			// The request as a whole is refused: no position in it.
+			cp := *se
+			cp.Line, cp.Col = 0, 0
+			err = &cp
 		}
-		return &queryResult{cols: res.Columns, rows: res.Rows}
-	}
-	results, err := h.eng.Execute(ctx, sess, st.SQL()+";")
-	if err != nil {
-		for _, r := range results {
-			if r.Stream != nil {
-				r.Stream.Close()
-			}
-		}
-		fail(shiftError(err, st.Position()), st.SQL()+";")
+		fail(err)
 		return nil
 	}
-	r := results[0]
-	if r.Stream != nil {
-		return &queryResult{id: r.Stream.ID, cols: r.Stream.Columns, stream: r.Stream}
+	if len(results) != 1 || results[0].Kind != api.ResultRows || results[0].Stream == nil {
+		closeStreams(results)
+		fail(errors.New("the statement returned no rows"))
+		return nil
 	}
-	fail(errors.New("the statement returned no rows"), st.SQL())
-	return nil
+	s := results[0].Stream
+	return &queryResult{id: s.ID, cols: s.TypedColumns(), stream: s}
 }
 
 // streamHeader is the first object of a /query-stream answer; pull
@@ -148,33 +133,36 @@ func (rw *rowWriter) write(b []byte) {
 	rw.err = rw.rc.Flush()
 }
 
-// stream forwards a push query's rows through emit until the query ends,
+// stream forwards a query's rows through emit until it ends: a pull
+// query's when they are all sent; a push query's or PRINT's when it ends,
 // the client goes, close-query is called or the server shuts down. It
-// returns the error that ended the query, nil when it completed, its
-// limit was reached or it was closed.
-func (h *Handler) stream(ctx context.Context, q *queryResult, emit func(row []any) error) (limit bool, err error) {
+// returns why the stream ended, and the error that ended it (nil when it
+// completed, its limit was reached or it was closed).
+func (h *Handler) stream(ctx context.Context, q *queryResult, emit func(row []any) error) (api.EndReason, error) {
+	defer q.stream.Close()
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var closed atomic.Bool
-	forget := h.register(q.id, func() { closed.Store(true); cancel() })
-	defer forget()
-	defer q.stream.Close()
+	if !q.stream.Pull {
+		forget := h.register(q.id, func() { closed.Store(true); cancel() })
+		defer forget()
+	}
 	for {
 		row, err := q.stream.Next(qctx)
 		switch {
 		case err == nil:
 		case errors.Is(err, io.EOF):
-			return true, nil
+			return q.stream.End(), nil
 		case qctx.Err() != nil:
 			if closed.Load() || h.shutdown.Err() != nil {
-				return false, nil
+				return api.EndClosed, nil
 			}
-			return false, ctx.Err()
+			return api.EndError, ctx.Err()
 		default:
-			return false, err
+			return api.EndError, err
 		}
 		if err := emit(row); err != nil {
-			return false, err
+			return api.EndError, err
 		}
 	}
 }
@@ -193,9 +181,10 @@ func (h *Handler) serveQueryStream(w http.ResponseWriter, r *http.Request) {
 	if q == nil {
 		return
 	}
+	defer q.stream.Close()
 	asJSON := accepts(r, jsonType) && !accepts(r, delimitedType)
 	header := streamHeader{ColumnNames: columnNames(q.cols), ColumnTypes: columnTypes(q.cols)}
-	if q.stream != nil {
+	if !q.stream.Pull {
 		header.QueryID = q.id
 	}
 	hb, _ := jsonMarshal(header)
@@ -223,17 +212,8 @@ func (h *Handler) serveQueryStream(w http.ResponseWriter, r *http.Request) {
 		rw.count++
 		return rw.err
 	}
-	var err error
-	if q.stream == nil {
-		for _, row := range q.rows {
-			if err = emit(row); err != nil {
-				break
-			}
-		}
-	} else {
-		_, err = h.stream(ctx, q, emit)
-	}
-	if rw.err != nil && ctx.Err() == nil && q.stream != nil {
+	_, err := h.stream(ctx, q, emit)
+	if rw.err != nil && ctx.Err() == nil && !q.stream.Pull {
 		h.log.Warn("push query client dropped: it did not take the rows sent to it", "query", q.id, "err", rw.err)
 	}
 	if err != nil && rw.err == nil && ctx.Err() == nil {
@@ -272,6 +252,7 @@ func (h *Handler) serveQuery(w http.ResponseWriter, r *http.Request) {
 	if q == nil {
 		return
 	}
+	defer q.stream.Close()
 	w.Header().Set("Content-Type", ksqlContentType(r))
 	w.WriteHeader(http.StatusOK)
 	rw := h.rowWriter(w)
@@ -280,7 +261,7 @@ func (h *Handler) serveQuery(w http.ResponseWriter, r *http.Request) {
 	if id == "" {
 		id = "pull_query"
 	}
-	hb, _ := jsonMarshal(map[string]any{"header": map[string]any{"queryId": id, "schema": schemaString(q.cols)}})
+	hb, _ := jsonMarshal(map[string]any{"header": map[string]any{"queryId": id, "schema": schemaString(q.stream)}})
 	rw.write(append(append([]byte{'['}, hb...), ",\n"...))
 	emit := func(row []any) error {
 		rw.buf = append(rw.buf[:0], `{"row":{"columns":`...)
@@ -289,20 +270,10 @@ func (h *Handler) serveQuery(w http.ResponseWriter, r *http.Request) {
 		rw.write(rw.buf)
 		return rw.err
 	}
+	reason, err := h.stream(ctx, q, emit)
 	final := "Query Completed"
-	var err error
-	if q.stream == nil {
-		for _, row := range q.rows {
-			if err = emit(row); err != nil {
-				break
-			}
-		}
-	} else {
-		var limit bool
-		limit, err = h.stream(ctx, q, emit)
-		if limit {
-			final = "Limit Reached"
-		}
+	if reason == api.EndLimit {
+		final = "Limit Reached"
 	}
 	var end []byte
 	if err != nil {

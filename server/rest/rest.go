@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/engine/api"
 )
 
 // Options configure a Handler. The zero value is usable.
@@ -104,7 +104,7 @@ func Routes() []Route {
 // serve it over HTTP/1.1 and HTTP/2 (h2c or TLS): /inserts-stream needs
 // HTTP/2, as in ksqlDB.
 type Handler struct {
-	eng  *engine.Engine
+	eng  api.Engine
 	opts Options
 	log  *slog.Logger
 	mux  *http.ServeMux
@@ -128,8 +128,8 @@ type Handler struct {
 	seq      int64
 }
 
-// New returns a handler over eng.
-func New(eng *engine.Engine, opts Options) *Handler {
+// New returns a handler over eng (an *engine.Engine, or any api.Engine).
+func New(eng api.Engine, opts Options) *Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -205,12 +205,12 @@ const (
 	CodeMethodNotAllowed = 40500
 
 	codeBadRequest     = 40000
-	codeBadStatement   = 40001
-	codeQueryEndpoint  = 40002
+	codeBadStatement   = api.CodeBadStatement
+	codeQueryEndpoint  = api.CodeQueryEndpoint
 	codeHTTP2Only      = 40004
 	codeNotFound       = 40400
 	codeRequestTimeout = 40800
-	codeServerError    = 50000
+	codeServerError    = api.CodeServerError
 	codeShuttingDown   = 50302
 )
 
@@ -271,7 +271,7 @@ func statementErrorBody(err error, stmt string, entities []any) errorBody {
 	if errors.Is(err, context.Canceled) {
 		return errorBody{Type: "generic_error", Code: codeShuttingDown, Message: "the request was cancelled: the client went away or the server is shutting down"}
 	}
-	var se *engine.StatementError
+	var se *api.StatementError
 	if errors.As(err, &se) {
 		code := se.Code
 		if code == 0 {
@@ -361,8 +361,8 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
 
 // session builds an engine session from a request's properties and
 // variables. Variable names are upper-cased as DEFINE stores them.
-func session(props map[string]any, vars map[string]any) *engine.Session {
-	s := engine.NewSession()
+func session(props map[string]any, vars map[string]any) *api.Session {
+	s := api.NewSession()
 	for k, v := range props {
 		s.Properties[k] = scalarText(v)
 	}

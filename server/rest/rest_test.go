@@ -637,3 +637,24 @@ func TestInsertsStreamTypes(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", out, want)
 	}
 }
+
+// TestScriptsWithoutOneStatement checks the answers to requests of no
+// statement (blanks or comments only) and, on the query endpoints, of
+// several.
+func TestScriptsWithoutOneStatement(t *testing.T) {
+	e := newEnv(t)
+	for _, sql := range []string{"", "  \n", "-- nothing to run\n", ";;"} {
+		if ents := e.ksql(t, sql, nil); len(ents) != 0 {
+			t.Errorf("/ksql %q = %v, want no entity", sql, ents)
+		}
+	}
+	for _, c := range []struct{ sql, msg string }{
+		{"-- nothing to run", "no query found; send one SELECT statement, such as SELECT * FROM s EMIT CHANGES;"},
+		{"SELECT 1 FROM a; SELECT 2 FROM b;", "Expected exactly one statement: send one query per request"},
+	} {
+		status, body, _ := e.post(t, e.h2, "/query-stream", "", map[string]any{"sql": c.sql})
+		if m := decode(t, body); status != 400 || m["error_code"] != float64(40001) || m["message"] != c.msg {
+			t.Errorf("/query-stream %q: %d %s; want 400 and %q", c.sql, status, body, c.msg)
+		}
+	}
+}
