@@ -305,64 +305,88 @@ type Sink struct {
 // String draws the graph as EXPLAIN shows it, sink first.
 func (g *Graph) String() string {
 	var b strings.Builder
-	depth := 0
-	line := func(format string, args ...any) {
-		b.WriteString(strings.Repeat("  ", depth))
-		b.WriteString(" > ")
-		fmt.Fprintf(&b, format, args...)
+	for _, l := range g.Plan() {
+		b.WriteString(strings.Repeat("  ", l.Depth))
+		b.WriteString(" > [ ")
+		b.WriteString(l.Operator)
+		b.WriteString(" ]")
+		for _, d := range l.Details {
+			b.WriteString(" | ")
+			b.WriteString(d)
+		}
 		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// PlanLine is one operator of an execution plan, drawn at Depth below the
+// output: Operator is its kind (SINK, FILTER, PROJECT ...), Details its
+// parts ("Name: X", "Predicate: ...").
+type PlanLine struct {
+	Depth    int
+	Operator string
+	Details  []string
+}
+
+// Plan is the execution plan EXPLAIN shows: the output first, then each
+// step down to the source, a join's right input below the join.
+func (g *Graph) Plan() []PlanLine {
+	var out []PlanLine
+	depth := 0
+	line := func(op string, details ...string) {
+		out = append(out, PlanLine{Depth: depth, Operator: op, Details: details})
 		depth++
 	}
 	if g.Sink != nil {
-		win := ""
+		d := []string{"Name: " + g.Sink.Name, "Topic: " + g.Sink.Topic, fmt.Sprintf("Partitions: %d", g.Sink.Partitions),
+			"Key format: " + g.Sink.KeyFormat, "Value format: " + g.Sink.ValueFormat, "Schema: " + schemaString(g.Output, g.KeyColumns)}
 		if g.Sink.Window != nil {
-			win = " | Windowed key: " + g.Sink.Window.String()
+			d = append(d, "Windowed key: "+g.Sink.Window.String())
 		}
-		line("[ SINK ] | Name: %s | Topic: %s | Partitions: %d | Key format: %s | Value format: %s | Schema: %s%s",
-			g.Sink.Name, g.Sink.Topic, g.Sink.Partitions, g.Sink.KeyFormat, g.Sink.ValueFormat, schemaString(g.Output, g.KeyColumns), win)
+		line("SINK", d...)
 	} else if n := len(g.Steps); n > 0 && g.Steps[n-1].Kind == Materialize {
-		line("[ MATERIALIZED ] | Schema: %s", schemaString(g.Output, g.KeyColumns))
+		line("MATERIALIZED", "Schema: "+schemaString(g.Output, g.KeyColumns))
 	} else {
-		lim := ""
+		d := []string{"Schema: " + schemaString(g.Output, g.KeyColumns)}
 		if g.Limit > 0 {
-			lim = fmt.Sprintf(" | Limit: %d", g.Limit)
+			d = append(d, fmt.Sprintf("Limit: %d", g.Limit))
 		}
-		line("[ OUTPUT ] | Schema: %s%s", schemaString(g.Output, g.KeyColumns), lim)
+		line("OUTPUT", d...)
 	}
 	g.drawInput(line, func() int { return depth }, func(d int) { depth = d })
-	return b.String()
+	return out
 }
 
 // drawInput draws g's steps, last first, and its source: a Join step
 // draws its right input below it, then the left input goes on.
-func (g *Graph) drawInput(line func(string, ...any), depth func() int, setDepth func(int)) {
+func (g *Graph) drawInput(line func(string, ...string), depth func() int, setDepth func(int)) {
 	for i := len(g.Steps) - 1; i >= 0; i-- {
 		st := g.Steps[i]
 		switch st.Kind {
 		case Join:
-			line("%s", joinString(&st))
+			line("JOIN", joinDetails(&st)...)
 			if j := st.Join; j != nil && j.Right != nil {
 				d := depth()
 				out := j.Right.Output
 				if len(out) >= PseudoColumns {
 					out = out[PseudoColumns:]
 				}
-				line("[ RIGHT INPUT ] | Schema: %s", schemaString(out, j.Right.KeyColumns))
+				line("RIGHT INPUT", "Schema: "+schemaString(out, j.Right.KeyColumns))
 				j.Right.drawInput(line, depth, setDepth)
 				setDepth(d)
 			}
 		case Filter:
 			if st.Retract {
-				line("[ FILTER ] | Predicate: %s | Rejected rows delete their key", st.Predicate)
+				line("FILTER", fmt.Sprintf("Predicate: %s", st.Predicate), "Rejected rows delete their key")
 			} else {
-				line("[ FILTER ] | Predicate: %s", st.Predicate)
+				line("FILTER", fmt.Sprintf("Predicate: %s", st.Predicate))
 			}
 		case Project:
 			parts := make([]string, len(st.Exprs))
 			for j, e := range st.Exprs {
 				parts[j] = e.String() + " AS " + st.Schema[j].Name
 			}
-			line("[ PROJECT ] | %s", strings.Join(parts, ", "))
+			line("PROJECT", strings.Join(parts, ", "))
 		case Aggregate:
 			keys := make([]string, len(st.GroupBy))
 			for j, e := range st.GroupBy {
@@ -382,20 +406,19 @@ func (g *Graph) drawInput(line func(string, ...any), depth func() int, setDepth 
 				}
 				aggs[j] = a.Func + "(" + strings.Join(args, ", ") + ")"
 			}
-			win := ""
+			d := []string{"Group by: " + strings.Join(keys, ", ")}
 			if st.Window != nil {
-				win = " | Window: " + st.Window.String()
+				d = append(d, "Window: "+st.Window.String())
 			}
-			line("[ AGGREGATE ] | Group by: %s%s | Aggregates: %s | State: %s | Changelog: %s",
-				strings.Join(keys, ", "), win, strings.Join(aggs, ", "), st.StateTable, st.Changelog)
+			line("AGGREGATE", append(d, "Aggregates: "+strings.Join(aggs, ", "), "State: "+st.StateTable, "Changelog: "+st.Changelog)...)
 		case Materialize:
-			line("[ MATERIALIZE ] | State: %s | Changelog: %s", st.StateTable, st.Changelog)
+			line("MATERIALIZE", "State: "+st.StateTable, "Changelog: "+st.Changelog)
 		case FlatMap:
 			parts := make([]string, len(st.Exprs))
 			for j, e := range st.Exprs {
 				parts[j] = "EXPLODE(" + e.String() + ")"
 			}
-			line("[ FLAT MAP ] | %s", strings.Join(parts, ", "))
+			line("FLAT MAP", strings.Join(parts, ", "))
 		case Repartition:
 			keys := make([]string, 0, st.Keys)
 			for j := PseudoColumns; j < PseudoColumns+st.Keys; j++ {
@@ -405,14 +428,14 @@ func (g *Graph) drawInput(line func(string, ...any), depth func() int, setDepth 
 			if topic == "" {
 				topic = "(one per run)"
 			}
-			placed := ""
+			d := []string{"Topic: " + topic, fmt.Sprintf("Partitions: %d", st.Partitions), "Key: " + strings.Join(keys, ", ")}
 			if st.PlaceBy != "" {
-				placed = " | Placed as: " + st.PlaceBy + " keys"
+				d = append(d, "Placed as: "+st.PlaceBy+" keys")
 			}
 			if st.Table {
-				placed += " | Table changes"
+				d = append(d, "Table changes")
 			}
-			line("[ REPARTITION ] | Topic: %s | Partitions: %d | Key: %s%s", topic, st.Partitions, strings.Join(keys, ", "), placed)
+			line("REPARTITION", d...)
 		case Rekey:
 			parts := []string{}
 			for j := PseudoColumns; j < PseudoColumns+st.Keys; j++ {
@@ -421,9 +444,9 @@ func (g *Graph) drawInput(line func(string, ...any), depth func() int, setDepth 
 			if len(parts) == 0 {
 				parts = append(parts, "no key (null)")
 			}
-			line("[ PARTITION BY ] | %s", strings.Join(parts, ", "))
+			line("PARTITION BY", strings.Join(parts, ", "))
 		default:
-			line("[ %s ]", strings.ToUpper(string(st.Kind)))
+			line(strings.ToUpper(string(st.Kind)))
 		}
 	}
 	s := g.Source
@@ -431,19 +454,18 @@ func (g *Graph) drawInput(line func(string, ...any), depth func() int, setDepth 
 	if s.Timestamp != "" {
 		ts = s.Timestamp
 	}
-	win := ""
+	d := []string{"Name: " + s.Name, "Topic: " + s.Topic, fmt.Sprintf("Partitions: %d", s.Partitions), "Key format: " + s.KeyFormat, "Value format: " + s.ValueFormat}
 	if s.Window != nil {
-		win = " | Windowed key: " + s.Window.String()
+		d = append(d, "Windowed key: "+s.Window.String())
 	}
-	line("[ SOURCE ] | Name: %s | Topic: %s | Partitions: %d | Key format: %s | Value format: %s%s | Timestamp: %s | Start: %s",
-		s.Name, s.Topic, s.Partitions, s.KeyFormat, s.ValueFormat, win, ts, g.OffsetReset)
+	line("SOURCE", append(d, "Timestamp: "+ts, "Start: "+g.OffsetReset)...)
 }
 
-// joinString describes a Join step as EXPLAIN shows it.
-func joinString(st *Step) string {
+// joinDetails describes a Join step as EXPLAIN shows it.
+func joinDetails(st *Step) []string {
 	j := st.Join
 	if j == nil {
-		return "[ JOIN ]"
+		return nil
 	}
 	kind := func(table bool) string {
 		if table {
@@ -462,23 +484,21 @@ func joinString(st *Step) string {
 	for i := PseudoColumns; i < PseudoColumns+st.Keys && i < len(st.Schema); i++ {
 		keys = append(keys, st.Schema[i].Name)
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "[ JOIN ] | %s %s-%s", j.Type, kind(j.LeftTable), kind(j.RightTable))
+	d := []string{fmt.Sprintf("%s %s-%s", j.Type, kind(j.LeftTable), kind(j.RightTable))}
 	if j.ForeignKey != nil {
-		fmt.Fprintf(&b, " | Foreign key: %s", j.ForeignKey)
+		d = append(d, fmt.Sprintf("Foreign key: %s", j.ForeignKey))
 	} else {
-		fmt.Fprintf(&b, " | On: %s = %s", exprs(j.LeftKey), exprs(j.RightKey))
+		d = append(d, fmt.Sprintf("On: %s = %s", exprs(j.LeftKey), exprs(j.RightKey)))
 	}
-	fmt.Fprintf(&b, " | Key: %s", strings.Join(keys, ", "))
+	d = append(d, "Key: "+strings.Join(keys, ", "))
 	if w := j.Within; w != nil {
 		grace := "default"
 		if w.Grace >= 0 {
 			grace = fmt.Sprintf("%d ms", w.Grace)
 		}
-		fmt.Fprintf(&b, " | Within: %d ms before, %d ms after, grace %s", w.Before, w.After, grace)
+		d = append(d, fmt.Sprintf("Within: %d ms before, %d ms after, grace %s", w.Before, w.After, grace))
 	}
-	fmt.Fprintf(&b, " | Left state: %s | Left changelog: %s | Right state: %s | Right changelog: %s", j.LeftState, j.LeftChangelog, j.RightState, j.RightChangelog)
-	return b.String()
+	return append(d, "Left state: "+j.LeftState, "Left changelog: "+j.LeftChangelog, "Right state: "+j.RightState, "Right changelog: "+j.RightChangelog)
 }
 
 func schemaString(cols []types.Column, keys int) string {
