@@ -15,7 +15,15 @@ type Script struct {
 	src  string
 	toks []token
 	next int // index of the first token of the next statement
+	// start and end are the byte offsets of the statement Next returned
+	// last.
+	start, end int
 }
+
+// Span returns the byte offsets in the script's text of the statement Next
+// returned last (or failed on): text[start:end] is its text before
+// variable substitution, without the ';'.
+func (s *Script) Span() (start, end int) { return s.start, s.end }
 
 // NewScript lexes text; it fails only on lexical errors (an unterminated
 // string or comment).
@@ -46,6 +54,7 @@ func (s *Script) Next(lookup func(name string) (string, bool)) (ast.Statement, e
 	}
 	s.next = end
 	first, last := s.toks[start], s.toks[end-1]
+	s.start, s.end = first.off, last.end
 	text := s.src[first.off:last.end]
 	if !strings.Contains(text, "${") {
 		return s.parse(s.src, s.toks[start:end], text)
