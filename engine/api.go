@@ -8,77 +8,27 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sluice-sql/sluice/catalog"
-	"github.com/sluice-sql/sluice/exec"
+	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/internal/types"
-	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/parser"
 	"github.com/sluice-sql/sluice/parser/ast"
 )
 
-// This file is the engine's typed API: what SHOW, DESCRIBE, EXPLAIN, pull
-// queries, TERMINATE, PAUSE, RESUME and INSERT VALUES give as rendered
-// tables and messages, as values an API server converts without parsing
-// text. Errors are *StatementError, as Execute's are. Each call runs as
-// one statement does in Execute: under the server's statement timeout, and
-// stopped when ctx ends before it commits (see statement.go).
+// This file is the engine's typed calls (api.Engine): what SHOW, DESCRIBE,
+// EXPLAIN, pull queries, TERMINATE, PAUSE, RESUME and INSERT VALUES give,
+// for an API server that calls them directly. Errors are
+// *StatementError, as Execute's are. Each call runs as one statement does
+// in Execute: under the server's statement timeout, and stopped when ctx
+// ends before it commits (see statement.go).
 
-// ColumnRole says where a source's column is read from.
-type ColumnRole uint8
+// InsertRow is one row to insert (see api.InsertRow).
+type InsertRow = api.InsertRow
 
-// The column roles.
-const (
-	RoleKey ColumnRole = iota + 1
-	RoleValue
-	RoleHeader
-)
-
-// SourceColumn is a column of a stream or table.
-type SourceColumn struct {
-	types.Column
-	Role ColumnRole
-	// Header is the header key a HEADER('key') column reads; empty for a
-	// HEADERS column and the other roles.
-	Header string
-}
-
-// SourceInfo describes a stream or table.
-type SourceInfo struct {
-	Name                   string
-	Kind                   catalog.Kind
-	Topic                  string
-	Partitions             int32
-	KeyFormat, ValueFormat string
-	Windowed               bool
-	// Timestamp names the column holding record time; empty for ROWTIME.
-	Timestamp string
-	Columns   []SourceColumn
-	SQL       string
-	// Writers and Readers are the persistent queries writing into and
-	// reading from the source.
-	Writers, Readers []string
-	ReadOnly         bool
-}
-
-// QueryInfo describes a persistent or push query.
-type QueryInfo struct {
-	ID string
-	// Push is true for a running push query.
-	Push bool
-	// Status is what SHOW QUERIES shows: RUNNING, PAUSED, ...
-	Status          string
-	Sink, SinkTopic string
-	SQL             string
-	Sources         []string
-	Columns         []types.Column
-	Stats           exec.Stats
-}
-
-// Sources lists the streams (kind catalog.Stream) or tables, by name.
-func (e *Engine) Sources(kind catalog.Kind) []SourceInfo {
-	var out []SourceInfo
+// Sources lists the streams or the tables, by name.
+func (e *Engine) Sources(kind api.SourceKind) []api.SourceInfo {
+	var out []api.SourceInfo
 	for _, src := range e.cat.Sources() {
-		if src.Kind == kind {
+		if api.SourceKind(src.Kind) == kind {
 			out = append(out, e.sourceInfo(src))
 		}
 	}
@@ -86,39 +36,20 @@ func (e *Engine) Sources(kind catalog.Kind) []SourceInfo {
 }
 
 // DescribeSource describes a stream or table.
-func (e *Engine) DescribeSource(name string) (SourceInfo, error) {
-	src, ok := e.cat.Source(name)
+func (e *Engine) DescribeSource(ctx context.Context, name string, extended bool) (*api.SourceDescription, error) {
+	d, ok := e.describeSource(ctx, name, extended)
 	if !ok {
-		return SourceInfo{}, apiError(CodeBadStatement, "%s does not exist; SHOW STREAMS and SHOW TABLES list the sources%s", name, e.didYouMean(name))
+		return nil, apiError(CodeBadStatement, "%s does not exist; SHOW STREAMS and SHOW TABLES list the sources%s", name, e.didYouMean(name))
 	}
-	return e.sourceInfo(src), nil
-}
-
-func (e *Engine) sourceInfo(src *catalog.Source) SourceInfo {
-	si := SourceInfo{
-		Name: src.Name, Kind: src.Kind, Topic: src.Topic, Partitions: src.Partitions,
-		KeyFormat: src.KeyFormat, ValueFormat: src.ValueFormat, Windowed: src.Window != nil,
-		Timestamp: src.Timestamp, SQL: src.SQL, ReadOnly: src.IsSource,
-		Writers: e.cat.Writers(src.Name), Readers: e.cat.Readers(src.Name),
-	}
-	for _, c := range src.Key {
-		si.Columns = append(si.Columns, SourceColumn{Column: c, Role: RoleKey})
-	}
-	for _, c := range src.Value {
-		si.Columns = append(si.Columns, SourceColumn{Column: c, Role: RoleValue})
-	}
-	for i, c := range src.Headers {
-		si.Columns = append(si.Columns, SourceColumn{Column: c, Role: RoleHeader, Header: src.HeaderKeys[i]})
-	}
-	return si
+	return d, nil
 }
 
 // Queries lists the persistent queries, then the running push queries, by
-// id.
-func (e *Engine) Queries() []QueryInfo {
-	var out []QueryInfo
+// id, with their figures.
+func (e *Engine) Queries(ctx context.Context) []api.QueryInfo {
+	var out []api.QueryInfo
 	for _, q := range e.cat.Queries() {
-		out = append(out, e.persistentInfo(q))
+		out = append(out, e.persistentInfo(ctx, q, true))
 	}
 	e.mu.Lock()
 	ids := make([]string, 0, len(e.transient))
@@ -128,7 +59,7 @@ func (e *Engine) Queries() []QueryInfo {
 	e.mu.Unlock()
 	sort.Strings(ids)
 	for _, id := range ids {
-		if qi, ok := e.pushInfo(id); ok {
+		if qi, ok := e.pushInfo(ctx, id); ok {
 			out = append(out, qi)
 		}
 	}
@@ -136,145 +67,85 @@ func (e *Engine) Queries() []QueryInfo {
 }
 
 // DescribeQuery describes a persistent query or a running push query.
-func (e *Engine) DescribeQuery(id string) (QueryInfo, error) {
+func (e *Engine) DescribeQuery(ctx context.Context, id string) (api.QueryInfo, error) {
 	if pid, ok := e.findQuery(id); ok {
 		q, _ := e.cat.Query(pid)
-		return e.persistentInfo(q), nil
+		return e.persistentInfo(ctx, q, true), nil
 	}
-	if qi, ok := e.pushInfo(id); ok {
+	if qi, ok := e.pushInfo(ctx, id); ok {
 		return qi, nil
 	}
-	return QueryInfo{}, apiError(CodeBadStatement, "unknown query id %s; SHOW QUERIES lists the running queries", id)
-}
-
-func (e *Engine) persistentInfo(q *catalog.Query) QueryInfo {
-	qi := QueryInfo{ID: q.ID, Status: e.queryStatus(q.ID), Sink: q.Sink, SQL: q.SQL, Sources: q.Sources(), Columns: q.Plan.Output}
-	if q.Plan.Sink != nil {
-		qi.SinkTopic = q.Plan.Sink.Topic
-	}
-	e.mu.Lock()
-	if rq := e.running[q.ID]; rq != nil {
-		qi.Stats = rq.Stats()
-	}
-	e.mu.Unlock()
-	return qi
-}
-
-func (e *Engine) pushInfo(id string) (QueryInfo, bool) {
-	e.mu.Lock()
-	tq := e.transient[id]
-	e.mu.Unlock()
-	if tq == nil {
-		return QueryInfo{}, false
-	}
-	g := tq.Graph()
-	return QueryInfo{ID: id, Push: true, Status: "RUNNING", Sources: []string{g.Source.Name}, Columns: g.Output, Stats: tq.Stats()}, true
+	return api.QueryInfo{}, apiError(CodeBadStatement, "unknown query id %s; SHOW QUERIES lists the running queries", id)
 }
 
 // Topics lists the Kafka topics by name; internal ones (names starting
 // with '_') only when all is set.
-func (e *Engine) Topics(ctx context.Context, all bool) ([]kafka.TopicInfo, error) {
-	var topics []kafka.TopicInfo
+func (e *Engine) Topics(ctx context.Context, all bool) ([]api.Topic, error) {
+	var topics []api.Topic
 	err := e.call(ctx, func(ctx context.Context) error {
 		var err error
-		if topics, err = e.cfg.Kafka.ListTopics(ctx); err != nil {
-			return apiError(CodeServerError, "cannot list topics: %v", err)
-		}
-		return nil
+		topics, err = e.listTopics(ctx, all)
+		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, apiStatementError("SHOW TOPICS", err)
 	}
-	out := topics[:0]
-	for _, tp := range topics {
-		if all || !strings.HasPrefix(tp.Name, "_") {
-			out = append(out, tp)
-		}
-	}
-	return out, nil
-}
-
-// Explanation is the plan of a statement or a persistent query.
-type Explanation struct {
-	// Description is the "Name : value" lines EXPLAIN prints above the
-	// plan.
-	Description string
-	// Columns are a persistent query's output columns.
-	Columns []types.Column
-	// Plan is the execution plan, one step a line.
-	Plan string
+	return topics, nil
 }
 
 // Explain plans sql, a SELECT or CREATE ... AS SELECT statement, in
 // session s without running it.
-func (e *Engine) Explain(ctx context.Context, s *Session, sql string) (Explanation, error) {
+func (e *Engine) Explain(ctx context.Context, s *Session, sql string) (*api.QueryDescription, error) {
 	st, err := e.parseOne(s, sql)
 	if err != nil {
-		return Explanation{}, err
+		return nil, err
 	}
-	var r Result
+	var d *api.QueryDescription
 	err = e.call(ctx, func(ctx context.Context) error {
 		var err error
-		r, err = e.explain(ctx, s, &ast.Explain{Source: ast.Source{Pos: st.Position()}, Statement: st})
+		d, err = e.explanation(ctx, s, &ast.Explain{Source: ast.Source{Pos: st.Position()}, Statement: st})
 		return err
 	})
 	if err != nil {
-		return Explanation{}, statementError(st, err)
+		return nil, statementError(st, err)
 	}
-	return Explanation{Description: r.Table.Title, Plan: strings.TrimPrefix(r.Table.Footer, "Execution plan\n")}, nil
+	return d, nil
 }
 
-// ExplainQuery shows the plan of a persistent query.
-func (e *Engine) ExplainQuery(ctx context.Context, id string) (Explanation, error) {
-	var r Result
+// ExplainQuery describes a persistent query with its plan.
+func (e *Engine) ExplainQuery(ctx context.Context, id string) (*api.QueryDescription, error) {
+	var d *api.QueryDescription
 	err := e.call(ctx, func(ctx context.Context) error {
 		var err error
-		r, err = e.explain(ctx, nil, &ast.Explain{QueryID: id})
+		d, err = e.explanation(ctx, nil, &ast.Explain{QueryID: id})
 		return err
 	})
 	if err != nil {
-		return Explanation{}, apiStatementError("EXPLAIN "+id, err)
+		return nil, apiStatementError("EXPLAIN "+id, err)
 	}
-	ex := Explanation{Description: r.Table.Title, Plan: strings.TrimPrefix(r.Table.Footer, "Execution plan\n")}
-	if pid, ok := e.findQuery(id); ok {
-		if q, ok := e.cat.Query(pid); ok {
-			ex.Columns = q.Plan.Output
-		}
-	}
-	return ex, nil
-}
-
-// PullResult is a pull query's rows.
-type PullResult struct {
-	Columns []types.Column
-	Rows    [][]any
+	return d, nil
 }
 
 // PullQuery runs sql, one SELECT without EMIT CHANGES, in session s.
-func (e *Engine) PullQuery(ctx context.Context, s *Session, sql string) (PullResult, error) {
+func (e *Engine) PullQuery(ctx context.Context, s *Session, sql string) (*Stream, error) {
 	st, err := e.parseOne(s, sql)
 	if err != nil {
-		return PullResult{}, err
+		return nil, err
 	}
 	sel, ok := st.(*ast.Select)
 	if !ok || sel.Query.Emit == ast.EmitChanges {
-		return PullResult{}, statementError(st, userError(st.Position(), "a pull query is a SELECT without EMIT CHANGES; run push queries with PushQuery and other statements with Execute"))
+		return nil, statementError(st, userError(st.Position(), "a pull query is a SELECT without EMIT CHANGES; run push queries with PushQuery and other statements with Execute"))
 	}
-	var res PullResult
-	var cols []types.Column
+	var rows *Stream
 	err = e.call(ctx, func(ctx context.Context) error {
 		var err error
-		cols, err = e.pull(ctx, s, sel, func(row []any) bool {
-			res.Rows = append(res.Rows, append([]any(nil), row...))
-			return true
-		}, nil)
+		rows, err = e.pullRows(ctx, s, sel)
 		return err
 	})
 	if err != nil {
-		return PullResult{}, statementError(st, err)
+		return nil, statementError(st, err)
 	}
-	res.Columns = cols
-	return res, nil
+	return rows, nil
 }
 
 // Terminate ends the persistent query or push query id, or with all
@@ -330,22 +201,6 @@ func orAll(id string, all bool) string {
 		return "ALL"
 	}
 	return id
-}
-
-// InsertRow is one row to insert: column names and their values with the
-// values' types (as wire.DecodeValue gives them). ROWTIME sets the record
-// time.
-type InsertRow struct {
-	Names  []string
-	Values []any
-	Types  []*types.Type
-}
-
-// Add appends a column's value and its type to the row.
-func (r *InsertRow) Add(name string, v any, t *types.Type) {
-	r.Names = append(r.Names, name)
-	r.Values = append(r.Values, v)
-	r.Types = append(r.Types, t)
 }
 
 // Insert writes rows into the stream or table target, one record each, as
@@ -420,15 +275,15 @@ func (e *Engine) parseOne(s *Session, sql string) (ast.Statement, error) {
 	if err != nil {
 		return nil, syntaxError(sql, err)
 	}
-	st, err := script.Next(s.variable)
+	st, err := script.Next(s.Variable)
 	if errors.Is(err, io.EOF) {
-		return nil, &StatementError{Statement: sql, Line: 1, Col: 1, Msg: "no statement found; write one statement", Code: CodeBadStatement}
+		return nil, &StatementError{Statement: sql, Line: 1, Col: 1, Msg: "no statement found; write one statement", Code: CodeBadStatement, Cause: api.ErrNoStatement}
 	}
 	if err != nil {
 		return nil, syntaxError(sql, err)
 	}
-	if _, err := script.Next(s.variable); !errors.Is(err, io.EOF) {
-		return nil, &StatementError{Statement: sql, Line: 1, Col: 1, Msg: "give exactly one statement; send several with Execute", Code: CodeBadStatement}
+	if _, err := script.Next(s.Variable); !errors.Is(err, io.EOF) {
+		return nil, &StatementError{Statement: sql, Line: 1, Col: 1, Msg: "give exactly one statement; send several with Execute", Code: CodeBadStatement, Cause: api.ErrNotSingle}
 	}
 	return st, nil
 }
@@ -458,6 +313,7 @@ func apiStatementError(stmt string, err error) *StatementError {
 		if se.Statement == "" && se.Cause != nil {
 			se.Statement = stmt
 		}
+		splitHint(se)
 		return se
 	}
 	out := &StatementError{Statement: stmt, Msg: err.Error(), Code: CodeBadStatement}
@@ -465,5 +321,6 @@ func apiStatementError(stmt string, err error) *StatementError {
 	if errors.As(err, &ie) {
 		out.Code = CodeServerError
 	}
+	splitHint(out)
 	return out
 }

@@ -203,7 +203,7 @@ func TestBadRecords(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tab := res[0].Table
+			tab := tableOf(t, res[0])
 			col := map[string]int{}
 			for i, n := range tab.Columns {
 				col[n] = i

@@ -63,7 +63,7 @@ func runAsync(eng *engine.Engine, ctx context.Context, sql string) <-chan error 
 }
 
 func hasSource(eng *engine.Engine, name string) bool {
-	_, err := eng.DescribeSource(name)
+	_, err := eng.DescribeSource(context.Background(), name, false)
 	return err == nil
 }
 
@@ -92,7 +92,7 @@ func TestStatementCancelledInPlanning(t *testing.T) {
 		}
 		err := <-done
 		var se *engine.StatementError
-		if !errors.Is(err, context.Canceled) || !errors.As(err, &se) || !strings.Contains(se.Msg, "cancelled") {
+		if !errors.Is(err, context.Canceled) || !errors.As(err, &se) || !strings.Contains(se.Message(), "cancelled") {
 			t.Fatalf("%s: %v, want a cancelled statement", sql, err)
 		}
 	}
@@ -137,8 +137,8 @@ func TestStatementTimeout(t *testing.T) {
 			t.Fatalf("%s: %v, want the statement timeout", sql, err)
 		}
 		for _, want := range []string{"statement timeout of 50ms", "--statement-timeout", "before it changed any stream"} {
-			if !strings.Contains(se.Msg, want) {
-				t.Errorf("%s: %q does not say %q", sql, se.Msg, want)
+			if !strings.Contains(se.Message(), want) {
+				t.Errorf("%s: %q does not say %q", sql, se.Message(), want)
 			}
 		}
 		if se.Statement != strings.TrimSuffix(sql, ";") {
@@ -171,7 +171,7 @@ func TestCommittedStatementCompletes(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("a committed statement whose client went: %v", err)
 	}
-	qs := eng.Queries()
+	qs := eng.Queries(context.Background())
 	if len(qs) != 1 || qs[0].Status != "RUNNING" || !hasSource(eng, "OUT") {
 		t.Fatalf("queries %+v: want the statement's query running", qs)
 	}
@@ -208,8 +208,8 @@ func TestPushQueryLimit(t *testing.T) {
 		if !errors.As(err, &se) || !errors.Is(err, engine.ErrPushQueryLimit) || se.Code != engine.CodeBadStatement {
 			t.Fatalf("%s: %v, want the push query limit", sql, err)
 		}
-		if !strings.HasPrefix(se.Msg, want) || !strings.Contains(se.Msg, "--max-push-queries") {
-			t.Fatalf("%s: %q", sql, se.Msg)
+		if !strings.HasPrefix(se.Message(), want) || se.Msg != strings.TrimSuffix(want, "\n") || !strings.Contains(se.Message(), "--max-push-queries") {
+			t.Fatalf("%s: %q", sql, se.Message())
 		}
 	}
 	// Pull queries and other statements are not push queries.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluice-sql/sluice/catalog"
 	"github.com/sluice-sql/sluice/exec"
+	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/kafka"
 )
 
@@ -486,4 +487,11 @@ func (e *Engine) WaitCluster(ctx context.Context, servers int) error {
 			return fmt.Errorf("engine: waiting for a cluster of %d servers: %w", servers, ctx.Err())
 		}
 	}
+}
+
+// PullResult is a pull query's rows, as another server of the cluster
+// answered them (ClusterConfig.Forward).
+type PullResult struct {
+	Columns []types.Column
+	Rows    [][]any
 }

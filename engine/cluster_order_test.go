@@ -73,16 +73,16 @@ func TestClusterAppliesCommandsInLogOrder(t *testing.T) {
 		}
 		for _, e := range []*engine.Engine{a, b} {
 			waitFor(ctx, t, fmt.Sprintf("%s on %s has column %s", name, column[e], want), func() bool {
-				src, err := e.DescribeSource(name)
+				d, err := e.DescribeSource(ctx, name, false)
 				if err != nil {
 					return false
 				}
-				for _, c := range src.Columns {
+				for _, c := range d.Source.Columns {
 					if c.Name == want {
 						return true
 					}
 				}
-				t.Fatalf("round %d: %s on the server of %s has columns %v, want the winner's %s", i, name, column[e], src.Columns, want)
+				t.Fatalf("round %d: %s on the server of %s has columns %v, want the winner's %s", i, name, column[e], d.Source.Columns, want)
 				return false
 			})
 		}

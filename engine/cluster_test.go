@@ -42,7 +42,12 @@ func TestClusterSplitsAndFailsOver(t *testing.T) {
 		if e == nil {
 			return engine.PullResult{}, fmt.Errorf("no server at %s", addr)
 		}
-		return e.PullQuery(ctx, s, sql)
+		st, err := e.PullQuery(ctx, s, sql)
+		if err != nil {
+			return engine.PullResult{}, err
+		}
+		rows, err := allRows(ctx, st)
+		return engine.PullResult{Columns: st.TypedColumns(), Rows: rows}, err
 	}
 	open := func(addr string) *engine.Engine {
 		t.Helper()
@@ -91,12 +96,12 @@ func TestClusterSplitsAndFailsOver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	show := res[0].Table
+	show := tableOf(t, res[0])
 	if col := slices.Index(show.Columns, "Partitions"); col < 0 || !strings.Contains(show.Rows[0][col], "a:1 (this server) owns ") ||
 		!strings.Contains(show.Rows[0][col], "b:2 owns ") {
 		t.Errorf("SHOW QUERIES EXTENDED: %v %v", show.Columns, show.Rows)
 	}
-	if footer := res[1].Table.Footer; !strings.Contains(footer, "Cluster              : a:1 (this server) owns ") {
+	if footer := tableOf(t, res[1]).Footer; !strings.Contains(footer, "Cluster              : a:1 (this server) owns ") {
 		t.Errorf("DESCRIBE EXTENDED:\n%s", footer)
 	}
 	for name, e := range map[string]*engine.Engine{"a": a, "b": b} {
@@ -130,7 +135,7 @@ func TestClusterSplitsAndFailsOver(t *testing.T) {
 	// A query created on b runs on a too.
 	mustExec(ctx, t, b, s, `CREATE STREAM big AS SELECT * FROM clicks WHERE ms >= 70;`)
 	waitFor(ctx, t, "a runs the query b created", func() bool {
-		for _, q := range a.Queries() {
+		for _, q := range a.Queries(ctx) {
 			if strings.HasPrefix(q.ID, "CSAS_BIG") && q.Status == "RUNNING" {
 				return true
 			}
@@ -142,14 +147,14 @@ func TestClusterSplitsAndFailsOver(t *testing.T) {
 	}
 	// TERMINATE on a ends it on b.
 	var big string
-	for _, q := range b.Queries() {
+	for _, q := range b.Queries(ctx) {
 		if strings.HasPrefix(q.ID, "CSAS_BIG") {
 			big = q.ID
 		}
 	}
 	mustExec(ctx, t, a, s, "TERMINATE "+big+";")
 	waitFor(ctx, t, "b no longer runs the query a terminated", func() bool {
-		for _, q := range b.Queries() {
+		for _, q := range b.Queries(ctx) {
 			if q.ID == big {
 				return false
 			}
@@ -214,15 +219,19 @@ func flush(ctx context.Context, t *testing.T, es ...*engine.Engine) {
 // counts runs a pull query on per_user and returns the counts by user.
 func counts(ctx context.Context, t *testing.T, e *engine.Engine, sql string) map[string]int64 {
 	t.Helper()
-	res, err := e.PullQuery(ctx, engine.NewSession(), sql)
+	st, err := e.PullQuery(ctx, engine.NewSession(), sql)
+	if err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+	rows, err := allRows(ctx, st)
 	if err != nil {
 		t.Fatalf("%s: %v", sql, err)
 	}
 	out := map[string]int64{}
-	for _, row := range res.Rows {
+	for _, row := range rows {
 		user := fmt.Sprint(row[0])
 		if _, dup := out[user]; dup {
-			t.Fatalf("%s: %s twice in %v", sql, user, res.Rows)
+			t.Fatalf("%s: %s twice in %v", sql, user, rows)
 		}
 		n, _ := row[1].(int64)
 		out[user] = n

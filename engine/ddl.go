@@ -18,7 +18,7 @@ func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSou
 	if err := planning(ctx); err != nil {
 		return Result{}, err
 	}
-	spec, err := planner.PlanCreateSource(e.cat, st, e.withInfer(ctx, s.defaults()))
+	spec, err := planner.PlanCreateSource(e.cat, st, e.withInfer(ctx, defaults(s)))
 	if err != nil {
 		return Result{}, err
 	}
@@ -38,7 +38,7 @@ func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSou
 		case old.System && st.OrReplace:
 			return Result{}, systemSourceError(st.NamePos, src.Name, "replace")
 		case st.IfNotExists:
-			return Result{Kind: ResultMessage, Message: fmt.Sprintf("Cannot add %s %s: a %s with the same name already exists; nothing done.", kindWord(src.Kind), src.Name, kindWord(old.Kind))}, nil
+			return Result{Kind: ResultStatus, Message: fmt.Sprintf("Cannot add %s %s: a %s with the same name already exists; nothing done.", kindWord(src.Kind), src.Name, kindWord(old.Kind))}, nil
 		case !st.OrReplace:
 			return Result{}, userError(st.NamePos, "cannot add %s %s: a %s with the same name already exists; DROP it first, or use CREATE OR REPLACE", kindWord(src.Kind), src.Name, kindWord(old.Kind))
 		case old.Kind != src.Kind:
@@ -61,7 +61,7 @@ func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSou
 		if err := e.createSourceTable(ctx, st, src); err != nil {
 			return Result{}, err
 		}
-		return Result{Kind: ResultMessage, Message: "Table created"}, nil
+		return Result{Kind: ResultStatus, Message: "Table created"}, nil
 	}
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.CreateSource, Source: src, Replace: st.OrReplace}); err != nil {
 		return Result{}, &internalError{err}
@@ -70,7 +70,7 @@ func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSou
 	if src.Kind == catalog.Table {
 		word = "Table"
 	}
-	return Result{Kind: ResultMessage, Message: word + " created"}, nil
+	return Result{Kind: ResultStatus, Message: word + " created"}, nil
 }
 
 // sourceTopic checks that a source's topic exists (creating it when the
@@ -107,7 +107,7 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 		case st.OrReplace:
 			return e.replaceQuery(ctx, st, old, sessionMaxRecordBytes(s))
 		case st.IfNotExists:
-			return Result{Kind: ResultMessage, Message: fmt.Sprintf("Cannot add stream %s: a %s with the same name already exists; nothing done.", st.Name, kindWord(old.Kind))}, nil
+			return Result{Kind: ResultStatus, Message: fmt.Sprintf("Cannot add stream %s: a %s with the same name already exists; nothing done.", st.Name, kindWord(old.Kind))}, nil
 		default:
 			return Result{}, userError(st.NamePos, "cannot add stream %s: a %s with the same name already exists; DROP it first", st.Name, kindWord(old.Kind))
 		}
@@ -121,8 +121,8 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 		return Result{}, err
 	}
 	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{
-		QueryID: id, Sink: st.Name, SinkPos: st.NamePos, SinkProps: st.Props, OffsetReset: s.offsetReset(), SinkKind: kind,
-		AggregateLimits: s.aggregateLimits(),
+		QueryID: id, Sink: st.Name, SinkPos: st.NamePos, SinkProps: st.Props, OffsetReset: offsetReset(s), SinkKind: kind,
+		AggregateLimits: aggregateLimits(s),
 		InternalPrefix:  e.internalPrefix(),
 		Ctx:             ctx,
 	})
@@ -154,7 +154,7 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 	if err := e.startPersistent(ctx, q); err != nil {
 		return Result{}, internal("query %s was created but could not start: %v", id, err)
 	}
-	return Result{Kind: ResultMessage, Message: "Created query with ID " + id, QueryID: id}, nil
+	return Result{Kind: ResultStatus, Message: "Created query with ID " + id, QueryID: id}, nil
 }
 
 func (e *Engine) insertInto(ctx context.Context, s *Session, st *ast.InsertInto) (Result, error) {
@@ -182,8 +182,8 @@ func (e *Engine) insertInto(ctx context.Context, s *Session, st *ast.InsertInto)
 		return Result{}, err
 	}
 	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{
-		QueryID: id, Sink: target.Name, SinkPos: st.TargetPos, OffsetReset: s.offsetReset(), Target: target,
-		AggregateLimits: s.aggregateLimits(),
+		QueryID: id, Sink: target.Name, SinkPos: st.TargetPos, OffsetReset: offsetReset(s), Target: target,
+		AggregateLimits: aggregateLimits(s),
 		InternalPrefix:  e.internalPrefix(),
 		Ctx:             ctx,
 	})
@@ -200,7 +200,7 @@ func (e *Engine) insertInto(ctx context.Context, s *Session, st *ast.InsertInto)
 	if err := e.startPersistent(ctx, q); err != nil {
 		return Result{}, internal("query %s was created but could not start: %v", id, err)
 	}
-	return Result{Kind: ResultMessage, Message: "Created query with ID " + id, QueryID: id}, nil
+	return Result{Kind: ResultStatus, Message: "Created query with ID " + id, QueryID: id}, nil
 }
 
 // didYouMean suggests the source whose name differs from name only in case.
@@ -235,7 +235,7 @@ func (e *Engine) terminate(ctx context.Context, st *ast.Terminate) (Result, erro
 			if tq != nil {
 				// Its Stream sees the end and releases itself.
 				_ = tq.Stop()
-				return Result{Kind: ResultMessage, Message: "Query terminated."}, nil
+				return Result{Kind: ResultStatus, Message: "Query terminated."}, nil
 			}
 			return Result{}, userError(st.Pos, "unknown query id %s; SHOW QUERIES lists the running queries", st.QueryID)
 		}
@@ -254,7 +254,7 @@ func (e *Engine) terminate(ctx context.Context, st *ast.Terminate) (Result, erro
 	if st.All {
 		msg = fmt.Sprintf("%d %s terminated.", len(ids), plural(len(ids), "query", "queries"))
 	}
-	return Result{Kind: ResultMessage, Message: msg}, nil
+	return Result{Kind: ResultStatus, Message: msg}, nil
 }
 
 // findQuery finds a persistent query by id: exactly as written, else
@@ -308,7 +308,7 @@ func (e *Engine) pauseResume(ctx context.Context, st *ast.PauseResume) (Result, 
 			return Result{}, userError(st.Pos, "unknown query id %s; SHOW QUERIES lists the persistent queries", st.QueryID)
 		}
 		if q, _ := e.cat.Query(id); q.State == want {
-			return Result{Kind: ResultMessage, Message: fmt.Sprintf("Query %s is already %s.", id, verb)}, nil
+			return Result{Kind: ResultStatus, Message: fmt.Sprintf("Query %s is already %s.", id, verb)}, nil
 		}
 		ids = []string{id}
 	}
@@ -337,9 +337,9 @@ func (e *Engine) pauseResume(ctx context.Context, st *ast.PauseResume) (Result, 
 		}
 	}
 	if st.All {
-		return Result{Kind: ResultMessage, Message: fmt.Sprintf("%d %s %s.", len(ids), plural(len(ids), "query", "queries"), verb)}, nil
+		return Result{Kind: ResultStatus, Message: fmt.Sprintf("%d %s %s.", len(ids), plural(len(ids), "query", "queries"), verb)}, nil
 	}
-	return Result{Kind: ResultMessage, Message: fmt.Sprintf("Query %s %s.", ids[0], verb)}, nil
+	return Result{Kind: ResultStatus, Message: fmt.Sprintf("Query %s %s.", ids[0], verb)}, nil
 }
 
 func (e *Engine) drop(ctx context.Context, st *ast.Drop) (Result, error) {
@@ -350,7 +350,7 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop) (Result, error) {
 	src, ok := e.cat.Source(st.Name)
 	if !ok {
 		if st.IfExists {
-			return Result{Kind: ResultMessage, Message: fmt.Sprintf("Source %s does not exist; nothing done.", st.Name)}, nil
+			return Result{Kind: ResultStatus, Message: fmt.Sprintf("Source %s does not exist; nothing done.", st.Name)}, nil
 		}
 		return Result{}, userError(st.NamePos, "%s %s does not exist; SHOW STREAMS lists the streams", kindWord(catalog.Kind(st.Kind.String())), st.Name)
 	}
@@ -403,5 +403,5 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop) (Result, error) {
 		}
 		msg = fmt.Sprintf("Source `%s` (topic: %s) was dropped and its topic deleted.", st.Name, src.Topic)
 	}
-	return Result{Kind: ResultMessage, Message: msg}, nil
+	return Result{Kind: ResultStatus, Message: msg}, nil
 }

@@ -28,7 +28,17 @@
 // ksql.max.push.queries); each holds its place until its Stream is
 // closed.
 //
-// Besides Execute, api.go offers typed results for API servers: sources,
-// queries and topics as values, pull query rows, plans, TERMINATE, PAUSE,
-// RESUME and inserts of typed rows.
+// Results are typed values of package engine/api, and the engine renders
+// no text: each statement gives a status (a message, ksqlDB's command id),
+// an entity (show.go: SourceList, SourceDescription with its queries'
+// figures, QueryList, TopicList, PropertyList, VariableList, TypeList,
+// FunctionList, FunctionDescription, QueryDescription with the plan as
+// lines of operators) or a row stream (a pull query's rows, a push query,
+// a PRINT: a schema with key, header and window-bound columns marked, an
+// end with its reason). Errors are *api.StatementError. The engine
+// implements api.Engine, the one interface the gRPC and REST servers
+// serve; api.go holds its typed calls besides Execute (sources, queries,
+// topics, plans, pull rows, TERMINATE, PAUSE, RESUME, inserts of typed
+// rows). Execute's api.Options let a caller refuse statements by kind
+// before they run (Admit) or require exactly one (Single).
 package engine

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/parser"
 	"github.com/sluice-sql/sluice/parser/ast"
@@ -20,36 +21,160 @@ import (
 // Each statement runs under the server's statement timeout and stops, with
 // nothing applied, when ctx ends before it commits (see statement.go);
 // a push query's stream then runs until it is closed.
-func (e *Engine) Execute(ctx context.Context, s *Session, sql string) ([]Result, error) {
+func (e *Engine) Execute(ctx context.Context, s *Session, sql string, opts ...Options) ([]Result, error) {
 	if s == nil {
 		s = NewSession()
+	}
+	var o Options
+	for _, x := range opts {
+		if x.Admit != nil {
+			o.Admit = x.Admit
+		}
+		o.Single = o.Single || x.Single
 	}
 	script, err := parser.NewScript(sql)
 	if err != nil {
 		return nil, syntaxError(sql, err)
 	}
+	if o.Single {
+		if err := single(sql); err != nil {
+			return nil, err
+		}
+	}
 	var out []Result
-	for {
+	for i := 0; ; i++ {
 		// Each statement is parsed after the ones before it ran, so that a
 		// DEFINE applies to the statements after it.
-		st, err := script.Next(s.variable)
+		st, err := script.Next(s.Variable)
 		if err == io.EOF {
 			break
 		}
+		start, end := script.Span()
 		if err != nil {
-			return out, syntaxError(sql, err)
+			return out, spanned(syntaxError(sql, err), start, end)
+		}
+		if o.Admit != nil {
+			p := st.Position()
+			info := api.StatementInfo{Kind: statementKind(st), Index: i, Text: st.SQL(), Start: start, End: end, Line: p.Line, Col: p.Col}
+			if err := o.Admit(info); err != nil {
+				return out, spanned(statementError(st, err), start, end)
+			}
 		}
 		r, err := e.executeStatement(ctx, s, st)
 		if err != nil {
-			return out, statementError(st, err)
+			return out, spanned(statementError(st, err), start, end)
 		}
-		r.Statement = st.SQL()
+		r.Statement, r.Start, r.End = st.SQL(), start, end
+		r.Command = commandID(st)
 		out = append(out, r)
 	}
 	if len(out) == 0 {
-		return nil, &StatementError{Statement: sql, Line: 1, Col: 1, Msg: "no statement found; write a statement such as SHOW STREAMS;", Code: CodeBadStatement}
+		return nil, &StatementError{Statement: sql, Line: 1, Col: 1, Msg: "no statement found; write a statement such as SHOW STREAMS;", Code: CodeBadStatement, Cause: api.ErrNoStatement}
 	}
 	return out, nil
+}
+
+// single fails unless sql holds exactly one statement. Statements are
+// told apart by their ';' only, so that a variable a DEFINE before would
+// set does not matter.
+func single(sql string) error {
+	script, err := parser.NewScript(sql)
+	if err != nil {
+		return syntaxError(sql, err)
+	}
+	n := 0
+	for {
+		_, err := script.Next(func(string) (string, bool) { return "", true })
+		if err == io.EOF {
+			break
+		}
+		n++
+		if n > 1 {
+			start, end := script.Span()
+			return &StatementError{Statement: sql, Start: start, End: end, Line: 1, Col: 1, Code: CodeBadStatement,
+				Msg: "Expected exactly one statement: send one query per request", Cause: api.ErrNotSingle}
+		}
+		if err != nil {
+			// The statement fails again, at its position, when it runs.
+			continue
+		}
+	}
+	return nil
+}
+
+// spanned sets the statement offsets of err, a *StatementError, and
+// splits a message of several lines into ksqlDB's message (its first line)
+// and Sluice's hint (the rest).
+func spanned(err *StatementError, start, end int) *StatementError {
+	if err.Start == 0 && err.End == 0 {
+		err.Start, err.End = start, end
+	}
+	splitHint(err)
+	return err
+}
+
+// splitHint moves the lines of err's message after its first into Hint.
+func splitHint(err *StatementError) {
+	if err.Hint != "" {
+		return
+	}
+	if msg, hint, ok := strings.Cut(err.Msg, "\n"); ok {
+		err.Msg, err.Hint = msg, hint
+	}
+}
+
+// statementKind says what st is for api.Options.Admit.
+func statementKind(st ast.Statement) api.StatementKind {
+	switch st := st.(type) {
+	case *ast.Select:
+		if st.Query.Emit == ast.EmitChanges {
+			return api.StatementPush
+		}
+		return api.StatementPull
+	case *ast.Print:
+		return api.StatementPrint
+	}
+	return api.StatementOther
+}
+
+// commandID names a statement's command as ksqlDB does:
+// stream/`NAME`/create, terminate/ID/execute; empty for statements that
+// are not commands.
+func commandID(st ast.Statement) string {
+	kind := func(k ast.SourceKind) string { return strings.ToLower(k.String()) }
+	switch st := st.(type) {
+	case *ast.CreateSource:
+		return kind(st.Kind) + "/`" + st.Name + "`/create"
+	case *ast.CreateAsSelect:
+		return kind(st.Kind) + "/`" + st.Name + "`/create"
+	case *ast.InsertInto:
+		return "stream/`" + st.Target + "`/create"
+	case *ast.Drop:
+		return kind(st.Kind) + "/`" + st.Name + "`/drop"
+	case *ast.AlterSource:
+		return kind(st.Kind) + "/`" + st.Name + "`/alter"
+	case *ast.CreateType:
+		return "type/`" + st.Name + "`/create"
+	case *ast.DropType:
+		return "type/`" + st.Name + "`/drop"
+	case *ast.Terminate:
+		if st.All {
+			return "terminate/ALL/execute"
+		}
+		return "terminate/" + st.QueryID + "/execute"
+	case *ast.Replay:
+		return "replay/" + st.QueryID + "/execute"
+	case *ast.PauseResume:
+		verb := "pause"
+		if st.Resume {
+			verb = "resume"
+		}
+		if st.All {
+			return verb + "/ALL/execute"
+		}
+		return verb + "/" + st.QueryID + "/execute"
+	}
+	return ""
 }
 
 // executeStatement runs one statement in its own statement context.

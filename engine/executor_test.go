@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/internal/render"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/internal/wire"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
@@ -32,11 +33,12 @@ type executor interface {
 	Close()
 }
 
-// result is one statement's outcome as the corpus prints it.
+// result is one statement's outcome as the corpus prints it: a message, a
+// table (a listing, a description or a pull query's rows, drawn as the
+// shell draws them) or a push query's stream.
 type result struct {
-	kind    engine.ResultKind
 	message string
-	table   *engine.Table
+	table   *render.Table
 	stream  rowStream
 }
 
@@ -72,12 +74,42 @@ func (x engineExecutor) Execute(ctx context.Context, s *engine.Session, sql stri
 	res, err := x.eng.Execute(ctx, s, sql)
 	out := make([]result, len(res))
 	for i, r := range res {
-		out[i] = result{kind: r.Kind, message: r.Message, table: r.Table}
-		if r.Stream != nil {
-			out[i].stream = engineStream{r.Stream}
+		switch r.Kind {
+		case engine.ResultStatus:
+			out[i] = result{message: r.Message}
+		case engine.ResultEntity:
+			out[i] = result{table: render.Entity(wire.EncodeEntity(r.Statement, r.Entity))}
+		case engine.ResultRows:
+			if !r.Stream.Pull {
+				out[i] = result{stream: engineStream{r.Stream}}
+				continue
+			}
+			t, rerr := pulledRows(ctx, r.Stream)
+			if rerr != nil {
+				return out[:i], rerr
+			}
+			out[i] = result{table: t}
 		}
 	}
 	return out, err
+}
+
+// pulledRows draws a pull query's rows as the shell does: encoded as the
+// server sends them.
+func pulledRows(ctx context.Context, st *engine.Stream) (*render.Table, error) {
+	defer st.Close()
+	typed := st.TypedColumns()
+	var rows []*sluicev1.Row
+	for {
+		row, err := st.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return render.Rows(&sluicev1.StreamHeader{Columns: wire.EncodeColumns(st.Columns)}, rows), nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, wire.EncodeRow(row, typed))
+	}
 }
 
 func (engineExecutor) Close() {}
@@ -188,22 +220,26 @@ func (x *grpcExecutor) Execute(ctx context.Context, s *engine.Session, sql strin
 			s.Properties = nonNil(p.Session.GetProperties())
 			s.Variables = nonNil(p.Session.GetVariables())
 		case *sluicev1.ExecuteResponse_Message:
-			res = append(res, result{kind: engine.ResultMessage, message: p.Message.GetText()})
-		case *sluicev1.ExecuteResponse_Table:
-			tr := p.Table
-			tb := &engine.Table{Title: tr.GetTitle(), Columns: tr.GetColumns(), Footer: tr.GetFooter()}
-			for _, r := range tr.GetRows() {
-				tb.Rows = append(tb.Rows, r.GetCells())
-			}
-			res = append(res, result{kind: engine.ResultTable, message: tr.GetNote(), table: tb})
+			res = append(res, result{message: p.Message.GetText()})
+		case *sluicev1.ExecuteResponse_Entity:
+			res = append(res, result{table: render.Entity(p.Entity)})
 		case *sluicev1.ExecuteResponse_StreamHeader:
 			h := p.StreamHeader
+			if h.GetPull() {
+				t, err := pullRows(call.Recv, h, len(res))
+				if err != nil {
+					cancel()
+					return res, err
+				}
+				res = append(res, result{table: t})
+				continue
+			}
 			names := make([]string, len(h.GetColumns()))
 			for i, c := range h.GetColumns() {
 				names[i] = c.GetName()
 			}
 			st := &grpcStream{x: x, recv: call.Recv, cancel: cancel, id: h.GetQueryId(), names: names, index: len(res)}
-			return append(res, result{kind: engine.ResultStream, stream: st}), nil
+			return append(res, result{stream: st}), nil
 		default:
 			cancel()
 			return res, fmt.Errorf("bug: unexpected %T outside a push query", p)
@@ -250,7 +286,31 @@ func (x *grpcExecutor) PushQuery(ctx context.Context, s *engine.Session, sql str
 		}
 		return out, nil
 	}}
-	return []result{{kind: engine.ResultStream, stream: st}}, nil
+	return []result{{stream: st}}, nil
+}
+
+// pullRows reads a pull query's rows, after their header h, up to their
+// end.
+func pullRows(recv func() (*sluicev1.ExecuteResponse, error), h *sluicev1.StreamHeader, index int) (*render.Table, error) {
+	var rows []*sluicev1.Row
+	for {
+		m, err := recv()
+		if err != nil {
+			return nil, statusError(err, index)
+		}
+		switch p := m.GetPayload().(type) {
+		case *sluicev1.ExecuteResponse_Row:
+			rows = append(rows, p.Row)
+		case *sluicev1.ExecuteResponse_StreamEnd:
+			switch p.StreamEnd.GetReason() {
+			case sluicev1.EndReason_END_REASON_COMPLETED, sluicev1.EndReason_END_REASON_LIMIT_REACHED:
+				return render.Rows(h, rows), nil
+			}
+			return nil, fmt.Errorf("pull query ended: %s %s", p.StreamEnd.GetReason(), p.StreamEnd.GetMessage())
+		default:
+			return nil, fmt.Errorf("bug: unexpected %T in a pull query's rows", p)
+		}
+	}
 }
 
 // Close stops the server; the engine stays open.
@@ -343,7 +403,9 @@ func (s *grpcStream) Next(ctx context.Context) ([]any, []*types.Type, error) {
 		}
 		return row, ts, nil
 	case *sluicev1.ExecuteResponse_StreamEnd:
-		if r := p.StreamEnd.GetReason(); r != sluicev1.EndReason_END_REASON_COMPLETED {
+		switch r := p.StreamEnd.GetReason(); r {
+		case sluicev1.EndReason_END_REASON_COMPLETED, sluicev1.EndReason_END_REASON_LIMIT_REACHED:
+		default:
 			return nil, nil, fmt.Errorf("push query ended: %s", r)
 		}
 		s.ended = true
@@ -358,4 +420,50 @@ func (s *grpcStream) Next(ctx context.Context) ([]any, []*types.Type, error) {
 func (s *grpcStream) Close() {
 	s.cancel()
 	s.x.wait()
+}
+
+// textTable is a listing, a description or a pull query's rows drawn as
+// the shell draws them, its cells as text.
+type textTable struct {
+	Title, Footer string
+	Columns       []string
+	Rows          [][]string
+}
+
+// tableOf draws r, an entity or a pull query's rows.
+func tableOf(t *testing.T, r engine.Result) textTable {
+	t.Helper()
+	var rt *render.Table
+	switch {
+	case r.Kind == engine.ResultEntity:
+		rt = render.Entity(wire.EncodeEntity(r.Statement, r.Entity))
+	case r.Kind == engine.ResultRows && r.Stream.Pull:
+		var err error
+		if rt, err = pulledRows(context.Background(), r.Stream); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Fatalf("%q: result of kind %d, want an entity or a pull query's rows", r.Statement, r.Kind)
+	}
+	out := textTable{Title: rt.Title, Footer: rt.Footer, Columns: rt.Columns}
+	for _, row := range rt.Rows {
+		out.Rows = append(out.Rows, rt.Cells(row))
+	}
+	return out
+}
+
+// allRows reads a finished stream's rows and closes it.
+func allRows(ctx context.Context, st *engine.Stream) ([][]any, error) {
+	defer st.Close()
+	var rows [][]any
+	for {
+		row, err := st.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, row)
+	}
 }

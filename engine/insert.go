@@ -181,7 +181,7 @@ func (e *Engine) insertRow(ctx context.Context, target string, targetPos, pos as
 	if err := e.produce(ctx, []*kafka.Record{rec}); err != nil {
 		return Result{}, internal("cannot write to topic %s: %v", src.Topic, err)
 	}
-	return Result{Kind: ResultMessage}, nil
+	return Result{Kind: ResultStatus}, nil
 }
 
 // constant evaluates an expression that may use no columns.

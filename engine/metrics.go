@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/sluice-sql/sluice/exec"
 )
@@ -65,40 +63,4 @@ func (e *Engine) Ready(ctx context.Context) error {
 		return fmt.Errorf("kafka is not reachable: %w", err)
 	}
 	return nil
-}
-
-// statsColumns are the columns SHOW QUERIES EXTENDED adds to ksqlDB's.
-var statsColumns = []string{"Records In", "Records Out", "Filtered", "Errors", "Late", "Nulls Dropped", "Lag", "Lag Seconds", "Restored"}
-
-// statsRow formats a query's figures for statsColumns.
-func statsRow(ctx context.Context, q *exec.Query) []string {
-	if q == nil {
-		return []string{"0", "0", "0", "0", "0", "0", "", "", ""}
-	}
-	s := q.Stats()
-	lag, lagSecs := "", ""
-	if l, err := q.Lag(ctx); err == nil {
-		lag, lagSecs = strconv.FormatInt(l.Records, 10), strconv.FormatFloat(l.Seconds, 'f', 1, 64)
-	}
-	return []string{strconv.FormatInt(s.RecordsIn, 10), strconv.FormatInt(s.RecordsOut, 10), strconv.FormatInt(s.Filtered, 10),
-		strconv.FormatInt(s.Errors, 10), strconv.FormatInt(s.Late, 10), strconv.FormatInt(s.NullsDropped, 10), lag, lagSecs, strconv.Itoa(s.RestorePercent) + " %"}
-}
-
-// writeRuntimeStats writes one query's line of DESCRIBE EXTENDED's "Local
-// runtime statistics", with ksqlDB's names where it has them
-// (total-messages, failed-messages, last-message).
-func writeRuntimeStats(ctx context.Context, b *strings.Builder, id string, q *exec.Query) {
-	s := q.Stats()
-	fmt.Fprintf(b, "%s: total-messages: %d  messages-out: %d  filtered-messages: %d  failed-messages: %d  late-messages: %d  dropped-null-messages: %d",
-		id, s.RecordsIn, s.RecordsOut, s.Filtered, s.Errors, s.Late, s.NullsDropped)
-	if l, err := q.Lag(ctx); err == nil {
-		fmt.Fprintf(b, "  lag: %d  lag-seconds: %.1f", l.Records, l.Seconds)
-	}
-	if s.Restoring {
-		fmt.Fprintf(b, "  restored: %d %%", s.RestorePercent)
-	}
-	if !s.LastRecord.IsZero() {
-		fmt.Fprintf(b, "  last-message: %s", s.LastRecord.UTC().Format("2006-01-02T15:04:05.000Z"))
-	}
-	b.WriteByte('\n')
 }

@@ -10,9 +10,11 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/exec"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
@@ -88,6 +90,7 @@ func (e *Engine) print(ctx context.Context, st *ast.Print) (Result, error) {
 	rows := make(chan []any, pushBuffer)
 	done := make(chan struct{})
 	var runErr error
+	var limited atomic.Bool
 	go func() {
 		defer close(done)
 		defer c.Close()
@@ -116,6 +119,7 @@ func (e *Engine) print(ctx context.Context, st *ast.Print) (Result, error) {
 				}
 				sent++
 				if limit >= 0 && sent >= limit {
+					limited.Store(true)
 					return
 				}
 			}
@@ -142,7 +146,15 @@ func (e *Engine) print(ctx context.Context, st *ast.Print) (Result, error) {
 		}
 	}
 	started = true
-	return Result{Kind: ResultStream, Stream: NewStream("print_"+topic, printColumns, next, closeFn)}, nil
+	end := func() api.EndReason {
+		if limited.Load() {
+			return api.EndLimit
+		}
+		return api.EndClosed
+	}
+	ps := api.NewStream("print_"+topic, api.Columns(printColumns, 0), next, closeFn, end)
+	ps.Print = true
+	return Result{Kind: ResultRows, Stream: ps}, nil
 }
 
 // findTopic resolves PRINT's topic: its exact name, else the one topic

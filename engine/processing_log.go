@@ -247,7 +247,7 @@ func (e *Engine) replayLog(ctx context.Context, st *ast.Replay) (Result, error) 
 	if skipped > 0 {
 		msg += fmt.Sprintf(" %d entries could not be replayed (truncated, not of one record, or of another input topic).", skipped)
 	}
-	return Result{Kind: ResultMessage, Message: msg}, nil
+	return Result{Kind: ResultStatus, Message: msg}, nil
 }
 
 // loggedEntry is a processing-log entry and its offset in the log.

@@ -59,7 +59,7 @@ func checkLimit(v string) error {
 
 // aggregateLimits are the session's configured aggregate limits, by
 // aggregate name.
-func (s *Session) aggregateLimits() map[string]int64 {
+func aggregateLimits(s *Session) map[string]int64 {
 	var out map[string]int64
 	for prop, agg := range limitProps {
 		v, ok := s.Properties[prop]
@@ -109,7 +109,7 @@ func setProperty(s *Session, st *ast.SetProperty) (Result, error) {
 		return Result{}, userError(st.Pos, "Not recognizable as ksql, streams, consumer, or producer property: '%s'; properties Sluice uses: %s", st.Name, settableNames())
 	}
 	s.Properties[st.Name] = v
-	return Result{Kind: ResultMessage, Message: fmt.Sprintf("Successfully changed local property '%s' to '%s'. Use the UNSET command to revert your change.%s", st.Name, Redact(st.Name, v), note)}, nil
+	return Result{Kind: ResultStatus, Message: fmt.Sprintf("Successfully changed local property '%s' to '%s'. Use the UNSET command to revert your change.%s", st.Name, Redact(st.Name, v), note)}, nil
 }
 
 func ignored(name string) bool {
@@ -122,7 +122,7 @@ func ignored(name string) bool {
 }
 
 // defaults are the session's default formats for new sources.
-func (s *Session) defaults() planner.Defaults {
+func defaults(s *Session) planner.Defaults {
 	return planner.Defaults{
 		KeyFormat:   strings.ToUpper(s.Properties[propDefaultKeyFormat]),
 		ValueFormat: strings.ToUpper(s.Properties[propDefaultValueFormat]),
@@ -134,7 +134,7 @@ func unsetProperty(s *Session, st *ast.UnsetProperty) (Result, error) {
 		return Result{}, userError(st.Pos, "unknown property '%s'; properties Sluice uses: %s", st.Name, settableNames())
 	}
 	delete(s.Properties, st.Name)
-	return Result{Kind: ResultMessage, Message: fmt.Sprintf("Successfully unset local property '%s'.", st.Name)}, nil
+	return Result{Kind: ResultStatus, Message: fmt.Sprintf("Successfully unset local property '%s'.", st.Name)}, nil
 }
 
 func settableNames() string {
@@ -147,17 +147,11 @@ func settableNames() string {
 }
 
 // offsetReset is where new queries of the session start reading.
-func (s *Session) offsetReset() string {
+func offsetReset(s *Session) string {
 	if v := s.Properties[propOffsetReset]; v != "" {
 		return v
 	}
 	return "latest"
-}
-
-// variable looks a session variable up by its upper-cased name.
-func (s *Session) variable(name string) (string, bool) {
-	v, ok := s.Variables[strings.ToUpper(name)]
-	return v, ok
 }
 
 func define(s *Session, st *ast.Define) (Result, error) {
@@ -165,14 +159,14 @@ func define(s *Session, st *ast.Define) (Result, error) {
 		s.Variables = map[string]string{}
 	}
 	s.Variables[strings.ToUpper(st.Name)] = st.Value
-	return Result{Kind: ResultMessage}, nil
+	return Result{Kind: ResultStatus}, nil
 }
 
 func undefine(s *Session, st *ast.Undefine) (Result, error) {
 	name := strings.ToUpper(st.Name)
 	if _, ok := s.Variables[name]; !ok {
-		return Result{Kind: ResultMessage, Message: fmt.Sprintf("Cannot undefine variable '%s' which was never defined.", st.Name)}, nil
+		return Result{Kind: ResultStatus, Message: fmt.Sprintf("Cannot undefine variable '%s' which was never defined.", st.Name)}, nil
 	}
 	delete(s.Variables, name)
-	return Result{Kind: ResultMessage}, nil
+	return Result{Kind: ResultStatus}, nil
 }

@@ -31,7 +31,7 @@ func execErr(h *harness, s *engine.Session, sql string) string {
 	}
 	var se *engine.StatementError
 	if errors.As(err, &se) {
-		return se.Msg
+		return se.Message()
 	}
 	return err.Error()
 }
@@ -356,7 +356,7 @@ func TestCommandLogBadRecords(t *testing.T) {
 	if len(out) != 2 {
 		t.Errorf("BIG holds %d records after the restart, want 2", len(out))
 	}
-	for _, q := range h.eng.Queries() {
+	for _, q := range h.eng.Queries(h.ctx) {
 		if q.Status != "RUNNING" {
 			t.Errorf("query %s is %s after the restart", q.ID, q.Status)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/exec"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
@@ -20,26 +21,65 @@ import (
 // topic from its start to the end offsets it has when the query starts.
 // Either way the rows come back as one table.
 func (e *Engine) pullQuery(ctx context.Context, s *Session, st *ast.Select) (Result, error) {
-	t := &Table{}
-	var out []types.Column
-	cols, err := e.pull(ctx, s, st, func(row []any) bool {
-		t.Rows = append(t.Rows, formatCells(row, out))
-		return true
-	}, func(cols []types.Column) { out = cols })
+	rows, err := e.pullRows(ctx, s, st)
 	if err != nil {
 		return Result{}, err
 	}
-	t.Columns = make([]string, len(cols))
-	for i, c := range cols {
-		t.Columns[i] = c.Name
+	return Result{Kind: ResultRows, Stream: rows}, nil
+}
+
+// pullRows runs a pull query and returns its rows as a finished stream.
+func (e *Engine) pullRows(ctx context.Context, s *Session, st *ast.Select) (*Stream, error) {
+	var rows [][]any
+	var plan *planner.PullPlan
+	limited := false
+	_, err := e.pull(ctx, s, st, func(row []any) bool {
+		rows = append(rows, append([]any(nil), row...))
+		if g := plan.Graph; g.Limit > 0 && int64(len(rows)) >= g.Limit {
+			limited = true
+		}
+		return true
+	}, func(p *planner.PullPlan) { plan = p })
+	if err != nil {
+		return nil, err
 	}
-	return Result{Kind: ResultTable, Table: t}, nil
+	reason := api.EndCompleted
+	if limited {
+		reason = api.EndLimit
+	}
+	return api.NewRows(pullColumns(plan), rows, reason), nil
+}
+
+// pullColumns is a pull query's schema. On a table, the columns named as
+// the table's key columns (and, for a windowed table, WINDOWSTART and
+// WINDOWEND) are its key, as ksqlDB marks them; on a stream there is no
+// key.
+func pullColumns(plan *planner.PullPlan) []api.Column {
+	cols := api.Columns(plan.Graph.Output, 0)
+	if plan.Query == nil {
+		return cols
+	}
+	keys := map[string]bool{}
+	for _, c := range plan.Source.Key {
+		keys[c.Name] = true
+	}
+	for i, c := range cols {
+		switch {
+		case keys[c.Name]:
+			cols[i].Role = api.RoleKey
+		case plan.Source.Window != nil && c.Name == "WINDOWSTART":
+			cols[i].Role = api.RoleWindowStart
+		case plan.Source.Window != nil && c.Name == "WINDOWEND":
+			cols[i].Role = api.RoleWindowEnd
+		}
+	}
+	return cols
 }
 
 // pull runs a pull query: add receives its rows (valid during the call)
-// up to its LIMIT, after planned received its output columns. It returns
-// the output columns.
-func (e *Engine) pull(ctx context.Context, s *Session, st *ast.Select, add func(row []any) bool, planned func([]types.Column)) ([]types.Column, error) {
+// up to its LIMIT, after planned received its plan. It returns the output
+// columns.
+func (e *Engine) pull(ctx context.Context, s *Session, st *ast.Select, add func(row []any) bool, planned func(*planner.PullPlan)) ([]types.Column, error) {
 	if err := planning(ctx); err != nil {
 		return nil, err
 	}
@@ -49,7 +89,7 @@ func (e *Engine) pull(ctx context.Context, s *Session, st *ast.Select, add func(
 	}
 	g := plan.Graph
 	if planned != nil {
-		planned(g.Output)
+		planned(plan)
 	}
 	n := int64(0)
 	limited := func(row []any) bool {
@@ -65,20 +105,16 @@ func (e *Engine) pull(ctx context.Context, s *Session, st *ast.Select, add func(
 }
 
 // explainPull shows what a pull query reads and the steps it runs.
-func (e *Engine) explainPull(ctx context.Context, ex *ast.Explain, st *ast.Select) (Result, error) {
+func (e *Engine) explainPull(ctx context.Context, ex *ast.Explain, st *ast.Select) (*api.QueryDescription, error) {
 	plan, err := planner.PlanPull(e.cat, st.Query, planner.PullOptions{Materialized: exec.Materialized, RowTime: exec.RowTime, Ctx: ctx})
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	reads := "Reads                : " + plan.Source.Name + " from its start to its end when the query starts"
+	d := &api.QueryDescription{Statement: ex.Statement.SQL(), Pull: true, Reads: api.PullReads{Source: plan.Source.Name}, Plan: planLines(plan.Graph)}
 	if plan.Query != nil {
-		reads = "Reads                : " + plan.Source.Name + ", the state " + plan.Query.ID + " last committed: " + plan.Lookup.String()
+		d.Reads.Query, d.Reads.Lookup = plan.Query.ID, plan.Lookup.String()
 	}
-	t := &Table{
-		Title:  "Query String         : " + ex.Statement.SQL() + "\nQuery Type           : PULL\n" + reads,
-		Footer: "Execution plan\n" + plan.Graph.String(),
-	}
-	return Result{Kind: ResultTable, Table: t}, nil
+	return d, nil
 }
 
 // pullTable reads the committed state of the table's query and runs the
@@ -246,13 +282,4 @@ func (e *Engine) pullStream(ctx context.Context, g *topology.Graph, add func(row
 		return internal("pull query failed: %v", err)
 	}
 	return nil
-}
-
-// formatCells renders a row for a table result.
-func formatCells(row []any, cols []types.Column) []string {
-	out := make([]string, len(cols))
-	for i, c := range cols {
-		out[i] = types.FormatValue(row[i], c.Type)
-	}
-	return out
 }

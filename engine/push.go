@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/exec"
 	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/parser/ast"
@@ -34,7 +36,7 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 	if err := planning(ctx); err != nil {
 		return Result{}, err
 	}
-	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{OffsetReset: s.offsetReset(), AggregateLimits: s.aggregateLimits(), Ctx: ctx})
+	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{OffsetReset: offsetReset(s), AggregateLimits: aggregateLimits(s), Ctx: ctx})
 	if err != nil {
 		return Result{}, err
 	}
@@ -114,8 +116,10 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 	}
 	e.mu.Unlock()
 	var once sync.Once
+	var closed atomic.Bool
 	closeFn := func() {
 		once.Do(func() {
+			closed.Store(true)
 			close(stop)
 			_ = q.Stop()
 			e.mu.Lock()
@@ -160,6 +164,17 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 			return nil, ctx.Err()
 		}
 	}
+	end := func() api.EndReason {
+		switch {
+		case closed.Load():
+			return api.EndClosed
+		case q.Err() != nil:
+			return api.EndError
+		case g.Limit > 0:
+			return api.EndLimit
+		}
+		return api.EndCompleted
+	}
 	started = true
-	return Result{Kind: ResultStream, Stream: NewStream(id, g.Output, next, closeFn), QueryID: id}, nil
+	return Result{Kind: ResultRows, Stream: api.NewStream(id, api.Columns(g.Output, g.KeyColumns), next, closeFn, end), QueryID: id}, nil
 }

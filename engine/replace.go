@@ -81,7 +81,7 @@ func (e *Engine) replaceQuery(ctx context.Context, st *ast.CreateAsSelect, old *
 			return Result{}, internal("query %s was replaced but could not start: %v", q.ID, err)
 		}
 	}
-	return Result{Kind: ResultMessage, Message: "Replaced query with ID " + q.ID, QueryID: q.ID}, nil
+	return Result{Kind: ResultStatus, Message: "Replaced query with ID " + q.ID, QueryID: q.ID}, nil
 }
 
 // upgradeProblem says why the query plan from cannot be replaced by to in

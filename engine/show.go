@@ -7,142 +7,96 @@ import (
 	"strings"
 
 	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/engine/api"
+	"github.com/sluice-sql/sluice/exec"
+	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/parser/ast"
 	"github.com/sluice-sql/sluice/planner"
 )
 
+// This file answers the listing and description statements (SHOW,
+// DESCRIBE, EXPLAIN) with api entities, which the typed calls of api.go
+// give too.
+
+func entity(en api.Entity) Result { return Result{Kind: ResultEntity, Entity: en} }
+
 func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, error) {
 	switch st.What {
 	case ast.ShowStreams, ast.ShowTables:
-		kind, title := catalog.Stream, "Stream Name"
+		kind := api.SourceStream
 		if st.What == ast.ShowTables {
-			kind, title = catalog.Table, "Table Name"
+			kind = api.SourceTable
 		}
-		t := &Table{Columns: []string{title, "Kafka Topic", "Key Format", "Value Format", "Windowed"}}
-		if st.Extended {
-			t.Columns = append(t.Columns, "Partitions", "Timestamp", "Columns", "Written By", "Read By")
-		}
-		for _, src := range e.cat.Sources() {
-			if src.Kind != kind {
-				continue
-			}
-			row := []string{src.Name, src.Topic, src.KeyFormat, src.ValueFormat, fmt.Sprint(src.Window != nil)}
-			if st.Extended {
-				cols := make([]string, 0, len(src.Key)+len(src.Value))
-				for _, c := range src.Key {
-					cols = append(cols, c.Name+" "+c.Type.String()+" KEY")
-				}
-				for _, c := range src.Value {
-					cols = append(cols, c.Name+" "+c.Type.String())
-				}
-				row = append(row, fmt.Sprint(src.Partitions), orDefault(src.Timestamp, "ROWTIME"), strings.Join(cols, ", "),
-					strings.Join(e.cat.Writers(src.Name), ", "), strings.Join(e.cat.Readers(src.Name), ", "))
-			}
-			t.Rows = append(t.Rows, row)
-		}
-		return Result{Kind: ResultTable, Table: t}, nil
+		return entity(&api.SourceList{Kind: kind, Extended: st.Extended, Sources: e.Sources(kind)}), nil
 	case ast.ShowQueries:
-		t := &Table{Columns: []string{"Query ID", "Query Type", "Status", "Sink Name", "Sink Kafka Topic", "Query String"}}
-		if st.Extended {
-			t.Columns = append(append(t.Columns, "Processing Guarantee"), statsColumns...)
-			if e.cluster != nil {
-				t.Columns = append(t.Columns, "Partitions")
-			}
-		}
-		owners := e.ownership()
-		for _, q := range e.cat.Queries() {
-			topic := ""
-			if q.Plan.Sink != nil {
-				topic = q.Plan.Sink.Topic
-			}
-			row := []string{q.ID, "PERSISTENT", e.queryStatus(q.ID), q.Sink, topic, q.SQL}
-			if st.Extended {
-				e.mu.Lock()
-				rq := e.running[q.ID]
-				e.mu.Unlock()
-				row = append(append(row, e.guaranteeOf(q)), statsRow(ctx, rq)...)
-				if e.cluster != nil {
-					row = append(row, owners)
-				}
-			}
-			t.Rows = append(t.Rows, row)
-		}
-		e.mu.Lock()
-		var ids []string
-		for id := range e.transient {
-			ids = append(ids, id)
-		}
-		e.mu.Unlock()
-		sort.Strings(ids)
-		for _, id := range ids {
-			row := []string{id, "PUSH", "RUNNING", "", "", ""}
-			if st.Extended {
-				e.mu.Lock()
-				tq := e.transient[id]
-				e.mu.Unlock()
-				// A push query writes nothing to commit.
-				row = append(append(row, AtLeastOnce), statsRow(ctx, tq)...)
-				if e.cluster != nil {
-					row = append(row, "this server")
-				}
-			}
-			t.Rows = append(t.Rows, row)
-		}
-		t.Footer = "For detailed information on a Query run: EXPLAIN <Query ID>;"
-		return Result{Kind: ResultTable, Table: t}, nil
+		return entity(&api.QueryList{Extended: st.Extended, Cluster: e.cluster != nil, Queries: e.Queries(ctx)}), nil
 	case ast.ShowTopics:
-		topics, err := e.cfg.Kafka.ListTopics(ctx)
+		topics, err := e.listTopics(ctx, st.Extended)
 		if err != nil {
-			return Result{}, internal("cannot list topics: %v", err)
+			return Result{}, err
 		}
-		t := &Table{Columns: []string{"Kafka Topic", "Partitions", "Partition Replicas"}}
-		for _, tp := range topics {
-			if strings.HasPrefix(tp.Name, "_") && !st.Extended {
-				continue
-			}
-			t.Rows = append(t.Rows, []string{tp.Name, fmt.Sprint(tp.Partitions), fmt.Sprint(tp.ReplicationFactor)})
-		}
-		return Result{Kind: ResultTable, Table: t}, nil
+		return entity(&api.TopicList{All: st.Extended, Topics: topics}), nil
 	case ast.ShowProperties:
-		t := &Table{Columns: []string{"Property", "Scope", "Value"}}
-		keys := make([]string, 0, len(s.Properties))
-		for k := range s.Properties {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			t.Rows = append(t.Rows, []string{k, "SESSION", Redact(k, s.Properties[k])})
-		}
-		if _, ok := s.Properties[propOffsetReset]; !ok {
-			t.Rows = append(t.Rows, []string{propOffsetReset, "DEFAULT", "latest"})
-		}
-		if _, ok := s.Properties[propGuarantee]; !ok {
-			t.Rows = append(t.Rows, []string{propGuarantee, "SERVER", e.cfg.ProcessingGuarantee})
-		}
-		t.Rows = append(t.Rows, []string{"ksql.service.id", "SERVER", e.cfg.ServiceID})
-		return Result{Kind: ResultTable, Table: t}, nil
+		return entity(e.properties(s)), nil
 	case ast.ShowVariables:
-		t := &Table{Columns: []string{"Variable Name", "Value"}}
+		l := &api.VariableList{}
 		names := make([]string, 0, len(s.Variables))
 		for k := range s.Variables {
 			names = append(names, k)
 		}
 		sort.Strings(names)
 		for _, k := range names {
-			t.Rows = append(t.Rows, []string{k, s.Variables[k]})
+			l.Variables = append(l.Variables, api.Variable{Name: k, Value: s.Variables[k]})
 		}
-		return Result{Kind: ResultTable, Table: t}, nil
+		return entity(l), nil
 	case ast.ShowTypes:
-		t := &Table{Columns: []string{"Type Name", "Schema"}}
+		l := &api.TypeList{}
 		for _, n := range e.cat.TypeNames() {
 			typ, _ := e.cat.Type(n)
-			t.Rows = append(t.Rows, []string{n, typ.String()})
+			l.Types = append(l.Types, api.NamedType{Name: n, Type: typ})
 		}
-		return Result{Kind: ResultTable, Table: t}, nil
+		return entity(l), nil
 	case ast.ShowFunctions:
-		return showFunctions(), nil
+		return entity(&api.FunctionList{Functions: functionList()}), nil
 	}
 	return Result{}, userError(st.Pos, "%s is not supported yet", statementName(st))
+}
+
+// properties lists the session's properties, then the defaults and the
+// server's settings it does not override.
+func (e *Engine) properties(s *Session) *api.PropertyList {
+	l := &api.PropertyList{}
+	keys := make([]string, 0, len(s.Properties))
+	for k := range s.Properties {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		l.Properties = append(l.Properties, api.Property{Name: k, Scope: "SESSION", Value: Redact(k, s.Properties[k])})
+	}
+	if _, ok := s.Properties[propOffsetReset]; !ok {
+		l.Properties = append(l.Properties, api.Property{Name: propOffsetReset, Scope: "DEFAULT", Value: "latest"})
+	}
+	if _, ok := s.Properties[propGuarantee]; !ok {
+		l.Properties = append(l.Properties, api.Property{Name: propGuarantee, Scope: "SERVER", Value: e.cfg.ProcessingGuarantee})
+	}
+	l.Properties = append(l.Properties, api.Property{Name: "ksql.service.id", Scope: "SERVER", Value: e.cfg.ServiceID})
+	return l
+}
+
+// listTopics lists the Kafka topics; internal ones only with all.
+func (e *Engine) listTopics(ctx context.Context, all bool) ([]api.Topic, error) {
+	topics, err := e.cfg.Kafka.ListTopics(ctx)
+	if err != nil {
+		return nil, internal("cannot list topics: %v", err)
+	}
+	out := make([]api.Topic, 0, len(topics))
+	for _, tp := range topics {
+		if all || !strings.HasPrefix(tp.Name, "_") {
+			out = append(out, api.Topic{Name: tp.Name, Partitions: tp.Partitions, ReplicationFactor: int(tp.ReplicationFactor)})
+		}
+	}
+	return out, nil
 }
 
 // queryStatus is a persistent query's status as SHOW QUERIES prints it.
@@ -166,89 +120,133 @@ func (e *Engine) queryStatus(id string) string {
 }
 
 func (e *Engine) describe(ctx context.Context, st *ast.Describe) (Result, error) {
-	src, ok := e.cat.Source(st.Name)
+	d, ok := e.describeSource(ctx, st.Name, st.Extended)
 	if !ok {
 		return Result{}, userError(st.NamePos, "%s does not exist; SHOW STREAMS lists the streams", st.Name)
 	}
-	t := &Table{Columns: []string{"Field", "Type"}}
-	t.Title = fmt.Sprintf("Name                 : %s", src.Name)
-	for _, c := range src.Key {
-		suffix := "(key)"
-		if src.Kind == catalog.Table {
-			suffix = "(primary key)"
-		}
-		t.Rows = append(t.Rows, []string{c.Name, c.Type.String() + "  " + suffix})
-	}
-	for _, c := range src.Value {
-		t.Rows = append(t.Rows, []string{c.Name, c.Type.String()})
-	}
-	for i, c := range src.Headers {
-		suffix := "(headers)"
-		if k := src.HeaderKeys[i]; k != "" {
-			suffix = "(header('" + k + "'))"
-		}
-		t.Rows = append(t.Rows, []string{c.Name, c.Type.String() + "  " + suffix})
-	}
-	if st.Extended {
-		var b strings.Builder
-		fmt.Fprintf(&b, "Type                 : %s\n", src.Kind)
-		fmt.Fprintf(&b, "Timestamp field      : %s\n", orDefault(src.Timestamp, "Not set - using <ROWTIME>"))
-		fmt.Fprintf(&b, "Key format           : %s\n", src.KeyFormat)
-		if src.Window != nil {
-			fmt.Fprintf(&b, "Windowed key         : %s\n", src.Window)
-		}
-		fmt.Fprintf(&b, "Value format         : %s\n", src.ValueFormat)
-		fmt.Fprintf(&b, "Kafka topic          : %s (partitions: %d)\n", src.Topic, src.Partitions)
-		if owners := e.ownership(); owners != "" {
-			fmt.Fprintf(&b, "Cluster              : %s\n", owners)
-		}
-		fmt.Fprintf(&b, "Statement            : %s\n", src.SQL)
-		if ws := e.cat.Writers(src.Name); len(ws) > 0 {
-			fmt.Fprintf(&b, "Queries that write into this %s: %s\n", kindWord(src.Kind), strings.Join(ws, ", "))
-			for _, id := range ws {
-				if q, ok := e.cat.Query(id); ok {
-					fmt.Fprintf(&b, "Processing guarantee : %s (%s)\n", e.guaranteeOf(q), id)
-				}
-			}
-		}
-		if rs := e.cat.Readers(src.Name); len(rs) > 0 {
-			fmt.Fprintf(&b, "Queries that read from this %s: %s\n", kindWord(src.Kind), strings.Join(rs, ", "))
-		}
-		stats := false
-		for _, id := range append(e.cat.Writers(src.Name), e.cat.Readers(src.Name)...) {
-			e.mu.Lock()
-			rq := e.running[id]
-			e.mu.Unlock()
-			if rq == nil {
-				continue
-			}
-			if !stats {
-				b.WriteString("Local runtime statistics\n------------------------\n")
-				stats = true
-			}
-			writeRuntimeStats(ctx, &b, id, rq)
-		}
-		t.Footer = b.String()
-	} else {
-		t.Footer = fmt.Sprintf("For runtime statistics and query details run: DESCRIBE %s EXTENDED;", src.Name)
-	}
-	return Result{Kind: ResultTable, Table: t}, nil
+	return entity(d), nil
 }
 
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
+// describeSource describes the source name; extended adds its queries'
+// figures and the cluster's ownership.
+func (e *Engine) describeSource(ctx context.Context, name string, extended bool) (*api.SourceDescription, bool) {
+	src, ok := e.cat.Source(name)
+	if !ok {
+		return nil, false
 	}
-	return s
+	d := &api.SourceDescription{Source: e.sourceInfo(src), Extended: extended}
+	for _, id := range d.Source.Writers {
+		if q, ok := e.cat.Query(id); ok {
+			d.Writers = append(d.Writers, e.persistentInfo(ctx, q, extended))
+		}
+	}
+	for _, id := range d.Source.Readers {
+		if q, ok := e.cat.Query(id); ok {
+			d.Readers = append(d.Readers, e.persistentInfo(ctx, q, extended))
+		}
+	}
+	if extended {
+		d.Cluster = e.ownership()
+	}
+	return d, true
+}
+
+func (e *Engine) sourceInfo(src *catalog.Source) api.SourceInfo {
+	si := api.SourceInfo{
+		Name: src.Name, Kind: api.SourceKind(src.Kind), Topic: src.Topic, Partitions: src.Partitions,
+		KeyFormat: src.KeyFormat, ValueFormat: src.ValueFormat,
+		Timestamp: src.Timestamp, SQL: src.SQL, ReadOnly: src.IsSource,
+		Writers: e.cat.Writers(src.Name), Readers: e.cat.Readers(src.Name),
+	}
+	if src.Window != nil {
+		si.Window = src.Window.String()
+		si.WindowType = windowType(src.Window)
+	}
+	for _, c := range src.Key {
+		si.Columns = append(si.Columns, api.SourceColumn{Column: c, Role: api.RoleKey})
+	}
+	for _, c := range src.Value {
+		si.Columns = append(si.Columns, api.SourceColumn{Column: c, Role: api.RoleValue})
+	}
+	for i, c := range src.Headers {
+		si.Columns = append(si.Columns, api.SourceColumn{Column: c, Role: api.RoleHeader, Header: src.HeaderKeys[i]})
+	}
+	return si
+}
+
+// windowType is a windowed key's kind as ksqlDB names it: TUMBLING,
+// HOPPING or SESSION.
+func windowType(w *topology.KeyWindow) string {
+	return strings.ToUpper(strings.Fields(w.String() + " ")[0])
+}
+
+// persistentInfo describes q; with stats, its figures and lag too (which
+// asks Kafka for end offsets).
+func (e *Engine) persistentInfo(ctx context.Context, q *catalog.Query, stats bool) api.QueryInfo {
+	qi := api.QueryInfo{ID: q.ID, Type: api.Persistent, Status: e.queryStatus(q.ID), Sink: q.Sink, SQL: q.SQL,
+		Sources: q.Sources(), Columns: q.Plan.Output, KeyColumns: q.Plan.KeyColumns, Guarantee: e.guaranteeOf(q)}
+	qi.State, _, _ = strings.Cut(qi.Status, ":")
+	qi.State, _, _ = strings.Cut(qi.State, " ")
+	if q.Plan.Sink != nil {
+		qi.SinkTopic = q.Plan.Sink.Topic
+	}
+	if e.cluster != nil {
+		qi.Partitions = e.ownership()
+	}
+	e.mu.Lock()
+	rq := e.running[q.ID]
+	e.mu.Unlock()
+	if rq != nil {
+		qi.Running = true
+		qi.Stats = queryStats(ctx, rq, stats)
+	}
+	return qi
+}
+
+func (e *Engine) pushInfo(ctx context.Context, id string) (api.QueryInfo, bool) {
+	e.mu.Lock()
+	tq := e.transient[id]
+	e.mu.Unlock()
+	if tq == nil {
+		return api.QueryInfo{}, false
+	}
+	g := tq.Graph()
+	qi := api.QueryInfo{ID: id, Type: api.Push, Status: "RUNNING", State: "RUNNING", Sources: []string{g.Source.Name},
+		Columns: g.Output, KeyColumns: g.KeyColumns, Guarantee: AtLeastOnce, Running: true, Stats: queryStats(ctx, tq, true)}
+	if e.cluster != nil {
+		qi.Partitions = "this server"
+	}
+	return qi, true
+}
+
+// queryStats are q's figures; with lag, its lag too.
+func queryStats(ctx context.Context, q *exec.Query, lag bool) api.Stats {
+	s := q.Stats()
+	out := api.Stats{RecordsIn: s.RecordsIn, RecordsOut: s.RecordsOut, Filtered: s.Filtered, Errors: s.Errors, Late: s.Late,
+		NullsDropped: s.NullsDropped, Restoring: s.Restoring, RestorePercent: s.RestorePercent, LastRecord: s.LastRecord}
+	if lag {
+		if l, err := q.Lag(ctx); err == nil {
+			out.LagMeasured, out.LagRecords, out.LagSeconds = true, l.Records, l.Seconds
+		}
+	}
+	return out
 }
 
 func (e *Engine) explain(ctx context.Context, s *Session, st *ast.Explain) (Result, error) {
+	d, err := e.explanation(ctx, s, st)
+	if err != nil {
+		return Result{}, err
+	}
+	return entity(d), nil
+}
+
+func (e *Engine) explanation(ctx context.Context, s *Session, st *ast.Explain) (*api.QueryDescription, error) {
 	if st.Statement != nil {
 		if err := planning(ctx); err != nil {
-			return Result{}, err
+			return nil, err
 		}
 		var q *ast.Query
-		opts := planner.QueryOptions{OffsetReset: s.offsetReset(), AggregateLimits: s.aggregateLimits(), Ctx: ctx}
+		opts := planner.QueryOptions{OffsetReset: offsetReset(s), AggregateLimits: aggregateLimits(s), Ctx: ctx}
 		switch inner := st.Statement.(type) {
 		case *ast.Select:
 			if inner.Query.Emit != ast.EmitChanges {
@@ -265,31 +263,29 @@ func (e *Engine) explain(ctx context.Context, s *Session, st *ast.Explain) (Resu
 			}
 			opts.QueryID, opts.SinkKind = e.cat.NextQueryID(prefix, inner.Name), kind
 		default:
-			return Result{}, userError(st.Statement.Position(), "EXPLAIN takes a query id, a SELECT or a CREATE ... AS SELECT")
+			return nil, userError(st.Statement.Position(), "EXPLAIN takes a query id, a SELECT or a CREATE ... AS SELECT")
 		}
 		plan, err := planner.PlanSelect(e.cat, q, opts)
 		if err != nil {
-			return Result{}, err
+			return nil, err
 		}
-		t := &Table{Title: "Query String         : " + st.Statement.SQL(), Footer: "Execution plan\n" + plan.Graph.String()}
-		return Result{Kind: ResultTable, Table: t}, nil
+		return &api.QueryDescription{Statement: st.Statement.SQL(), Plan: planLines(plan.Graph)}, nil
 	}
 	id, ok := e.findQuery(st.QueryID)
 	q, _ := e.cat.Query(id)
 	if !ok {
-		return Result{}, userError(st.Pos, "unknown query id %s; SHOW QUERIES lists the running queries", st.QueryID)
+		return nil, userError(st.Pos, "unknown query id %s; SHOW QUERIES lists the running queries", st.QueryID)
 	}
-	t := &Table{
-		Title:   fmt.Sprintf("ID                   : %s\nQuery Type           : PERSISTENT\nSQL                  : %s\nStatus               : %s", q.ID, q.SQL, e.queryStatus(q.ID)),
-		Columns: []string{"Field", "Type"},
-		Footer:  "Execution plan\n" + q.Plan.String(),
+	qi := e.persistentInfo(ctx, q, true)
+	return &api.QueryDescription{Query: &qi, Plan: planLines(q.Plan)}, nil
+}
+
+// planLines is g's execution plan as a value.
+func planLines(g *topology.Graph) []api.PlanLine {
+	lines := g.Plan()
+	out := make([]api.PlanLine, len(lines))
+	for i, l := range lines {
+		out[i] = api.PlanLine(l)
 	}
-	for i, c := range q.Plan.Output {
-		typ := c.Type.String()
-		if i < q.Plan.KeyColumns {
-			typ += "  (key)"
-		}
-		t.Rows = append(t.Rows, []string{c.Name, typ})
-	}
-	return Result{Kind: ResultTable, Table: t}, nil
+	return out
 }

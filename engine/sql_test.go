@@ -176,7 +176,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		if err != nil {
 			return "error: " + firstLine(err) + "\n"
 		}
-		if len(res) != 1 || res[0].kind != engine.ResultTable {
+		if len(res) != 1 || res[0].table == nil {
 			t.Fatalf("query needs one statement returning a table, got %d results", len(res))
 		}
 		var b strings.Builder
@@ -273,28 +273,14 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 }
 
 func writeResult(b *strings.Builder, r result) {
-	switch r.kind {
-	case engine.ResultMessage:
-		if r.message != "" {
-			b.WriteString(r.message + "\n")
-		}
-	case engine.ResultTable:
-		tb := r.table
-		if tb.Title != "" {
-			b.WriteString(tb.Title + "\n")
-		}
-		if len(tb.Columns) > 0 {
-			b.WriteString(strings.Join(tb.Columns, " | ") + "\n")
-		}
-		for _, row := range tb.Rows {
-			b.WriteString(strings.Join(row, " | ") + "\n")
-		}
-		if tb.Footer != "" {
-			b.WriteString(strings.TrimRight(tb.Footer, "\n") + "\n")
-		}
-	case engine.ResultStream:
+	switch {
+	case r.table != nil:
+		b.WriteString(r.table.Text())
+	case r.stream != nil:
 		b.WriteString("push query " + r.stream.ID() + "\n")
 		r.stream.Close()
+	case r.message != "":
+		b.WriteString(r.message + "\n")
 	}
 }
 

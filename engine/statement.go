@@ -45,14 +45,6 @@ const (
 	CommittedPoint = "statement-committed"
 )
 
-// ErrStatementTimeout is beneath the error of a statement that the
-// server's statement timeout stopped (errors.Is finds it).
-var ErrStatementTimeout = errors.New("statement timeout")
-
-// ErrPushQueryLimit is beneath the error of a push query or PRINT refused
-// because ksql.max.push.queries of them run already.
-var ErrPushQueryLimit = errors.New("push query limit reached")
-
 // timeoutError is the cause of a statement context whose deadline passed.
 type timeoutError struct{ d time.Duration }
 

@@ -17,7 +17,7 @@ func (e *Engine) createType(ctx context.Context, st *ast.CreateType) (Result, er
 	defer e.ddl.Unlock()
 	if old, ok := e.cat.Type(st.Name); ok {
 		if st.IfNotExists {
-			return Result{Kind: ResultMessage, Message: fmt.Sprintf("Type %s already exists as %s; nothing done.", st.Name, old)}, nil
+			return Result{Kind: ResultStatus, Message: fmt.Sprintf("Type %s already exists as %s; nothing done.", st.Name, old)}, nil
 		}
 		return Result{}, userError(st.Pos, "cannot register custom type %s: it is already registered as %s; DROP TYPE %s first", st.Name, old, st.Name)
 	}
@@ -31,7 +31,7 @@ func (e *Engine) createType(ctx context.Context, st *ast.CreateType) (Result, er
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.CreateType, TypeName: st.Name, Type: t}); err != nil {
 		return Result{}, &internalError{err}
 	}
-	return Result{Kind: ResultMessage, Message: fmt.Sprintf("Registered custom type with name '%s' and SQL type %s", st.Name, t)}, nil
+	return Result{Kind: ResultStatus, Message: fmt.Sprintf("Registered custom type with name '%s' and SQL type %s", st.Name, t)}, nil
 }
 
 func (e *Engine) dropType(ctx context.Context, st *ast.DropType) (Result, error) {
@@ -41,7 +41,7 @@ func (e *Engine) dropType(ctx context.Context, st *ast.DropType) (Result, error)
 	defer e.ddl.Unlock()
 	if _, ok := e.cat.Type(st.Name); !ok {
 		if st.IfExists {
-			return Result{Kind: ResultMessage, Message: fmt.Sprintf("Type %s does not exist; nothing done.", st.Name)}, nil
+			return Result{Kind: ResultStatus, Message: fmt.Sprintf("Type %s does not exist; nothing done.", st.Name)}, nil
 		}
 		return Result{}, userError(st.Pos, "type %s does not exist; SHOW TYPES lists the custom types", st.Name)
 	}
@@ -51,7 +51,7 @@ func (e *Engine) dropType(ctx context.Context, st *ast.DropType) (Result, error)
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.DropType, TypeName: st.Name}); err != nil {
 		return Result{}, &internalError{err}
 	}
-	return Result{Kind: ResultMessage, Message: fmt.Sprintf("Dropped type '%s'", st.Name)}, nil
+	return Result{Kind: ResultStatus, Message: fmt.Sprintf("Dropped type '%s'", st.Name)}, nil
 }
 
 func (e *Engine) alterSource(ctx context.Context, st *ast.AlterSource) (Result, error) {
@@ -76,5 +76,5 @@ func (e *Engine) alterSource(ctx context.Context, st *ast.AlterSource) (Result, 
 	if src.Kind == catalog.Table {
 		word = "Table"
 	}
-	return Result{Kind: ResultMessage, Message: word + " " + src.Name + " altered"}, nil
+	return Result{Kind: ResultStatus, Message: word + " " + src.Name + " altered"}, nil
 }

@@ -306,7 +306,7 @@ func (p *pipeline) flush(timeout time.Duration) {
 func (p *pipeline) queryStates() string {
 	ctx, cancel := context.WithTimeout(p.ctx, time.Minute)
 	defer cancel()
-	var tb *engine.Table
+	var tb *table
 	if p.servers != nil {
 		var err error
 		if tb, err = p.servers.table(ctx, "SHOW QUERIES;"); err != nil {
@@ -317,7 +317,7 @@ func (p *pipeline) queryStates() string {
 		if err != nil {
 			return err.Error()
 		}
-		tb = res[0].Table
+		tb = resultTable(res[0])
 	}
 	id, status := -1, -1
 	for i, c := range tb.Columns {
@@ -455,11 +455,11 @@ func (p *pipeline) sinkTopic(name string) string {
 	if p.servers != nil {
 		return p.servers.sinkTopic(p.t, strings.ToUpper(name))
 	}
-	src, err := p.eng.DescribeSource(strings.ToUpper(name))
+	src, err := p.eng.DescribeSource(p.ctx, strings.ToUpper(name), false)
 	if err != nil {
 		p.t.Fatal(err)
 	}
-	return src.Topic
+	return src.Source.Topic
 }
 
 // cleanup deletes every topic whose name holds the pipeline's tag: its
@@ -514,7 +514,7 @@ func TestPipelineExactlyOnce(t *testing.T) {
 	p.restartEngine()
 	drain(ch)
 	p.check(0)
-	for _, row := range p.exec("SHOW QUERIES EXTENDED;")[0].Table.Rows {
+	for _, row := range resultTable(p.exec("SHOW QUERIES EXTENDED;")[0]).Rows {
 		if !slices.Contains(row, "exactly_once_v2") {
 			t.Errorf("query %s does not run exactly_once_v2: %q", row[0], row)
 		}

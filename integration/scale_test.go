@@ -340,7 +340,7 @@ func (s *servers) exec(ctx context.Context, sess *engine.Session, sql string) {
 
 // execute runs sql on srv and returns the last table result, if any. A
 // SET changes sess.
-func (s *servers) execute(ctx context.Context, srv *server, sess *engine.Session, sql string) (*engine.Table, error) {
+func (s *servers) execute(ctx context.Context, srv *server, sess *engine.Session, sql string) (*table, error) {
 	var props map[string]string
 	if sess != nil {
 		props = sess.Properties
@@ -349,7 +349,7 @@ func (s *servers) execute(ctx context.Context, srv *server, sess *engine.Session
 	if err != nil {
 		return nil, err
 	}
-	var tb *engine.Table
+	var tb *table
 	for {
 		m, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -361,17 +361,14 @@ func (s *servers) execute(ctx context.Context, srv *server, sess *engine.Session
 		if ss := m.GetSession(); ss != nil && sess != nil {
 			sess.Properties = ss.GetProperties()
 		}
-		if r := m.GetTable(); r != nil {
-			tb = &engine.Table{Columns: r.GetColumns()}
-			for _, row := range r.GetRows() {
-				tb.Rows = append(tb.Rows, row.GetCells())
-			}
+		if t := entityTable(m.GetEntity()); t != nil {
+			tb = t
 		}
 	}
 }
 
 // table runs a statement giving a table on the first live server.
-func (s *servers) table(ctx context.Context, sql string) (*engine.Table, error) {
+func (s *servers) table(ctx context.Context, sql string) (*table, error) {
 	tb, err := s.execute(ctx, s.first(), nil, sql)
 	if err == nil && tb == nil {
 		err = fmt.Errorf("%s: no table", sql)

@@ -3,7 +3,9 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -12,43 +14,15 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/sluice-sql/sluice/catalog"
-	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/engine/api"
+	"github.com/sluice-sql/sluice/internal/render"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/internal/wire"
-	"github.com/sluice-sql/sluice/kafka"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
 )
 
-// API is the engine's typed API behind the typed RPCs (PullQuery, Explain,
-// List, Describe, Terminate, Pause, Resume, Insert): *engine.Engine
-// implements it. An Engine without it answers them UNIMPLEMENTED.
-type API interface {
-	Sources(kind catalog.Kind) []engine.SourceInfo
-	DescribeSource(name string) (engine.SourceInfo, error)
-	Queries() []engine.QueryInfo
-	DescribeQuery(id string) (engine.QueryInfo, error)
-	Topics(ctx context.Context, all bool) ([]kafka.TopicInfo, error)
-	Explain(ctx context.Context, s *engine.Session, sql string) (engine.Explanation, error)
-	ExplainQuery(ctx context.Context, id string) (engine.Explanation, error)
-	PullQuery(ctx context.Context, s *engine.Session, sql string) (engine.PullResult, error)
-	Terminate(ctx context.Context, id string, all bool) (string, error)
-	Pause(ctx context.Context, id string, all, resume bool) (string, error)
-	Insert(ctx context.Context, target string, rows []engine.InsertRow) (int, error)
-}
-
-var _ API = (*engine.Engine)(nil)
-
-func (svc *service) api() (API, error) {
-	a, ok := svc.s.eng.(API)
-	if !ok {
-		return nil, status.Error(codes.Unimplemented, "this server's engine has no typed API; use Execute")
-	}
-	return a, nil
-}
-
-func session(m *sluicev1.Session) *engine.Session {
-	s := engine.NewSession()
+func session(m *sluicev1.Session) *api.Session {
+	s := api.NewSession()
 	maps.Copy(s.Properties, m.GetProperties())
 	maps.Copy(s.Variables, m.GetVariables())
 	return s
@@ -72,8 +46,8 @@ func (svc *service) PushQuery(req *sluicev1.PushQueryRequest, out grpc.ServerStr
 	if err != nil {
 		return s.statusOf(err, len(results))
 	}
-	if len(results) != 1 || results[0].Kind != engine.ResultStream || results[0].Stream == nil {
-		return s.statusOf(&engine.StatementError{Statement: req.GetSql(), Msg: "PushQuery runs one push query (SELECT ... EMIT CHANGES); run other statements with Execute", Code: engine.CodeBadStatement}, 0)
+	if len(results) != 1 || results[0].Kind != api.ResultRows || results[0].Stream == nil || results[0].Stream.Pull {
+		return s.statusOf(&api.StatementError{Statement: req.GetSql(), Msg: "PushQuery runs one push query (SELECT ... EMIT CHANGES); run other statements with Execute", Code: api.CodeBadStatement}, 0)
 	}
 	return s.pushQuery(ctx, results[0], 0, req.GetLimit(), pushSink{
 		header: func(h *sluicev1.StreamHeader) error {
@@ -82,77 +56,79 @@ func (svc *service) PushQuery(req *sluicev1.PushQueryRequest, out grpc.ServerStr
 		row: func(row *sluicev1.Row) error {
 			return out.Send(&sluicev1.PushQueryResponse{Payload: &sluicev1.PushQueryResponse_Row{Row: row}})
 		},
-		end: func(reason sluicev1.EndReason) error {
-			return out.Send(&sluicev1.PushQueryResponse{Payload: &sluicev1.PushQueryResponse_End{End: &sluicev1.StreamEnd{Reason: reason}}})
+		end: func(end *sluicev1.StreamEnd) error {
+			return out.Send(&sluicev1.PushQueryResponse{Payload: &sluicev1.PushQueryResponse_End{End: end}})
 		},
 	})
 }
 
 // PullQuery implements sluicev1.SluiceServer.
 func (svc *service) PullQuery(ctx context.Context, req *sluicev1.PullQueryRequest) (*sluicev1.PullQueryResponse, error) {
-	a, err := svc.api()
-	if err != nil {
-		return nil, err
-	}
-	res, err := a.PullQuery(ctx, session(req.GetSession()), req.GetSql())
+	rows, err := svc.s.eng.PullQuery(ctx, session(req.GetSession()), req.GetSql())
 	if err != nil {
 		return nil, svc.s.statusOf(err, 0)
 	}
-	out := &sluicev1.PullQueryResponse{Columns: columns(res.Columns), Rows: make([]*sluicev1.Row, len(res.Rows))}
-	for i, row := range res.Rows {
-		out.Rows[i] = wire.EncodeRow(row, res.Columns)
+	defer rows.Close()
+	typed := rows.TypedColumns()
+	out := &sluicev1.PullQueryResponse{Columns: wire.EncodeColumns(rows.Columns)}
+	for {
+		row, err := rows.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, svc.s.statusOf(err, 0)
+		}
+		out.Rows = append(out.Rows, wire.EncodeRow(row, typed))
 	}
-	return out, nil
 }
 
 // Explain implements sluicev1.SluiceServer.
 func (svc *service) Explain(ctx context.Context, req *sluicev1.ExplainRequest) (*sluicev1.ExplainResponse, error) {
-	a, err := svc.api()
-	if err != nil {
-		return nil, err
-	}
-	var ex engine.Explanation
+	var d *api.QueryDescription
+	var err error
 	switch t := req.GetTarget().(type) {
 	case *sluicev1.ExplainRequest_Sql:
-		ex, err = a.Explain(ctx, session(req.GetSession()), t.Sql)
+		d, err = svc.s.eng.Explain(ctx, session(req.GetSession()), t.Sql)
 	case *sluicev1.ExplainRequest_QueryId:
-		ex, err = a.ExplainQuery(ctx, t.QueryId)
+		d, err = svc.s.eng.ExplainQuery(ctx, t.QueryId)
 	default:
 		return nil, status.Error(codes.InvalidArgument, "Explain needs sql (a statement) or query_id")
 	}
 	if err != nil {
 		return nil, svc.s.statusOf(err, 0)
 	}
-	return &sluicev1.ExplainResponse{Description: wire.ValidUTF8(ex.Description), Columns: columns(ex.Columns), Plan: wire.ValidUTF8(ex.Plan)}, nil
+	p := wire.EncodePlan(d)
+	out := &sluicev1.ExplainResponse{Description: render.Description(p), Plan: render.PlanText(p.GetLines()), Value: p}
+	if d.Query != nil {
+		out.Columns = wire.EncodeColumns(api.Columns(d.Query.Columns, d.Query.KeyColumns))
+	}
+	return out, nil
 }
 
 // List implements sluicev1.SluiceServer.
 func (svc *service) List(ctx context.Context, req *sluicev1.ListRequest) (*sluicev1.ListResponse, error) {
-	a, err := svc.api()
-	if err != nil {
-		return nil, err
-	}
 	out := &sluicev1.ListResponse{}
 	switch req.GetKind() {
 	case sluicev1.ListKind_LIST_KIND_STREAMS, sluicev1.ListKind_LIST_KIND_TABLES:
-		kind := catalog.Stream
+		kind := api.SourceStream
 		if req.GetKind() == sluicev1.ListKind_LIST_KIND_TABLES {
-			kind = catalog.Table
+			kind = api.SourceTable
 		}
-		for _, si := range a.Sources(kind) {
-			out.Sources = append(out.Sources, sourceDescription(si))
+		for _, si := range svc.s.eng.Sources(kind) {
+			out.Sources = append(out.Sources, wire.EncodeSource(&si))
 		}
 	case sluicev1.ListKind_LIST_KIND_QUERIES:
-		for _, qi := range a.Queries() {
-			out.Queries = append(out.Queries, queryDescription(qi))
+		for _, qi := range svc.s.eng.Queries(ctx) {
+			out.Queries = append(out.Queries, wire.EncodeQuery(&qi))
 		}
 	case sluicev1.ListKind_LIST_KIND_TOPICS:
-		topics, err := a.Topics(ctx, req.GetAll())
+		topics, err := svc.s.eng.Topics(ctx, req.GetAll())
 		if err != nil {
 			return nil, svc.s.statusOf(err, 0)
 		}
 		for _, tp := range topics {
-			out.Topics = append(out.Topics, &sluicev1.TopicDescription{Name: wire.ValidUTF8(tp.Name), Partitions: tp.Partitions, ReplicationFactor: int32(tp.ReplicationFactor)})
+			out.Topics = append(out.Topics, wire.EncodeTopic(tp))
 		}
 	default:
 		return nil, status.Errorf(codes.InvalidArgument, "List needs a kind: LIST_KIND_STREAMS, LIST_KIND_TABLES, LIST_KIND_QUERIES or LIST_KIND_TOPICS (got %s)", req.GetKind())
@@ -161,35 +137,27 @@ func (svc *service) List(ctx context.Context, req *sluicev1.ListRequest) (*sluic
 }
 
 // Describe implements sluicev1.SluiceServer.
-func (svc *service) Describe(_ context.Context, req *sluicev1.DescribeRequest) (*sluicev1.DescribeResponse, error) {
-	a, err := svc.api()
-	if err != nil {
-		return nil, err
-	}
+func (svc *service) Describe(ctx context.Context, req *sluicev1.DescribeRequest) (*sluicev1.DescribeResponse, error) {
 	switch t := req.GetTarget().(type) {
 	case *sluicev1.DescribeRequest_Source:
-		si, err := a.DescribeSource(t.Source)
+		d, err := svc.s.eng.DescribeSource(ctx, t.Source, false)
 		if err != nil {
 			return nil, svc.s.statusOf(err, 0)
 		}
-		return &sluicev1.DescribeResponse{Description: &sluicev1.DescribeResponse_Source{Source: sourceDescription(si)}}, nil
+		return &sluicev1.DescribeResponse{Description: &sluicev1.DescribeResponse_Source{Source: wire.EncodeSource(&d.Source)}}, nil
 	case *sluicev1.DescribeRequest_QueryId:
-		qi, err := a.DescribeQuery(t.QueryId)
+		qi, err := svc.s.eng.DescribeQuery(ctx, t.QueryId)
 		if err != nil {
 			return nil, svc.s.statusOf(err, 0)
 		}
-		return &sluicev1.DescribeResponse{Description: &sluicev1.DescribeResponse_Query{Query: queryDescription(qi)}}, nil
+		return &sluicev1.DescribeResponse{Description: &sluicev1.DescribeResponse_Query{Query: wire.EncodeQuery(&qi)}}, nil
 	}
 	return nil, status.Error(codes.InvalidArgument, "Describe needs source (a stream or table name) or query_id")
 }
 
 // Terminate implements sluicev1.SluiceServer.
 func (svc *service) Terminate(ctx context.Context, req *sluicev1.TerminateRequest) (*sluicev1.QueryControlResponse, error) {
-	a, err := svc.api()
-	if err != nil {
-		return nil, err
-	}
-	msg, err := a.Terminate(ctx, req.GetQueryId(), req.GetAll())
+	msg, err := svc.s.eng.Terminate(ctx, req.GetQueryId(), req.GetAll())
 	if err != nil {
 		return nil, svc.s.statusOf(err, 0)
 	}
@@ -207,11 +175,7 @@ func (svc *service) Resume(ctx context.Context, req *sluicev1.ResumeRequest) (*s
 }
 
 func (svc *service) pause(ctx context.Context, id string, all, resume bool) (*sluicev1.QueryControlResponse, error) {
-	a, err := svc.api()
-	if err != nil {
-		return nil, err
-	}
-	msg, err := a.Pause(ctx, id, all, resume)
+	msg, err := svc.s.eng.Pause(ctx, id, all, resume)
 	if err != nil {
 		return nil, svc.s.statusOf(err, 0)
 	}
@@ -220,14 +184,10 @@ func (svc *service) pause(ctx context.Context, id string, all, resume bool) (*sl
 
 // Insert implements sluicev1.SluiceServer.
 func (svc *service) Insert(ctx context.Context, req *sluicev1.InsertRequest) (*sluicev1.InsertResponse, error) {
-	a, err := svc.api()
-	if err != nil {
-		return nil, err
-	}
 	if req.GetTarget() == "" {
 		return nil, status.Error(codes.InvalidArgument, "Insert needs a target stream or table")
 	}
-	rows := make([]engine.InsertRow, len(req.GetRows()))
+	rows := make([]api.InsertRow, len(req.GetRows()))
 	for i, r := range req.GetRows() {
 		if len(r.GetValues()) > 0 {
 			for _, name := range sortedKeys(r.GetValues()) {
@@ -240,7 +200,7 @@ func (svc *service) Insert(ctx context.Context, req *sluicev1.InsertRequest) (*s
 			return nil, status.Errorf(codes.InvalidArgument, "row %d: %v", i+1, err)
 		}
 	}
-	n, err := a.Insert(ctx, req.GetTarget(), rows)
+	n, err := svc.s.eng.Insert(ctx, req.GetTarget(), rows)
 	if err != nil {
 		// The message names the failing row; those before it were written.
 		return nil, svc.s.statusOf(err, 0)
@@ -260,7 +220,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // jsonRow reads a JSON object of column names to values into r. Numbers
 // keep their text as DECIMAL (or BIGINT when integral), so that the
 // column's type decides, as an INSERT VALUES constant does.
-func jsonRow(r *engine.InsertRow, text string) error {
+func jsonRow(r *api.InsertRow, text string) error {
 	if strings.TrimSpace(text) == "" {
 		return fmt.Errorf("the row is empty: give values or a JSON object")
 	}
@@ -329,48 +289,4 @@ func jsonValue(x any) (any, *types.Type, error) {
 		return s, types.StructOf(fields...), nil
 	}
 	return nil, nil, fmt.Errorf("unsupported JSON value %v", x)
-}
-
-func columns(cols []types.Column) []*sluicev1.Column {
-	out := make([]*sluicev1.Column, len(cols))
-	for i, c := range cols {
-		out[i] = &sluicev1.Column{Name: wire.ValidUTF8(c.Name), Type: wire.ValidUTF8(c.Type.String())}
-	}
-	return out
-}
-
-func sourceDescription(si engine.SourceInfo) *sluicev1.SourceDescription {
-	kind := sluicev1.SourceKind_SOURCE_KIND_STREAM
-	if si.Kind == catalog.Table {
-		kind = sluicev1.SourceKind_SOURCE_KIND_TABLE
-	}
-	d := &sluicev1.SourceDescription{
-		Name: wire.ValidUTF8(si.Name), Kind: kind, Topic: wire.ValidUTF8(si.Topic), Partitions: si.Partitions,
-		KeyFormat: si.KeyFormat, ValueFormat: si.ValueFormat, Windowed: si.Windowed, Timestamp: wire.ValidUTF8(si.Timestamp),
-		Sql: wire.ValidUTF8(si.SQL), Writers: validUTF8(si.Writers), Readers: validUTF8(si.Readers), ReadOnly: si.ReadOnly,
-	}
-	for _, c := range si.Columns {
-		role := sluicev1.ColumnRole_COLUMN_ROLE_VALUE
-		switch c.Role {
-		case engine.RoleKey:
-			role = sluicev1.ColumnRole_COLUMN_ROLE_KEY
-		case engine.RoleHeader:
-			role = sluicev1.ColumnRole_COLUMN_ROLE_HEADER
-		}
-		d.Columns = append(d.Columns, &sluicev1.SourceColumn{Name: wire.ValidUTF8(c.Name), Type: wire.ValidUTF8(c.Type.String()), Role: role, Header: wire.ValidUTF8(c.Header)})
-	}
-	return d
-}
-
-func queryDescription(qi engine.QueryInfo) *sluicev1.QueryDescription {
-	typ := sluicev1.QueryType_QUERY_TYPE_PERSISTENT
-	if qi.Push {
-		typ = sluicev1.QueryType_QUERY_TYPE_PUSH
-	}
-	return &sluicev1.QueryDescription{
-		Id: wire.ValidUTF8(qi.ID), Type: typ, Status: wire.ValidUTF8(qi.Status), Sink: wire.ValidUTF8(qi.Sink),
-		SinkTopic: wire.ValidUTF8(qi.SinkTopic), Sql: wire.ValidUTF8(qi.SQL), Sources: validUTF8(qi.Sources),
-		Columns: columns(qi.Columns), RecordsIn: qi.Stats.RecordsIn, RecordsOut: qi.Stats.RecordsOut, Errors: qi.Stats.Errors,
-		Filtered: qi.Stats.Filtered, Late: qi.Stats.Late, NullsDropped: qi.Stats.NullsDropped,
-	}
 }

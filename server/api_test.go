@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/internal/wire"
 	"github.com/sluice-sql/sluice/kafka"
@@ -199,12 +200,12 @@ func TestSlowPushClientDropped(t *testing.T) {
 		t.Errorf("the slow client received all %d rows; it should have been dropped", got)
 	}
 	// The dropped client's query is gone; the fast one's runs on.
-	for _, q := range w.eng.Queries() {
+	for _, q := range w.eng.Queries(context.Background()) {
 		if q.ID == sub[1] {
 			t.Errorf("the dropped query %s still runs", q.ID)
 		}
 	}
-	if n := len(w.eng.Queries()); n != 1 {
+	if n := len(w.eng.Queries(context.Background())); n != 1 {
 		t.Errorf("%d queries run, want the fast client's only", n)
 	}
 }
@@ -364,7 +365,7 @@ CREATE TABLE t AS SELECT id, COUNT(*) AS c FROM s GROUP BY id EMIT CHANGES;`)
 			kinds = append(kinds, p.End.GetReason().String())
 		}
 	}
-	if got := strings.Join(kinds, " "); got != "header row row END_REASON_COMPLETED" {
+	if got := strings.Join(kinds, " "); got != "header row row END_REASON_LIMIT_REACHED" {
 		t.Errorf("PushQuery limit 2: %s", got)
 	}
 	call, err = c.PushQuery(ctx, &sluicev1.PushQueryRequest{Sql: `SHOW STREAMS;`})
@@ -376,18 +377,18 @@ CREATE TABLE t AS SELECT id, COUNT(*) AS c FROM s GROUP BY id EMIT CHANGES;`)
 	}
 }
 
-// TestTypedRPCsNeedTheAPI: an engine with Execute only answers the typed
-// calls UNIMPLEMENTED, PushQuery excepted (it runs on Execute).
-func TestTypedRPCsNeedTheAPI(t *testing.T) {
-	_, conn, _ := start(t, &fakeEngine{exec: func(context.Context, *engine.Session, string) ([]engine.Result, error) {
+// TestUnimplementedCalls: a call the engine does not implement is answered
+// UNIMPLEMENTED.
+func TestUnimplementedCalls(t *testing.T) {
+	_, conn, _ := start(t, &fakeEngine{exec: func(context.Context, *api.Session, string) ([]api.Result, error) {
 		return nil, errors.New("no")
 	}})
 	c := sluicev1.NewSluiceClient(conn)
 	ctx := context.Background()
-	if _, err := c.List(ctx, &sluicev1.ListRequest{Kind: sluicev1.ListKind_LIST_KIND_STREAMS}); status.Code(err) != codes.Unimplemented {
-		t.Errorf("List: %v", err)
-	}
 	if _, err := c.PullQuery(ctx, &sluicev1.PullQueryRequest{Sql: "SELECT * FROM s;"}); status.Code(err) != codes.Unimplemented {
 		t.Errorf("PullQuery: %v", err)
+	}
+	if _, err := c.Terminate(ctx, &sluicev1.TerminateRequest{QueryId: "Q"}); status.Code(err) != codes.Unimplemented {
+		t.Errorf("Terminate: %v", err)
 	}
 }

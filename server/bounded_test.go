@@ -106,7 +106,7 @@ func TestGRPCClientGoneCancelsStatement(t *testing.T) {
 		closeConn()
 		goroutinesBackTo(t, base)
 	}
-	if _, err := w.eng.DescribeSource("OUT"); err == nil {
+	if _, err := w.eng.DescribeSource(context.Background(), "OUT", false); err == nil {
 		t.Fatal("the cancelled CREATE STREAM AS SELECT was applied")
 	}
 	if n := w.eng.PushQueries(); n != 0 {

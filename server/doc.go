@@ -1,19 +1,22 @@
 // Package server serves Sluice's gRPC API (proto/sluice/v1) over an engine.
 //
-// It is a thin adapter. Execute builds an engine.Session from the request,
-// runs the statements, and streams their results back:
+// It is a thin renderer over api.Engine (which *engine.Engine implements).
+// Execute builds an api.Session from the request, runs the statements, and
+// streams their typed results back, converted by internal/wire:
 //
-//	ExecuteRequest ──▶ engine.Execute ──▶ []engine.Result
+//	ExecuteRequest ──▶ api.Engine.Execute ──▶ []api.Result
 //	                                          │
 //	   Session ◀── session after the statements
-//	   MessageResult / TableResult ◀── messages and listings
-//	   StreamHeader, Row..., StreamEnd ◀── push queries, forwarded until
-//	                                       they end or the client cancels
+//	   MessageResult ◀── statuses (a message, ksqlDB's command id)
+//	   Entity ◀── listings and descriptions, as typed values
+//	   StreamHeader, Row..., StreamEnd ◀── row streams: a pull query's rows
+//	                                       (header.pull), push queries and
+//	                                       PRINTs, forwarded until they end
+//	                                       or the client cancels
 //
-// The typed calls give the same things as values instead of rendered
-// text, over the engine's typed API (the API interface, which
-// *engine.Engine implements; an engine without it answers them
-// UNIMPLEMENTED):
+// Each statement's first message carries its byte offsets in the request.
+// The typed calls give the same values one by one (a call the engine does
+// not implement answers UNIMPLEMENTED):
 //
 //	PushQuery   one SELECT ... EMIT CHANGES: header, rows, end; an optional
 //	            row limit

@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/internal/wire"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
 )
@@ -32,7 +33,7 @@ const (
 type pushSink struct {
 	header func(*sluicev1.StreamHeader) error
 	row    func(*sluicev1.Row) error
-	end    func(sluicev1.EndReason) error
+	end    func(*sluicev1.StreamEnd) error
 }
 
 // pushQueue holds a push query's rows between the goroutine that reads
@@ -146,16 +147,16 @@ func (q *pushQueue) pop() (r *sluicev1.Row, dropped string, done bool, err error
 // query ends, the client goes away or is dropped, or the server stops.
 // limit, when positive, ends it after that many rows. index is the
 // statement's index for errors.
-func (s *Server) pushQuery(ctx context.Context, r engine.Result, index int, limit int64, sink pushSink) error {
+func (s *Server) pushQuery(ctx context.Context, r api.Result, index int, limit int64, sink pushSink) error {
 	st := r.Stream
 	defer st.Close()
-	cols := make([]*sluicev1.Column, len(st.Columns))
-	for i, c := range st.Columns {
-		cols[i] = &sluicev1.Column{Name: wire.ValidUTF8(c.Name), Type: wire.ValidUTF8(c.Type.String())}
-	}
-	if err := sink.header(&sluicev1.StreamHeader{Statement: wire.ValidUTF8(r.Statement), QueryId: wire.ValidUTF8(st.ID), Columns: cols}); err != nil {
+	header := &sluicev1.StreamHeader{Statement: wire.ValidUTF8(r.Statement), QueryId: wire.ValidUTF8(st.ID),
+		Columns: wire.EncodeColumns(st.Columns), Pull: st.Pull, Print: st.Print}
+	if err := sink.header(header); err != nil {
 		return err
 	}
+	typed := st.TypedColumns()
+	var limited atomic.Bool
 
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -172,7 +173,7 @@ func (s *Server) pushQuery(ctx context.Context, r engine.Result, index int, limi
 				q.finish(err)
 				return
 			}
-			if !q.push(qctx, st.ID, wire.EncodeRow(row, st.Columns), s.pushStall()) {
+			if !q.push(qctx, st.ID, wire.EncodeRow(row, typed), s.pushStall()) {
 				if qctx.Err() == nil {
 					// Stop the query now: its rows have nowhere to go.
 					st.Close()
@@ -184,6 +185,7 @@ func (s *Server) pushQuery(ctx context.Context, r engine.Result, index int, limi
 				return
 			}
 			if n++; limit > 0 && n >= limit {
+				limited.Store(true)
 				q.finish(io.EOF)
 				return
 			}
@@ -214,11 +216,15 @@ func (s *Server) pushQuery(ctx context.Context, r engine.Result, index int, limi
 		}
 		switch {
 		case errors.Is(err, io.EOF):
-			return sink.end(sluicev1.EndReason_END_REASON_COMPLETED)
+			reason := st.End()
+			if limited.Load() {
+				reason = api.EndLimit
+			}
+			return sink.end(wire.EncodeEnd(reason, nil))
 		case ctx.Err() != nil:
 			return status.FromContextError(ctx.Err()).Err()
 		case s.shutdown.Err() != nil:
-			if err := sink.end(sluicev1.EndReason_END_REASON_SERVER_SHUTDOWN); err != nil {
+			if err := sink.end(&sluicev1.StreamEnd{Reason: sluicev1.EndReason_END_REASON_SERVER_SHUTDOWN}); err != nil {
 				return err
 			}
 			return status.Error(codes.Unavailable, "the server is shutting down; push query "+st.ID+" was stopped")

@@ -15,7 +15,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
-	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/internal/types"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
 )
@@ -29,9 +29,9 @@ func TestPushBackpressureBounded(t *testing.T) {
 	const maxRows, rowBytes = 50, 1000
 	var pulled atomic.Int64
 	closed := make(chan struct{})
-	eng := &fakeEngine{exec: func(context.Context, *engine.Session, string) ([]engine.Result, error) {
+	eng := &fakeEngine{exec: func(context.Context, *api.Session, string) ([]api.Result, error) {
 		pad := strings.Repeat("x", rowBytes)
-		st := engine.NewStream("transient_1", []types.Column{{Name: "PAD", Type: types.StringType}}, func(ctx context.Context) ([]any, error) {
+		st := api.NewStream("transient_1", api.Columns([]types.Column{{Name: "PAD", Type: types.StringType}}, 0), func(ctx context.Context) ([]any, error) {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -43,8 +43,8 @@ func TestPushBackpressureBounded(t *testing.T) {
 			default:
 				close(closed)
 			}
-		})
-		return []engine.Result{{Statement: "SELECT pad FROM s EMIT CHANGES;", Kind: engine.ResultStream, Stream: st}}, nil
+		}, nil)
+		return []api.Result{{Statement: "SELECT pad FROM s EMIT CHANGES;", Kind: api.ResultRows, Stream: st}}, nil
 	}}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"maps"
 	"net"
-	"slices"
 	"sync"
 	"time"
 
@@ -17,20 +16,14 @@ import (
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/status"
 
-	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/internal/wire"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
 )
 
 // Engine is what the server needs from the engine: *engine.Engine
 // implements it. Execute is called concurrently, once per request.
-type Engine interface {
-	// Execute runs the statements of sql in order in session s and returns
-	// one result per statement that succeeded, and the first failure.
-	Execute(ctx context.Context, s *engine.Session, sql string) ([]engine.Result, error)
-}
-
-var _ Engine = (*engine.Engine)(nil)
+type Engine = api.Engine
 
 // Options configure a Server. The zero value is usable.
 type Options struct {
@@ -177,7 +170,7 @@ func (svc *service) Info(context.Context, *sluicev1.InfoRequest) (*sluicev1.Info
 func (svc *service) Execute(req *sluicev1.ExecuteRequest, out grpc.ServerStreamingServer[sluicev1.ExecuteResponse]) error {
 	s := svc.s
 	ctx := out.Context()
-	sess := engine.NewSession()
+	sess := api.NewSession()
 	maps.Copy(sess.Properties, req.GetProperties())
 	maps.Copy(sess.Variables, req.GetVariables())
 
@@ -210,24 +203,25 @@ func (svc *service) Execute(req *sluicev1.ExecuteRequest, out grpc.ServerStreami
 	return nil
 }
 
-// sendResult sends one statement's result; for a push query it forwards
-// rows until the query ends, the client cancels or the server stops.
-func (s *Server) sendResult(ctx context.Context, out grpc.ServerStreamingServer[sluicev1.ExecuteResponse], index int32, r engine.Result) error {
-	resp := &sluicev1.ExecuteResponse{StatementIndex: index}
+// sendResult sends one statement's result; for a row stream it forwards
+// rows until the stream ends, the client cancels or the server stops.
+func (s *Server) sendResult(ctx context.Context, out grpc.ServerStreamingServer[sluicev1.ExecuteResponse], index int32, r api.Result) error {
+	resp := &sluicev1.ExecuteResponse{StatementIndex: index, StatementStart: int32(r.Start), StatementEnd: int32(r.End)}
 	switch r.Kind {
-	case engine.ResultMessage:
+	case api.ResultStatus:
 		resp.Payload = &sluicev1.ExecuteResponse_Message{Message: &sluicev1.MessageResult{
 			Statement: wire.ValidUTF8(r.Statement),
 			Text:      wire.ValidUTF8(r.Message),
 			QueryId:   wire.ValidUTF8(r.QueryID),
+			CommandId: wire.ValidUTF8(r.Command),
 		}}
 		return out.Send(resp)
-	case engine.ResultTable:
-		resp.Payload = &sluicev1.ExecuteResponse_Table{Table: tableResult(r)}
+	case api.ResultEntity:
+		resp.Payload = &sluicev1.ExecuteResponse_Entity{Entity: wire.EncodeEntity(r.Statement, r.Entity)}
 		return out.Send(resp)
-	case engine.ResultStream:
+	case api.ResultRows:
 		if r.Stream == nil {
-			return status.Errorf(codes.Internal, "bug: push query result without a stream for statement %q", r.Statement)
+			return status.Errorf(codes.Internal, "bug: row stream result without a stream for statement %q", r.Statement)
 		}
 		return s.forward(ctx, out, index, r)
 	default:
@@ -235,47 +229,14 @@ func (s *Server) sendResult(ctx context.Context, out grpc.ServerStreamingServer[
 	}
 }
 
-// tableResult converts a listing. Its strings are made valid UTF-8 (cells
-// may show data read from Kafka), as protobuf requires.
-func tableResult(r engine.Result) *sluicev1.TableResult {
-	tr := &sluicev1.TableResult{
-		Statement: wire.ValidUTF8(r.Statement),
-		Note:      wire.ValidUTF8(r.Message),
-		QueryId:   wire.ValidUTF8(r.QueryID),
-	}
-	if t := r.Table; t != nil {
-		tr.Title = wire.ValidUTF8(t.Title)
-		tr.Columns = validUTF8(t.Columns)
-		tr.Footer = wire.ValidUTF8(t.Footer)
-		tr.Rows = make([]*sluicev1.TableRow, len(t.Rows))
-		for i, row := range t.Rows {
-			tr.Rows[i] = &sluicev1.TableRow{Cells: validUTF8(row)}
-		}
-	}
-	return tr
-}
-
-// validUTF8 returns ss, or a copy with its strings made valid UTF-8.
-func validUTF8(ss []string) []string {
-	var out []string
-	for i, s := range ss {
-		if v := wire.ValidUTF8(s); v != s {
-			if out == nil {
-				out = slices.Clone(ss)
-			}
-			out[i] = v
-		}
-	}
-	if out == nil {
-		return ss
-	}
-	return out
-}
-
 // forward streams a push query's header, rows and end.
-func (s *Server) forward(ctx context.Context, out grpc.ServerStreamingServer[sluicev1.ExecuteResponse], index int32, r engine.Result) error {
+func (s *Server) forward(ctx context.Context, out grpc.ServerStreamingServer[sluicev1.ExecuteResponse], index int32, r api.Result) error {
+	first := true
 	send := func(resp *sluicev1.ExecuteResponse) error {
 		resp.StatementIndex = index
+		if first {
+			resp.StatementStart, resp.StatementEnd, first = int32(r.Start), int32(r.End), false
+		}
 		return out.Send(resp)
 	}
 	return s.pushQuery(ctx, r, int(index), 0, pushSink{
@@ -285,8 +246,8 @@ func (s *Server) forward(ctx context.Context, out grpc.ServerStreamingServer[slu
 		row: func(row *sluicev1.Row) error {
 			return send(&sluicev1.ExecuteResponse{Payload: &sluicev1.ExecuteResponse_Row{Row: row}})
 		},
-		end: func(reason sluicev1.EndReason) error {
-			return send(&sluicev1.ExecuteResponse{Payload: &sluicev1.ExecuteResponse_StreamEnd{StreamEnd: &sluicev1.StreamEnd{Reason: reason}}})
+		end: func(end *sluicev1.StreamEnd) error {
+			return send(&sluicev1.ExecuteResponse{Payload: &sluicev1.ExecuteResponse_StreamEnd{StreamEnd: end}})
 		},
 	})
 }
@@ -306,24 +267,22 @@ func (s *Server) statusOf(err error, index int) error {
 	}
 	detail := &sluicev1.StatementError{StatementIndex: int32(index)}
 	code := codes.Internal
-	var se *engine.StatementError
+	var se *api.StatementError
 	if errors.As(err, &se) {
-		detail.Statement = wire.ValidUTF8(se.Statement)
-		detail.Line = int32(se.Line)
-		detail.Column = int32(se.Col)
-		detail.Message = wire.ValidUTF8(se.Msg)
-		detail.Code = int32(se.Code)
+		detail = wire.EncodeError(se, index)
 		switch {
-		case errors.Is(err, engine.ErrStatementTimeout):
+		case errors.Is(err, api.ErrStatementTimeout):
 			code = codes.DeadlineExceeded
-		case errors.Is(err, engine.ErrPushQueryLimit):
+		case errors.Is(err, api.ErrPushQueryLimit):
 			code = codes.ResourceExhausted
-		case se.Code < engine.CodeServerError:
+		case errors.Is(err, api.ErrUnimplemented):
+			code = codes.Unimplemented
+		case se.Code < api.CodeServerError:
 			code = codes.InvalidArgument
 		}
 	} else {
 		detail.Message = wire.ValidUTF8(err.Error())
-		detail.Code = engine.CodeServerError
+		detail.Code = api.CodeServerError
 	}
 	if code == codes.Internal {
 		s.log.Error("statement failed with a server error", "statement_index", index, "err", err)
@@ -337,6 +296,6 @@ func (s *Server) statusOf(err error, index int) error {
 }
 
 func isStatementError(err error) bool {
-	var se *engine.StatementError
+	var se *api.StatementError
 	return errors.As(err, &se)
 }

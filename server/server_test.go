@@ -15,17 +15,18 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/internal/types"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
 )
 
-// fakeEngine answers Execute with exec.
+// fakeEngine answers Execute with exec; its other calls fail.
 type fakeEngine struct {
-	exec func(ctx context.Context, s *engine.Session, sql string) ([]engine.Result, error)
+	api.Unimplemented
+	exec func(ctx context.Context, s *api.Session, sql string) ([]api.Result, error)
 }
 
-func (f *fakeEngine) Execute(ctx context.Context, s *engine.Session, sql string) ([]engine.Result, error) {
+func (f *fakeEngine) Execute(ctx context.Context, s *api.Session, sql string, _ ...api.Options) ([]api.Result, error) {
 	return f.exec(ctx, s, sql)
 }
 
@@ -42,8 +43,8 @@ func newFeed() *feed {
 	return &feed{rows: make(chan []any), closed: make(chan struct{}), nexting: make(chan struct{}, 16)}
 }
 
-func (f *feed) stream(cols []types.Column) *engine.Stream {
-	return engine.NewStream("transient_1", cols, func(ctx context.Context) ([]any, error) {
+func (f *feed) stream(cols []types.Column) *api.Stream {
+	return api.NewStream("transient_1", api.Columns(cols, 0), func(ctx context.Context) ([]any, error) {
 		f.nexting <- struct{}{}
 		select {
 		case r, ok := <-f.rows:
@@ -54,7 +55,7 @@ func (f *feed) stream(cols []types.Column) *engine.Stream {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-	}, func() { f.closeOnce.Do(func() { close(f.closed) }) })
+	}, func() { f.closeOnce.Do(func() { close(f.closed) }) }, nil)
 }
 
 func start(t *testing.T, eng Engine) (*Server, *grpc.ClientConn, chan error) {
@@ -94,7 +95,7 @@ func recvAll(t *testing.T, s grpc.ServerStreamingClient[sluicev1.ExecuteResponse
 }
 
 func TestExecuteMessagesTablesAndSession(t *testing.T) {
-	eng := &fakeEngine{exec: func(_ context.Context, s *engine.Session, sql string) ([]engine.Result, error) {
+	eng := &fakeEngine{exec: func(_ context.Context, s *api.Session, sql string) ([]api.Result, error) {
 		if sql != "SET 'a'='2'; SHOW STREAMS;" {
 			t.Errorf("sql = %q", sql)
 		}
@@ -103,10 +104,10 @@ func TestExecuteMessagesTablesAndSession(t *testing.T) {
 		}
 		s.Properties["a"] = "2"
 		delete(s.Variables, "v")
-		return []engine.Result{
-			{Statement: "SET 'a'='2';", Kind: engine.ResultMessage, Message: "changed"},
-			{Statement: "SHOW STREAMS;", Kind: engine.ResultTable, Message: "note", Table: &engine.Table{
-				Title: "Streams", Columns: []string{"Name", "Topic"}, Rows: [][]string{{"S", "t"}}, Footer: "foot",
+		return []api.Result{
+			{Statement: "SET 'a'='2';", Kind: api.ResultStatus, Message: "changed"},
+			{Statement: "SHOW STREAMS;", Start: 13, End: 25, Kind: api.ResultEntity, Entity: &api.SourceList{
+				Kind: api.SourceStream, Sources: []api.SourceInfo{{Name: "S", Kind: api.SourceStream, Topic: "t", KeyFormat: "KAFKA", ValueFormat: "JSON"}},
 			}},
 		}, nil
 	}}
@@ -127,9 +128,11 @@ func TestExecuteMessagesTablesAndSession(t *testing.T) {
 	want := []*sluicev1.ExecuteResponse{
 		{Payload: &sluicev1.ExecuteResponse_Session{Session: &sluicev1.Session{Properties: map[string]string{"a": "2"}, Variables: map[string]string{}}}},
 		{Payload: &sluicev1.ExecuteResponse_Message{Message: &sluicev1.MessageResult{Statement: "SET 'a'='2';", Text: "changed"}}},
-		{StatementIndex: 1, Payload: &sluicev1.ExecuteResponse_Table{Table: &sluicev1.TableResult{
-			Statement: "SHOW STREAMS;", Title: "Streams", Columns: []string{"Name", "Topic"},
-			Rows: []*sluicev1.TableRow{{Cells: []string{"S", "t"}}}, Footer: "foot", Note: "note",
+		{StatementIndex: 1, StatementStart: 13, StatementEnd: 25, Payload: &sluicev1.ExecuteResponse_Entity{Entity: &sluicev1.Entity{
+			Statement: "SHOW STREAMS;", Kind: &sluicev1.Entity_Sources{Sources: &sluicev1.SourceList{
+				Kind: sluicev1.SourceKind_SOURCE_KIND_STREAM, Sources: []*sluicev1.SourceDescription{{
+					Name: "S", Kind: sluicev1.SourceKind_SOURCE_KIND_STREAM, Topic: "t", KeyFormat: "KAFKA", ValueFormat: "JSON"}},
+			}},
 		}}},
 	}
 	if len(got) != len(want) {
@@ -143,9 +146,9 @@ func TestExecuteMessagesTablesAndSession(t *testing.T) {
 }
 
 func TestExecuteStatementError(t *testing.T) {
-	eng := &fakeEngine{exec: func(context.Context, *engine.Session, string) ([]engine.Result, error) {
-		return []engine.Result{{Statement: "A;", Kind: engine.ResultMessage, Message: "ok"}},
-			&engine.StatementError{Statement: "B;", Line: 1, Col: 4, Msg: "no such stream B; create it first", Code: 40001}
+	eng := &fakeEngine{exec: func(context.Context, *api.Session, string) ([]api.Result, error) {
+		return []api.Result{{Statement: "A;", Kind: api.ResultStatus, Message: "ok"}},
+			&api.StatementError{Statement: "B;", Line: 1, Col: 4, Msg: "no such stream B; create it first", Code: 40001}
 	}}
 	_, conn, _ := start(t, eng)
 	stream, err := sluicev1.NewSluiceClient(conn).Execute(context.Background(), &sluicev1.ExecuteRequest{Sql: "A; B;"})
@@ -174,7 +177,7 @@ func TestExecuteStatementError(t *testing.T) {
 }
 
 func TestExecuteServerError(t *testing.T) {
-	eng := &fakeEngine{exec: func(context.Context, *engine.Session, string) ([]engine.Result, error) {
+	eng := &fakeEngine{exec: func(context.Context, *api.Session, string) ([]api.Result, error) {
 		return nil, errors.New("disk on fire")
 	}}
 	_, conn, _ := start(t, eng)
@@ -194,8 +197,8 @@ var pushCols = []types.Column{
 }
 
 func pushEngine(f *feed) *fakeEngine {
-	return &fakeEngine{exec: func(context.Context, *engine.Session, string) ([]engine.Result, error) {
-		return []engine.Result{{Statement: "SELECT * FROM s EMIT CHANGES LIMIT 2;", Kind: engine.ResultStream, Stream: f.stream(pushCols)}}, nil
+	return &fakeEngine{exec: func(context.Context, *api.Session, string) ([]api.Result, error) {
+		return []api.Result{{Statement: "SELECT * FROM s EMIT CHANGES LIMIT 2;", Kind: api.ResultRows, Stream: f.stream(pushCols)}}, nil
 	}}
 }
 
@@ -320,16 +323,16 @@ func TestHealthAndInfo(t *testing.T) {
 func TestInvalidUTF8(t *testing.T) {
 	f := newFeed()
 	cols := []types.Column{{Name: "V", Type: types.StringType}, {Name: "M", Type: types.MapOf(types.StringType, types.StringType)}}
-	eng := &fakeEngine{exec: func(_ context.Context, _ *engine.Session, sql string) ([]engine.Result, error) {
+	eng := &fakeEngine{exec: func(_ context.Context, _ *api.Session, sql string) ([]api.Result, error) {
 		switch sql {
 		case "table":
-			return []engine.Result{{Statement: "table", Kind: engine.ResultTable, Message: "n\xff", Table: &engine.Table{
-				Title: "t\xff", Columns: []string{"C", "D\xff"}, Rows: [][]string{{"ok", "x\xfe\xffy"}}, Footer: "f\xff",
+			return []api.Result{{Statement: "table", Kind: api.ResultEntity, Entity: &api.PropertyList{
+				Properties: []api.Property{{Name: "p\xff", Scope: "SESSION", Value: "x\xfe\xffy"}},
 			}}}, nil
 		case "error":
-			return nil, &engine.StatementError{Statement: "error", Msg: "bad value 'a\xffb'", Code: engine.CodeBadStatement}
+			return nil, &api.StatementError{Statement: "error", Msg: "bad value 'a\xffb'", Code: api.CodeBadStatement}
 		}
-		return []engine.Result{{Statement: "push", Kind: engine.ResultStream, Stream: f.stream(cols)}}, nil
+		return []api.Result{{Statement: "push", Kind: api.ResultRows, Stream: f.stream(cols)}}, nil
 	}}
 	_, conn, _ := start(t, eng)
 	c := sluicev1.NewSluiceClient(conn)
@@ -342,10 +345,10 @@ func TestInvalidUTF8(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantTable := &sluicev1.TableResult{Statement: "table", Note: "n\uFFFD", Title: "t\uFFFD", Columns: []string{"C", "D\uFFFD"},
-		Rows: []*sluicev1.TableRow{{Cells: []string{"ok", "x\uFFFD\uFFFDy"}}}, Footer: "f\uFFFD"}
-	if len(got) != 2 || !proto.Equal(got[1].GetTable(), wantTable) {
-		t.Errorf("table = %v, want %v", got, wantTable)
+	wantEntity := &sluicev1.Entity{Statement: "table", Kind: &sluicev1.Entity_Properties{Properties: &sluicev1.PropertyList{
+		Properties: []*sluicev1.Property{{Name: "p\uFFFD", Scope: "SESSION", Value: "x\uFFFD\uFFFDy"}}}}}
+	if len(got) != 2 || !proto.Equal(got[1].GetEntity(), wantEntity) {
+		t.Errorf("entity = %v, want %v", got, wantEntity)
 	}
 
 	stream, err = c.Execute(context.Background(), &sluicev1.ExecuteRequest{Sql: "error"})

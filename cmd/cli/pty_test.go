@@ -43,6 +43,7 @@ func TestMain(m *testing.M) {
 type testServer struct {
 	addr   string
 	client sluicev1.SluiceClient
+	eng    *engine.Engine
 }
 
 func startTestServer(t *testing.T) *testServer {
@@ -82,13 +83,19 @@ func startTestServer(t *testing.T) *testServer {
 		pg.Close()
 		cancel()
 	})
-	return &testServer{addr: lis.Addr().String(), client: sluicev1.NewSluiceClient(conn)}
+	return &testServer{addr: lis.Addr().String(), client: sluicev1.NewSluiceClient(conn), eng: eng}
 }
 
 // exec runs statements outside the shell, as another user would.
 func (s *testServer) exec(t *testing.T, sql string) {
 	t.Helper()
-	stream, err := s.client.Execute(context.Background(), &sluicev1.ExecuteRequest{Sql: sql})
+	s.execWith(t, nil, sql)
+}
+
+// execWith runs statements with session properties props.
+func (s *testServer) execWith(t *testing.T, props map[string]string, sql string) {
+	t.Helper()
+	stream, err := s.client.Execute(context.Background(), &sluicev1.ExecuteRequest{Sql: sql, Properties: props})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,6 +304,56 @@ func TestInteractive(t *testing.T) {
 	if want := "CREATE STREAM clicks (user_id VARCHAR KEY, page VARCHAR) WITH (KAFKA_TOPIC='clicks', VALUE_FORMAT='JSON', PARTITIONS=1);\n"; !strings.Contains(string(hist), want) {
 		t.Errorf("history file:\n%s\nlacks %q", hist, want)
 	}
+}
+
+// TestTypedOutput: with --output json, a pull query's rows, SHOW QUERIES
+// and DESCRIBE keep their numbers and nulls unquoted; TAB after TERMINATE
+// completes a running query's id; a string left open is named as such.
+func TestTypedOutput(t *testing.T) {
+	srv := startTestServer(t)
+	srv.execWith(t, map[string]string{"auto.offset.reset": "earliest"}, `
+CREATE STREAM s (id VARCHAR KEY, n BIGINT, note VARCHAR) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);
+INSERT INTO s (id, n, note) VALUES ('a', 1, 'x');
+INSERT INTO s (id, n, note) VALUES ('a', 2, 'y');
+INSERT INTO s (id, n, note) VALUES ('b', NULL, NULL);
+CREATE TABLE t AS SELECT id, COUNT(*) AS c, MAX(n) AS m FROM s GROUP BY id;`)
+	if err := srv.eng.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	term := startTerminal(t, "--server", srv.addr, "--history", "", "--output", "json")
+	term.expect("sluice> ")
+
+	term.send("SELECT * FROM t WHERE id = 'b';\r")
+	term.expect(`{"ID":"b","C":1,"M":null}`)
+	term.send("SELECT * FROM t WHERE id = 'a';\r")
+	term.expect(`{"ID":"a","C":2,"M":2}`)
+
+	term.send("SHOW QUERIES EXTENDED;\r")
+	got := term.expect("}")
+	for _, want := range []string{`"Query ID":"CTAS_T_`, `"Sink Name":"T"`, `"Records In":3,`, `"Records Out":`, `"Errors":0,`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("SHOW QUERIES EXTENDED in JSON lacks %s:\n%s", want, got)
+		}
+	}
+
+	term.send("DESCRIBE t EXTENDED;\r")
+	got = term.expect(`"cluster"`)
+	for _, want := range []string{`"name":"T"`, `"partitions":1,`, `"timestamp":null`, `"kind":"TABLE"`, `"recordsIn":3,`, `"running":true`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("DESCRIBE EXTENDED in JSON lacks %s:\n%s", want, got)
+		}
+	}
+	term.expect("sluice> ")
+
+	term.send("TERMINATE CT\t")
+	term.expect("TERMINATE CTAS_T_")
+	term.send(";\r")
+	term.expect("Query terminated.")
+	term.expect("sluice> ")
+
+	term.send("SELECT 'abc FROM t;\r")
+	term.send("\x04")
+	term.expect("unterminated string literal")
 }
 
 // TestPipeline runs scripts as a pipeline would and checks the exit

@@ -31,6 +31,12 @@ const (
 	EndReason_END_REASON_COMPLETED EndReason = 1
 	// END_REASON_SERVER_SHUTDOWN: the server is shutting down.
 	EndReason_END_REASON_SERVER_SHUTDOWN EndReason = 2
+	// END_REASON_LIMIT_REACHED: the query's LIMIT was reached.
+	EndReason_END_REASON_LIMIT_REACHED EndReason = 3
+	// END_REASON_CLOSED: the query was closed.
+	EndReason_END_REASON_CLOSED EndReason = 4
+	// END_REASON_ERROR: the query failed (StreamEnd.message).
+	EndReason_END_REASON_ERROR EndReason = 5
 )
 
 // Enum value maps for EndReason.
@@ -39,11 +45,17 @@ var (
 		0: "END_REASON_UNSPECIFIED",
 		1: "END_REASON_COMPLETED",
 		2: "END_REASON_SERVER_SHUTDOWN",
+		3: "END_REASON_LIMIT_REACHED",
+		4: "END_REASON_CLOSED",
+		5: "END_REASON_ERROR",
 	}
 	EndReason_value = map[string]int32{
 		"END_REASON_UNSPECIFIED":     0,
 		"END_REASON_COMPLETED":       1,
 		"END_REASON_SERVER_SHUTDOWN": 2,
+		"END_REASON_LIMIT_REACHED":   3,
+		"END_REASON_CLOSED":          4,
+		"END_REASON_ERROR":           5,
 	}
 )
 
@@ -197,6 +209,10 @@ const (
 	ColumnRole_COLUMN_ROLE_VALUE ColumnRole = 2
 	// COLUMN_ROLE_HEADER: record headers.
 	ColumnRole_COLUMN_ROLE_HEADER ColumnRole = 3
+	// COLUMN_ROLE_WINDOW_START and COLUMN_ROLE_WINDOW_END: a windowed key's
+	// bounds (WINDOWSTART, WINDOWEND).
+	ColumnRole_COLUMN_ROLE_WINDOW_START ColumnRole = 4
+	ColumnRole_COLUMN_ROLE_WINDOW_END   ColumnRole = 5
 )
 
 // Enum value maps for ColumnRole.
@@ -206,12 +222,16 @@ var (
 		1: "COLUMN_ROLE_KEY",
 		2: "COLUMN_ROLE_VALUE",
 		3: "COLUMN_ROLE_HEADER",
+		4: "COLUMN_ROLE_WINDOW_START",
+		5: "COLUMN_ROLE_WINDOW_END",
 	}
 	ColumnRole_value = map[string]int32{
-		"COLUMN_ROLE_UNSPECIFIED": 0,
-		"COLUMN_ROLE_KEY":         1,
-		"COLUMN_ROLE_VALUE":       2,
-		"COLUMN_ROLE_HEADER":      3,
+		"COLUMN_ROLE_UNSPECIFIED":  0,
+		"COLUMN_ROLE_KEY":          1,
+		"COLUMN_ROLE_VALUE":        2,
+		"COLUMN_ROLE_HEADER":       3,
+		"COLUMN_ROLE_WINDOW_START": 4,
+		"COLUMN_ROLE_WINDOW_END":   5,
 	}
 )
 
@@ -368,13 +388,17 @@ type ExecuteResponse struct {
 	//
 	//	*ExecuteResponse_Session
 	//	*ExecuteResponse_Message
-	//	*ExecuteResponse_Table
 	//	*ExecuteResponse_StreamHeader
 	//	*ExecuteResponse_Row
 	//	*ExecuteResponse_StreamEnd
-	Payload       isExecuteResponse_Payload `protobuf_oneof:"payload"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	//	*ExecuteResponse_Entity
+	Payload isExecuteResponse_Payload `protobuf_oneof:"payload"`
+	// statement_start and statement_end are the byte offsets of the
+	// statement in the request's sql; set on a statement's first message.
+	StatementStart int32 `protobuf:"varint,9,opt,name=statement_start,json=statementStart,proto3" json:"statement_start,omitempty"`
+	StatementEnd   int32 `protobuf:"varint,10,opt,name=statement_end,json=statementEnd,proto3" json:"statement_end,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ExecuteResponse) Reset() {
@@ -439,15 +463,6 @@ func (x *ExecuteResponse) GetMessage() *MessageResult {
 	return nil
 }
 
-func (x *ExecuteResponse) GetTable() *TableResult {
-	if x != nil {
-		if x, ok := x.Payload.(*ExecuteResponse_Table); ok {
-			return x.Table
-		}
-	}
-	return nil
-}
-
 func (x *ExecuteResponse) GetStreamHeader() *StreamHeader {
 	if x != nil {
 		if x, ok := x.Payload.(*ExecuteResponse_StreamHeader); ok {
@@ -475,6 +490,29 @@ func (x *ExecuteResponse) GetStreamEnd() *StreamEnd {
 	return nil
 }
 
+func (x *ExecuteResponse) GetEntity() *Entity {
+	if x != nil {
+		if x, ok := x.Payload.(*ExecuteResponse_Entity); ok {
+			return x.Entity
+		}
+	}
+	return nil
+}
+
+func (x *ExecuteResponse) GetStatementStart() int32 {
+	if x != nil {
+		return x.StatementStart
+	}
+	return 0
+}
+
+func (x *ExecuteResponse) GetStatementEnd() int32 {
+	if x != nil {
+		return x.StatementEnd
+	}
+	return 0
+}
+
 type isExecuteResponse_Payload interface {
 	isExecuteResponse_Payload()
 }
@@ -485,10 +523,6 @@ type ExecuteResponse_Session struct {
 
 type ExecuteResponse_Message struct {
 	Message *MessageResult `protobuf:"bytes,3,opt,name=message,proto3,oneof"`
-}
-
-type ExecuteResponse_Table struct {
-	Table *TableResult `protobuf:"bytes,4,opt,name=table,proto3,oneof"`
 }
 
 type ExecuteResponse_StreamHeader struct {
@@ -503,17 +537,21 @@ type ExecuteResponse_StreamEnd struct {
 	StreamEnd *StreamEnd `protobuf:"bytes,7,opt,name=stream_end,json=streamEnd,proto3,oneof"`
 }
 
+type ExecuteResponse_Entity struct {
+	Entity *Entity `protobuf:"bytes,8,opt,name=entity,proto3,oneof"`
+}
+
 func (*ExecuteResponse_Session) isExecuteResponse_Payload() {}
 
 func (*ExecuteResponse_Message) isExecuteResponse_Payload() {}
-
-func (*ExecuteResponse_Table) isExecuteResponse_Payload() {}
 
 func (*ExecuteResponse_StreamHeader) isExecuteResponse_Payload() {}
 
 func (*ExecuteResponse_Row) isExecuteResponse_Payload() {}
 
 func (*ExecuteResponse_StreamEnd) isExecuteResponse_Payload() {}
+
+func (*ExecuteResponse_Entity) isExecuteResponse_Payload() {}
 
 // Session is the session state after the request's statements ran. It
 // replaces the client's state entirely.
@@ -578,7 +616,11 @@ type MessageResult struct {
 	// text is the message for the user.
 	Text string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
 	// query_id is set when the statement started or ended a persistent query.
-	QueryId       string `protobuf:"bytes,3,opt,name=query_id,json=queryId,proto3" json:"query_id,omitempty"`
+	QueryId string `protobuf:"bytes,3,opt,name=query_id,json=queryId,proto3" json:"query_id,omitempty"`
+	// command_id is ksqlDB's id of a statement that changed the catalog or
+	// the running queries (stream/`X`/create, terminate/ID/execute); empty
+	// for the others (SET, DEFINE, INSERT VALUES ...).
+	CommandId     string `protobuf:"bytes,4,opt,name=command_id,json=commandId,proto3" json:"command_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -634,42 +676,50 @@ func (x *MessageResult) GetQueryId() string {
 	return ""
 }
 
-// TableResult is a listing (SHOW, DESCRIBE, EXPLAIN, pull query) rendered to
-// strings.
-type TableResult struct {
+func (x *MessageResult) GetCommandId() string {
+	if x != nil {
+		return x.CommandId
+	}
+	return ""
+}
+
+// Entity is what a listing or description statement answers (SHOW,
+// LIST, DESCRIBE, EXPLAIN): typed values, for the client to render.
+type Entity struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// statement is the statement's text.
 	Statement string `protobuf:"bytes,1,opt,name=statement,proto3" json:"statement,omitempty"`
-	// title is printed above the table; may be empty.
-	Title string `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
-	// columns are the column headings.
-	Columns []string `protobuf:"bytes,3,rep,name=columns,proto3" json:"columns,omitempty"`
-	// rows hold one cell per column.
-	Rows []*TableRow `protobuf:"bytes,4,rep,name=rows,proto3" json:"rows,omitempty"`
-	// footer is printed after the table (hints, plans); may be empty.
-	Footer string `protobuf:"bytes,5,opt,name=footer,proto3" json:"footer,omitempty"`
-	// note is a message that accompanies the table; may be empty.
-	Note string `protobuf:"bytes,6,opt,name=note,proto3" json:"note,omitempty"`
-	// query_id is set when the statement concerns a persistent query.
-	QueryId       string `protobuf:"bytes,7,opt,name=query_id,json=queryId,proto3" json:"query_id,omitempty"`
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*Entity_Sources
+	//	*Entity_Source
+	//	*Entity_Queries
+	//	*Entity_Topics
+	//	*Entity_Properties
+	//	*Entity_Variables
+	//	*Entity_Types
+	//	*Entity_Functions
+	//	*Entity_Function
+	//	*Entity_Plan
+	Kind          isEntity_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *TableResult) Reset() {
-	*x = TableResult{}
+func (x *Entity) Reset() {
+	*x = Entity{}
 	mi := &file_sluice_v1_sluice_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *TableResult) String() string {
+func (x *Entity) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*TableResult) ProtoMessage() {}
+func (*Entity) ProtoMessage() {}
 
-func (x *TableResult) ProtoReflect() protoreflect.Message {
+func (x *Entity) ProtoReflect() protoreflect.Message {
 	mi := &file_sluice_v1_sluice_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -681,82 +731,214 @@ func (x *TableResult) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use TableResult.ProtoReflect.Descriptor instead.
-func (*TableResult) Descriptor() ([]byte, []int) {
+// Deprecated: Use Entity.ProtoReflect.Descriptor instead.
+func (*Entity) Descriptor() ([]byte, []int) {
 	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{4}
 }
 
-func (x *TableResult) GetStatement() string {
+func (x *Entity) GetStatement() string {
 	if x != nil {
 		return x.Statement
 	}
 	return ""
 }
 
-func (x *TableResult) GetTitle() string {
+func (x *Entity) GetKind() isEntity_Kind {
 	if x != nil {
-		return x.Title
-	}
-	return ""
-}
-
-func (x *TableResult) GetColumns() []string {
-	if x != nil {
-		return x.Columns
+		return x.Kind
 	}
 	return nil
 }
 
-func (x *TableResult) GetRows() []*TableRow {
+func (x *Entity) GetSources() *SourceList {
 	if x != nil {
-		return x.Rows
+		if x, ok := x.Kind.(*Entity_Sources); ok {
+			return x.Sources
+		}
 	}
 	return nil
 }
 
-func (x *TableResult) GetFooter() string {
+func (x *Entity) GetSource() *SourceDetail {
 	if x != nil {
-		return x.Footer
+		if x, ok := x.Kind.(*Entity_Source); ok {
+			return x.Source
+		}
 	}
-	return ""
+	return nil
 }
 
-func (x *TableResult) GetNote() string {
+func (x *Entity) GetQueries() *QueryList {
 	if x != nil {
-		return x.Note
+		if x, ok := x.Kind.(*Entity_Queries); ok {
+			return x.Queries
+		}
 	}
-	return ""
+	return nil
 }
 
-func (x *TableResult) GetQueryId() string {
+func (x *Entity) GetTopics() *TopicList {
 	if x != nil {
-		return x.QueryId
+		if x, ok := x.Kind.(*Entity_Topics); ok {
+			return x.Topics
+		}
 	}
-	return ""
+	return nil
 }
 
-// TableRow is one row of a TableResult.
-type TableRow struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Cells         []string               `protobuf:"bytes,1,rep,name=cells,proto3" json:"cells,omitempty"`
+func (x *Entity) GetProperties() *PropertyList {
+	if x != nil {
+		if x, ok := x.Kind.(*Entity_Properties); ok {
+			return x.Properties
+		}
+	}
+	return nil
+}
+
+func (x *Entity) GetVariables() *VariableList {
+	if x != nil {
+		if x, ok := x.Kind.(*Entity_Variables); ok {
+			return x.Variables
+		}
+	}
+	return nil
+}
+
+func (x *Entity) GetTypes() *TypeList {
+	if x != nil {
+		if x, ok := x.Kind.(*Entity_Types); ok {
+			return x.Types
+		}
+	}
+	return nil
+}
+
+func (x *Entity) GetFunctions() *FunctionList {
+	if x != nil {
+		if x, ok := x.Kind.(*Entity_Functions); ok {
+			return x.Functions
+		}
+	}
+	return nil
+}
+
+func (x *Entity) GetFunction() *FunctionInfo {
+	if x != nil {
+		if x, ok := x.Kind.(*Entity_Function); ok {
+			return x.Function
+		}
+	}
+	return nil
+}
+
+func (x *Entity) GetPlan() *QueryPlan {
+	if x != nil {
+		if x, ok := x.Kind.(*Entity_Plan); ok {
+			return x.Plan
+		}
+	}
+	return nil
+}
+
+type isEntity_Kind interface {
+	isEntity_Kind()
+}
+
+type Entity_Sources struct {
+	// sources answers SHOW STREAMS and SHOW TABLES.
+	Sources *SourceList `protobuf:"bytes,2,opt,name=sources,proto3,oneof"`
+}
+
+type Entity_Source struct {
+	// source answers DESCRIBE.
+	Source *SourceDetail `protobuf:"bytes,3,opt,name=source,proto3,oneof"`
+}
+
+type Entity_Queries struct {
+	// queries answers SHOW QUERIES.
+	Queries *QueryList `protobuf:"bytes,4,opt,name=queries,proto3,oneof"`
+}
+
+type Entity_Topics struct {
+	// topics answers SHOW TOPICS.
+	Topics *TopicList `protobuf:"bytes,5,opt,name=topics,proto3,oneof"`
+}
+
+type Entity_Properties struct {
+	// properties answers SHOW PROPERTIES.
+	Properties *PropertyList `protobuf:"bytes,6,opt,name=properties,proto3,oneof"`
+}
+
+type Entity_Variables struct {
+	// variables answers SHOW VARIABLES.
+	Variables *VariableList `protobuf:"bytes,7,opt,name=variables,proto3,oneof"`
+}
+
+type Entity_Types struct {
+	// types answers SHOW TYPES.
+	Types *TypeList `protobuf:"bytes,8,opt,name=types,proto3,oneof"`
+}
+
+type Entity_Functions struct {
+	// functions answers SHOW FUNCTIONS.
+	Functions *FunctionList `protobuf:"bytes,9,opt,name=functions,proto3,oneof"`
+}
+
+type Entity_Function struct {
+	// function answers DESCRIBE FUNCTION.
+	Function *FunctionInfo `protobuf:"bytes,10,opt,name=function,proto3,oneof"`
+}
+
+type Entity_Plan struct {
+	// plan answers EXPLAIN.
+	Plan *QueryPlan `protobuf:"bytes,11,opt,name=plan,proto3,oneof"`
+}
+
+func (*Entity_Sources) isEntity_Kind() {}
+
+func (*Entity_Source) isEntity_Kind() {}
+
+func (*Entity_Queries) isEntity_Kind() {}
+
+func (*Entity_Topics) isEntity_Kind() {}
+
+func (*Entity_Properties) isEntity_Kind() {}
+
+func (*Entity_Variables) isEntity_Kind() {}
+
+func (*Entity_Types) isEntity_Kind() {}
+
+func (*Entity_Functions) isEntity_Kind() {}
+
+func (*Entity_Function) isEntity_Kind() {}
+
+func (*Entity_Plan) isEntity_Kind() {}
+
+// SourceList lists streams or tables.
+type SourceList struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Kind  SourceKind             `protobuf:"varint,1,opt,name=kind,proto3,enum=sluice.v1.SourceKind" json:"kind,omitempty"`
+	// extended is set for SHOW ... EXTENDED.
+	Extended      bool                 `protobuf:"varint,2,opt,name=extended,proto3" json:"extended,omitempty"`
+	Sources       []*SourceDescription `protobuf:"bytes,3,rep,name=sources,proto3" json:"sources,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *TableRow) Reset() {
-	*x = TableRow{}
+func (x *SourceList) Reset() {
+	*x = SourceList{}
 	mi := &file_sluice_v1_sluice_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *TableRow) String() string {
+func (x *SourceList) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*TableRow) ProtoMessage() {}
+func (*SourceList) ProtoMessage() {}
 
-func (x *TableRow) ProtoReflect() protoreflect.Message {
+func (x *SourceList) ProtoReflect() protoreflect.Message {
 	mi := &file_sluice_v1_sluice_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -768,14 +950,842 @@ func (x *TableRow) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use TableRow.ProtoReflect.Descriptor instead.
-func (*TableRow) Descriptor() ([]byte, []int) {
+// Deprecated: Use SourceList.ProtoReflect.Descriptor instead.
+func (*SourceList) Descriptor() ([]byte, []int) {
 	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{5}
 }
 
-func (x *TableRow) GetCells() []string {
+func (x *SourceList) GetKind() SourceKind {
 	if x != nil {
-		return x.Cells
+		return x.Kind
+	}
+	return SourceKind_SOURCE_KIND_UNSPECIFIED
+}
+
+func (x *SourceList) GetExtended() bool {
+	if x != nil {
+		return x.Extended
+	}
+	return false
+}
+
+func (x *SourceList) GetSources() []*SourceDescription {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
+// SourceDetail describes a source with the queries writing and reading it.
+type SourceDetail struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Source *SourceDescription     `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`
+	// extended is set for DESCRIBE ... EXTENDED: the queries carry their
+	// figures.
+	Extended bool                `protobuf:"varint,2,opt,name=extended,proto3" json:"extended,omitempty"`
+	Writers  []*QueryDescription `protobuf:"bytes,3,rep,name=writers,proto3" json:"writers,omitempty"`
+	Readers  []*QueryDescription `protobuf:"bytes,4,rep,name=readers,proto3" json:"readers,omitempty"`
+	// cluster says which servers run which partitions, in a cluster.
+	Cluster       string `protobuf:"bytes,5,opt,name=cluster,proto3" json:"cluster,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SourceDetail) Reset() {
+	*x = SourceDetail{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SourceDetail) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SourceDetail) ProtoMessage() {}
+
+func (x *SourceDetail) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SourceDetail.ProtoReflect.Descriptor instead.
+func (*SourceDetail) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *SourceDetail) GetSource() *SourceDescription {
+	if x != nil {
+		return x.Source
+	}
+	return nil
+}
+
+func (x *SourceDetail) GetExtended() bool {
+	if x != nil {
+		return x.Extended
+	}
+	return false
+}
+
+func (x *SourceDetail) GetWriters() []*QueryDescription {
+	if x != nil {
+		return x.Writers
+	}
+	return nil
+}
+
+func (x *SourceDetail) GetReaders() []*QueryDescription {
+	if x != nil {
+		return x.Readers
+	}
+	return nil
+}
+
+func (x *SourceDetail) GetCluster() string {
+	if x != nil {
+		return x.Cluster
+	}
+	return ""
+}
+
+// QueryList lists the persistent queries, then the push queries.
+type QueryList struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// extended is set for SHOW QUERIES EXTENDED.
+	Extended bool `protobuf:"varint,1,opt,name=extended,proto3" json:"extended,omitempty"`
+	// cluster is set when the server runs in a cluster.
+	Cluster       bool                `protobuf:"varint,2,opt,name=cluster,proto3" json:"cluster,omitempty"`
+	Queries       []*QueryDescription `protobuf:"bytes,3,rep,name=queries,proto3" json:"queries,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QueryList) Reset() {
+	*x = QueryList{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QueryList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QueryList) ProtoMessage() {}
+
+func (x *QueryList) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QueryList.ProtoReflect.Descriptor instead.
+func (*QueryList) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *QueryList) GetExtended() bool {
+	if x != nil {
+		return x.Extended
+	}
+	return false
+}
+
+func (x *QueryList) GetCluster() bool {
+	if x != nil {
+		return x.Cluster
+	}
+	return false
+}
+
+func (x *QueryList) GetQueries() []*QueryDescription {
+	if x != nil {
+		return x.Queries
+	}
+	return nil
+}
+
+// TopicList lists Kafka topics.
+type TopicList struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// all is set when internal topics are listed too.
+	All           bool                `protobuf:"varint,1,opt,name=all,proto3" json:"all,omitempty"`
+	Topics        []*TopicDescription `protobuf:"bytes,2,rep,name=topics,proto3" json:"topics,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TopicList) Reset() {
+	*x = TopicList{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TopicList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TopicList) ProtoMessage() {}
+
+func (x *TopicList) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TopicList.ProtoReflect.Descriptor instead.
+func (*TopicList) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *TopicList) GetAll() bool {
+	if x != nil {
+		return x.All
+	}
+	return false
+}
+
+func (x *TopicList) GetTopics() []*TopicDescription {
+	if x != nil {
+		return x.Topics
+	}
+	return nil
+}
+
+// PropertyList lists properties.
+type PropertyList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Properties    []*Property            `protobuf:"bytes,1,rep,name=properties,proto3" json:"properties,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PropertyList) Reset() {
+	*x = PropertyList{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PropertyList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PropertyList) ProtoMessage() {}
+
+func (x *PropertyList) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PropertyList.ProtoReflect.Descriptor instead.
+func (*PropertyList) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *PropertyList) GetProperties() []*Property {
+	if x != nil {
+		return x.Properties
+	}
+	return nil
+}
+
+// Property is a property's value and where it comes from.
+type Property struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// scope is SESSION (set with SET), SERVER or DEFAULT.
+	Scope         string `protobuf:"bytes,2,opt,name=scope,proto3" json:"scope,omitempty"`
+	Value         string `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Property) Reset() {
+	*x = Property{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Property) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Property) ProtoMessage() {}
+
+func (x *Property) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Property.ProtoReflect.Descriptor instead.
+func (*Property) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *Property) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Property) GetScope() string {
+	if x != nil {
+		return x.Scope
+	}
+	return ""
+}
+
+func (x *Property) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+// VariableList lists the session variables.
+type VariableList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Variables     []*Variable            `protobuf:"bytes,1,rep,name=variables,proto3" json:"variables,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *VariableList) Reset() {
+	*x = VariableList{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *VariableList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*VariableList) ProtoMessage() {}
+
+func (x *VariableList) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use VariableList.ProtoReflect.Descriptor instead.
+func (*VariableList) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *VariableList) GetVariables() []*Variable {
+	if x != nil {
+		return x.Variables
+	}
+	return nil
+}
+
+// Variable is a session variable.
+type Variable struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Value         string                 `protobuf:"bytes,2,opt,name=value,proto3" json:"value,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Variable) Reset() {
+	*x = Variable{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Variable) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Variable) ProtoMessage() {}
+
+func (x *Variable) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Variable.ProtoReflect.Descriptor instead.
+func (*Variable) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *Variable) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Variable) GetValue() string {
+	if x != nil {
+		return x.Value
+	}
+	return ""
+}
+
+// TypeList lists the custom types.
+type TypeList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Types         []*NamedType           `protobuf:"bytes,1,rep,name=types,proto3" json:"types,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TypeList) Reset() {
+	*x = TypeList{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TypeList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TypeList) ProtoMessage() {}
+
+func (x *TypeList) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TypeList.ProtoReflect.Descriptor instead.
+func (*TypeList) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *TypeList) GetTypes() []*NamedType {
+	if x != nil {
+		return x.Types
+	}
+	return nil
+}
+
+// NamedType is a custom type.
+type NamedType struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// type is the SQL type as Sluice spells it.
+	Type          string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NamedType) Reset() {
+	*x = NamedType{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NamedType) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NamedType) ProtoMessage() {}
+
+func (x *NamedType) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NamedType.ProtoReflect.Descriptor instead.
+func (*NamedType) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *NamedType) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *NamedType) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+// FunctionList lists the functions.
+type FunctionList struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Functions     []*FunctionInfo        `protobuf:"bytes,1,rep,name=functions,proto3" json:"functions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FunctionList) Reset() {
+	*x = FunctionList{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FunctionList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FunctionList) ProtoMessage() {}
+
+func (x *FunctionList) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FunctionList.ProtoReflect.Descriptor instead.
+func (*FunctionList) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *FunctionList) GetFunctions() []*FunctionInfo {
+	if x != nil {
+		return x.Functions
+	}
+	return nil
+}
+
+// FunctionInfo describes a function.
+type FunctionInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// type is SCALAR, AGGREGATE or TABLE.
+	Type          string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	Description   string `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FunctionInfo) Reset() {
+	*x = FunctionInfo{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FunctionInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FunctionInfo) ProtoMessage() {}
+
+func (x *FunctionInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FunctionInfo.ProtoReflect.Descriptor instead.
+func (*FunctionInfo) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *FunctionInfo) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *FunctionInfo) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *FunctionInfo) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+// QueryPlan is an execution plan: of a persistent query (query set) or of
+// a statement planned without running (statement set).
+type QueryPlan struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Query     *QueryDescription      `protobuf:"bytes,1,opt,name=query,proto3" json:"query,omitempty"`
+	Statement string                 `protobuf:"bytes,2,opt,name=statement,proto3" json:"statement,omitempty"`
+	// pull is set for a pull query; reads says what it would read.
+	Pull  bool       `protobuf:"varint,3,opt,name=pull,proto3" json:"pull,omitempty"`
+	Reads *PullReads `protobuf:"bytes,4,opt,name=reads,proto3" json:"reads,omitempty"`
+	// lines are the plan's operators, the output first.
+	Lines         []*PlanLine `protobuf:"bytes,5,rep,name=lines,proto3" json:"lines,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QueryPlan) Reset() {
+	*x = QueryPlan{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QueryPlan) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QueryPlan) ProtoMessage() {}
+
+func (x *QueryPlan) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QueryPlan.ProtoReflect.Descriptor instead.
+func (*QueryPlan) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *QueryPlan) GetQuery() *QueryDescription {
+	if x != nil {
+		return x.Query
+	}
+	return nil
+}
+
+func (x *QueryPlan) GetStatement() string {
+	if x != nil {
+		return x.Statement
+	}
+	return ""
+}
+
+func (x *QueryPlan) GetPull() bool {
+	if x != nil {
+		return x.Pull
+	}
+	return false
+}
+
+func (x *QueryPlan) GetReads() *PullReads {
+	if x != nil {
+		return x.Reads
+	}
+	return nil
+}
+
+func (x *QueryPlan) GetLines() []*PlanLine {
+	if x != nil {
+		return x.Lines
+	}
+	return nil
+}
+
+// PullReads says what a pull query reads: its source's topic from start
+// to end (query empty), or the state query last committed, narrowed by
+// lookup.
+type PullReads struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Source        string                 `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`
+	Query         string                 `protobuf:"bytes,2,opt,name=query,proto3" json:"query,omitempty"`
+	Lookup        string                 `protobuf:"bytes,3,opt,name=lookup,proto3" json:"lookup,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PullReads) Reset() {
+	*x = PullReads{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PullReads) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PullReads) ProtoMessage() {}
+
+func (x *PullReads) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PullReads.ProtoReflect.Descriptor instead.
+func (*PullReads) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *PullReads) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *PullReads) GetQuery() string {
+	if x != nil {
+		return x.Query
+	}
+	return ""
+}
+
+func (x *PullReads) GetLookup() string {
+	if x != nil {
+		return x.Lookup
+	}
+	return ""
+}
+
+// PlanLine is one operator of a plan, drawn depth levels below the output.
+type PlanLine struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Depth int32                  `protobuf:"varint,1,opt,name=depth,proto3" json:"depth,omitempty"`
+	// operator is SINK, SOURCE, FILTER, PROJECT, AGGREGATE ...
+	Operator string `protobuf:"bytes,2,opt,name=operator,proto3" json:"operator,omitempty"`
+	// details are its "name: value" parts.
+	Details       []string `protobuf:"bytes,3,rep,name=details,proto3" json:"details,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlanLine) Reset() {
+	*x = PlanLine{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlanLine) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlanLine) ProtoMessage() {}
+
+func (x *PlanLine) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlanLine.ProtoReflect.Descriptor instead.
+func (*PlanLine) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *PlanLine) GetDepth() int32 {
+	if x != nil {
+		return x.Depth
+	}
+	return 0
+}
+
+func (x *PlanLine) GetOperator() string {
+	if x != nil {
+		return x.Operator
+	}
+	return ""
+}
+
+func (x *PlanLine) GetDetails() []string {
+	if x != nil {
+		return x.Details
 	}
 	return nil
 }
@@ -788,14 +1798,18 @@ type StreamHeader struct {
 	// query_id names the transient query.
 	QueryId string `protobuf:"bytes,2,opt,name=query_id,json=queryId,proto3" json:"query_id,omitempty"`
 	// columns are the output columns.
-	Columns       []*Column `protobuf:"bytes,3,rep,name=columns,proto3" json:"columns,omitempty"`
+	Columns []*Column `protobuf:"bytes,3,rep,name=columns,proto3" json:"columns,omitempty"`
+	// pull is set for a pull query's rows (all of them follow, then the
+	// end); print for a PRINT's records.
+	Pull          bool `protobuf:"varint,4,opt,name=pull,proto3" json:"pull,omitempty"`
+	Print         bool `protobuf:"varint,5,opt,name=print,proto3" json:"print,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StreamHeader) Reset() {
 	*x = StreamHeader{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[6]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -807,7 +1821,7 @@ func (x *StreamHeader) String() string {
 func (*StreamHeader) ProtoMessage() {}
 
 func (x *StreamHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[6]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -820,7 +1834,7 @@ func (x *StreamHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamHeader.ProtoReflect.Descriptor instead.
 func (*StreamHeader) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{6}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *StreamHeader) GetStatement() string {
@@ -844,20 +1858,37 @@ func (x *StreamHeader) GetColumns() []*Column {
 	return nil
 }
 
+func (x *StreamHeader) GetPull() bool {
+	if x != nil {
+		return x.Pull
+	}
+	return false
+}
+
+func (x *StreamHeader) GetPrint() bool {
+	if x != nil {
+		return x.Print
+	}
+	return false
+}
+
 // Column is a named, typed output column.
 type Column struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// type is the SQL type as Sluice spells it: BIGINT, DECIMAL(10, 2),
 	// ARRAY<STRING>, STRUCT<`A` INTEGER> ...
-	Type          string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	Type string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	// role marks key columns and a windowed key's bounds (and header
+	// columns of a source); unspecified for a value column.
+	Role          ColumnRole `protobuf:"varint,3,opt,name=role,proto3,enum=sluice.v1.ColumnRole" json:"role,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Column) Reset() {
 	*x = Column{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[7]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -869,7 +1900,7 @@ func (x *Column) String() string {
 func (*Column) ProtoMessage() {}
 
 func (x *Column) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[7]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -882,7 +1913,7 @@ func (x *Column) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Column.ProtoReflect.Descriptor instead.
 func (*Column) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{7}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *Column) GetName() string {
@@ -899,6 +1930,13 @@ func (x *Column) GetType() string {
 	return ""
 }
 
+func (x *Column) GetRole() ColumnRole {
+	if x != nil {
+		return x.Role
+	}
+	return ColumnRole_COLUMN_ROLE_UNSPECIFIED
+}
+
 // Row is one row of a push query, one value per column.
 type Row struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -909,7 +1947,7 @@ type Row struct {
 
 func (x *Row) Reset() {
 	*x = Row{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[8]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -921,7 +1959,7 @@ func (x *Row) String() string {
 func (*Row) ProtoMessage() {}
 
 func (x *Row) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[8]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -934,7 +1972,7 @@ func (x *Row) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Row.ProtoReflect.Descriptor instead.
 func (*Row) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{8}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Row) GetValues() []*Value {
@@ -969,7 +2007,7 @@ type Value struct {
 
 func (x *Value) Reset() {
 	*x = Value{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[9]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -981,7 +2019,7 @@ func (x *Value) String() string {
 func (*Value) ProtoMessage() {}
 
 func (x *Value) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[9]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -994,7 +2032,7 @@ func (x *Value) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Value.ProtoReflect.Descriptor instead.
 func (*Value) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{9}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Value) GetKind() isValue_Kind {
@@ -1226,7 +2264,7 @@ type ArrayValue struct {
 
 func (x *ArrayValue) Reset() {
 	*x = ArrayValue{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[10]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1238,7 +2276,7 @@ func (x *ArrayValue) String() string {
 func (*ArrayValue) ProtoMessage() {}
 
 func (x *ArrayValue) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[10]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1251,7 +2289,7 @@ func (x *ArrayValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArrayValue.ProtoReflect.Descriptor instead.
 func (*ArrayValue) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{10}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ArrayValue) GetElements() []*Value {
@@ -1271,7 +2309,7 @@ type MapValue struct {
 
 func (x *MapValue) Reset() {
 	*x = MapValue{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[11]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1283,7 +2321,7 @@ func (x *MapValue) String() string {
 func (*MapValue) ProtoMessage() {}
 
 func (x *MapValue) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[11]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1296,7 +2334,7 @@ func (x *MapValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapValue.ProtoReflect.Descriptor instead.
 func (*MapValue) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{11}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *MapValue) GetEntries() []*MapEntry {
@@ -1317,7 +2355,7 @@ type MapEntry struct {
 
 func (x *MapEntry) Reset() {
 	*x = MapEntry{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[12]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1329,7 +2367,7 @@ func (x *MapEntry) String() string {
 func (*MapEntry) ProtoMessage() {}
 
 func (x *MapEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[12]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1342,7 +2380,7 @@ func (x *MapEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapEntry.ProtoReflect.Descriptor instead.
 func (*MapEntry) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{12}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *MapEntry) GetKey() *Value {
@@ -1369,7 +2407,7 @@ type StructValue struct {
 
 func (x *StructValue) Reset() {
 	*x = StructValue{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[13]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1381,7 +2419,7 @@ func (x *StructValue) String() string {
 func (*StructValue) ProtoMessage() {}
 
 func (x *StructValue) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[13]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1394,7 +2432,7 @@ func (x *StructValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StructValue.ProtoReflect.Descriptor instead.
 func (*StructValue) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{13}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *StructValue) GetFields() []*StructField {
@@ -1415,7 +2453,7 @@ type StructField struct {
 
 func (x *StructField) Reset() {
 	*x = StructField{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[14]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1427,7 +2465,7 @@ func (x *StructField) String() string {
 func (*StructField) ProtoMessage() {}
 
 func (x *StructField) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[14]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1440,7 +2478,7 @@ func (x *StructField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StructField.ProtoReflect.Descriptor instead.
 func (*StructField) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{14}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *StructField) GetName() string {
@@ -1461,14 +2499,16 @@ func (x *StructField) GetValue() *Value {
 type StreamEnd struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// reason says why the query ended.
-	Reason        EndReason `protobuf:"varint,1,opt,name=reason,proto3,enum=sluice.v1.EndReason" json:"reason,omitempty"`
+	Reason EndReason `protobuf:"varint,1,opt,name=reason,proto3,enum=sluice.v1.EndReason" json:"reason,omitempty"`
+	// message says why, when the query failed.
+	Message       string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StreamEnd) Reset() {
 	*x = StreamEnd{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[15]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1480,7 +2520,7 @@ func (x *StreamEnd) String() string {
 func (*StreamEnd) ProtoMessage() {}
 
 func (x *StreamEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[15]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1493,7 +2533,7 @@ func (x *StreamEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEnd.ProtoReflect.Descriptor instead.
 func (*StreamEnd) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{15}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *StreamEnd) GetReason() EndReason {
@@ -1501,6 +2541,13 @@ func (x *StreamEnd) GetReason() EndReason {
 		return x.Reason
 	}
 	return EndReason_END_REASON_UNSPECIFIED
+}
+
+func (x *StreamEnd) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
 }
 
 // StatementError is the detail of a failed Execute call's status.
@@ -1518,14 +2565,20 @@ type StatementError struct {
 	Message string `protobuf:"bytes,5,opt,name=message,proto3" json:"message,omitempty"`
 	// code is a ksqlDB-style error code: 40001 bad statement ... 50000 server
 	// error.
-	Code          int32 `protobuf:"varint,6,opt,name=code,proto3" json:"code,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Code int32 `protobuf:"varint,6,opt,name=code,proto3" json:"code,omitempty"`
+	// hint, when set, says more of what to do.
+	Hint string `protobuf:"bytes,7,opt,name=hint,proto3" json:"hint,omitempty"`
+	// statement_start and statement_end are the failing statement's byte
+	// offsets in the request's sql.
+	StatementStart int32 `protobuf:"varint,8,opt,name=statement_start,json=statementStart,proto3" json:"statement_start,omitempty"`
+	StatementEnd   int32 `protobuf:"varint,9,opt,name=statement_end,json=statementEnd,proto3" json:"statement_end,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *StatementError) Reset() {
 	*x = StatementError{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[16]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1537,7 +2590,7 @@ func (x *StatementError) String() string {
 func (*StatementError) ProtoMessage() {}
 
 func (x *StatementError) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[16]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1550,7 +2603,7 @@ func (x *StatementError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatementError.ProtoReflect.Descriptor instead.
 func (*StatementError) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{16}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *StatementError) GetStatementIndex() int32 {
@@ -1595,6 +2648,27 @@ func (x *StatementError) GetCode() int32 {
 	return 0
 }
 
+func (x *StatementError) GetHint() string {
+	if x != nil {
+		return x.Hint
+	}
+	return ""
+}
+
+func (x *StatementError) GetStatementStart() int32 {
+	if x != nil {
+		return x.StatementStart
+	}
+	return 0
+}
+
+func (x *StatementError) GetStatementEnd() int32 {
+	if x != nil {
+		return x.StatementEnd
+	}
+	return 0
+}
+
 // InfoRequest asks for server information.
 type InfoRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1604,7 +2678,7 @@ type InfoRequest struct {
 
 func (x *InfoRequest) Reset() {
 	*x = InfoRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[17]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1616,7 +2690,7 @@ func (x *InfoRequest) String() string {
 func (*InfoRequest) ProtoMessage() {}
 
 func (x *InfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[17]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1629,7 +2703,7 @@ func (x *InfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InfoRequest.ProtoReflect.Descriptor instead.
 func (*InfoRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{17}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{31}
 }
 
 // InfoResponse describes the server.
@@ -1653,7 +2727,7 @@ type InfoResponse struct {
 
 func (x *InfoResponse) Reset() {
 	*x = InfoResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[18]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1665,7 +2739,7 @@ func (x *InfoResponse) String() string {
 func (*InfoResponse) ProtoMessage() {}
 
 func (x *InfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[18]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1678,7 +2752,7 @@ func (x *InfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InfoResponse.ProtoReflect.Descriptor instead.
 func (*InfoResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{18}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *InfoResponse) GetVersion() string {
@@ -1733,7 +2807,7 @@ type PushQueryRequest struct {
 
 func (x *PushQueryRequest) Reset() {
 	*x = PushQueryRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[19]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1745,7 +2819,7 @@ func (x *PushQueryRequest) String() string {
 func (*PushQueryRequest) ProtoMessage() {}
 
 func (x *PushQueryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[19]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1758,7 +2832,7 @@ func (x *PushQueryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PushQueryRequest.ProtoReflect.Descriptor instead.
 func (*PushQueryRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{19}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *PushQueryRequest) GetSql() string {
@@ -1798,7 +2872,7 @@ type PushQueryResponse struct {
 
 func (x *PushQueryResponse) Reset() {
 	*x = PushQueryResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[20]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1810,7 +2884,7 @@ func (x *PushQueryResponse) String() string {
 func (*PushQueryResponse) ProtoMessage() {}
 
 func (x *PushQueryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[20]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1823,7 +2897,7 @@ func (x *PushQueryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PushQueryResponse.ProtoReflect.Descriptor instead.
 func (*PushQueryResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{20}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *PushQueryResponse) GetPayload() isPushQueryResponse_Payload {
@@ -1898,7 +2972,7 @@ type PullQueryRequest struct {
 
 func (x *PullQueryRequest) Reset() {
 	*x = PullQueryRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[21]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1910,7 +2984,7 @@ func (x *PullQueryRequest) String() string {
 func (*PullQueryRequest) ProtoMessage() {}
 
 func (x *PullQueryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[21]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1923,7 +2997,7 @@ func (x *PullQueryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PullQueryRequest.ProtoReflect.Descriptor instead.
 func (*PullQueryRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{21}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *PullQueryRequest) GetSql() string {
@@ -1953,7 +3027,7 @@ type PullQueryResponse struct {
 
 func (x *PullQueryResponse) Reset() {
 	*x = PullQueryResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[22]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1965,7 +3039,7 @@ func (x *PullQueryResponse) String() string {
 func (*PullQueryResponse) ProtoMessage() {}
 
 func (x *PullQueryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[22]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1978,7 +3052,7 @@ func (x *PullQueryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PullQueryResponse.ProtoReflect.Descriptor instead.
 func (*PullQueryResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{22}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *PullQueryResponse) GetColumns() []*Column {
@@ -2011,7 +3085,7 @@ type ExplainRequest struct {
 
 func (x *ExplainRequest) Reset() {
 	*x = ExplainRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[23]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2023,7 +3097,7 @@ func (x *ExplainRequest) String() string {
 func (*ExplainRequest) ProtoMessage() {}
 
 func (x *ExplainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[23]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2036,7 +3110,7 @@ func (x *ExplainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExplainRequest.ProtoReflect.Descriptor instead.
 func (*ExplainRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{23}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ExplainRequest) GetTarget() isExplainRequest_Target {
@@ -2098,15 +3172,17 @@ type ExplainResponse struct {
 	Description string `protobuf:"bytes,1,opt,name=description,proto3" json:"description,omitempty"`
 	// columns are the output columns of a persistent query.
 	Columns []*Column `protobuf:"bytes,2,rep,name=columns,proto3" json:"columns,omitempty"`
-	// plan is the execution plan, one step a line.
-	Plan          string `protobuf:"bytes,3,opt,name=plan,proto3" json:"plan,omitempty"`
+	// plan is the execution plan, one step a line, as the shell draws it.
+	Plan string `protobuf:"bytes,3,opt,name=plan,proto3" json:"plan,omitempty"`
+	// value is the plan as a value.
+	Value         *QueryPlan `protobuf:"bytes,4,opt,name=value,proto3" json:"value,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExplainResponse) Reset() {
 	*x = ExplainResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[24]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2118,7 +3194,7 @@ func (x *ExplainResponse) String() string {
 func (*ExplainResponse) ProtoMessage() {}
 
 func (x *ExplainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[24]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2131,7 +3207,7 @@ func (x *ExplainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExplainResponse.ProtoReflect.Descriptor instead.
 func (*ExplainResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{24}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ExplainResponse) GetDescription() string {
@@ -2155,6 +3231,13 @@ func (x *ExplainResponse) GetPlan() string {
 	return ""
 }
 
+func (x *ExplainResponse) GetValue() *QueryPlan {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
 // ListRequest asks for a listing.
 type ListRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2169,7 +3252,7 @@ type ListRequest struct {
 
 func (x *ListRequest) Reset() {
 	*x = ListRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[25]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2181,7 +3264,7 @@ func (x *ListRequest) String() string {
 func (*ListRequest) ProtoMessage() {}
 
 func (x *ListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[25]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2194,7 +3277,7 @@ func (x *ListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
 func (*ListRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{25}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *ListRequest) GetKind() ListKind {
@@ -2226,7 +3309,7 @@ type ListResponse struct {
 
 func (x *ListResponse) Reset() {
 	*x = ListResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[26]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2238,7 +3321,7 @@ func (x *ListResponse) String() string {
 func (*ListResponse) ProtoMessage() {}
 
 func (x *ListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[26]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2251,7 +3334,7 @@ func (x *ListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
 func (*ListResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{26}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *ListResponse) GetSources() []*SourceDescription {
@@ -2293,7 +3376,7 @@ type SourceColumn struct {
 
 func (x *SourceColumn) Reset() {
 	*x = SourceColumn{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[27]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2305,7 +3388,7 @@ func (x *SourceColumn) String() string {
 func (*SourceColumn) ProtoMessage() {}
 
 func (x *SourceColumn) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[27]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2318,7 +3401,7 @@ func (x *SourceColumn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceColumn.ProtoReflect.Descriptor instead.
 func (*SourceColumn) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{27}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *SourceColumn) GetName() string {
@@ -2376,14 +3459,18 @@ type SourceDescription struct {
 	Writers []string `protobuf:"bytes,11,rep,name=writers,proto3" json:"writers,omitempty"`
 	Readers []string `protobuf:"bytes,12,rep,name=readers,proto3" json:"readers,omitempty"`
 	// read_only is true for a source created with CREATE SOURCE.
-	ReadOnly      bool `protobuf:"varint,13,opt,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
+	ReadOnly bool `protobuf:"varint,13,opt,name=read_only,json=readOnly,proto3" json:"read_only,omitempty"`
+	// window is a windowed key's window (TUMBLING (SIZE 1 MINUTES)),
+	// window_type its kind (TUMBLING, HOPPING, SESSION).
+	Window        string `protobuf:"bytes,14,opt,name=window,proto3" json:"window,omitempty"`
+	WindowType    string `protobuf:"bytes,15,opt,name=window_type,json=windowType,proto3" json:"window_type,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SourceDescription) Reset() {
 	*x = SourceDescription{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[28]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2395,7 +3482,7 @@ func (x *SourceDescription) String() string {
 func (*SourceDescription) ProtoMessage() {}
 
 func (x *SourceDescription) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[28]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2408,7 +3495,7 @@ func (x *SourceDescription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceDescription.ProtoReflect.Descriptor instead.
 func (*SourceDescription) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{28}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *SourceDescription) GetName() string {
@@ -2502,6 +3589,20 @@ func (x *SourceDescription) GetReadOnly() bool {
 	return false
 }
 
+func (x *SourceDescription) GetWindow() string {
+	if x != nil {
+		return x.Window
+	}
+	return ""
+}
+
+func (x *SourceDescription) GetWindowType() string {
+	if x != nil {
+		return x.WindowType
+	}
+	return ""
+}
+
 // QueryDescription describes a query.
 type QueryDescription struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2530,16 +3631,40 @@ type QueryDescription struct {
 	// a window dropped after its grace period, and nulls_dropped the
 	// records of a stream with a null value that a WHERE, GROUP BY, join,
 	// table function or push output dropped (a projection writes them on).
-	Filtered      int64 `protobuf:"varint,12,opt,name=filtered,proto3" json:"filtered,omitempty"`
-	Late          int64 `protobuf:"varint,13,opt,name=late,proto3" json:"late,omitempty"`
-	NullsDropped  int64 `protobuf:"varint,14,opt,name=nulls_dropped,json=nullsDropped,proto3" json:"nulls_dropped,omitempty"`
+	Filtered     int64 `protobuf:"varint,12,opt,name=filtered,proto3" json:"filtered,omitempty"`
+	Late         int64 `protobuf:"varint,13,opt,name=late,proto3" json:"late,omitempty"`
+	NullsDropped int64 `protobuf:"varint,14,opt,name=nulls_dropped,json=nullsDropped,proto3" json:"nulls_dropped,omitempty"`
+	// state is the status's first word (ksqlDB's query state).
+	State string `protobuf:"bytes,15,opt,name=state,proto3" json:"state,omitempty"`
+	// key_columns is how many of columns are the key.
+	KeyColumns int32 `protobuf:"varint,16,opt,name=key_columns,json=keyColumns,proto3" json:"key_columns,omitempty"`
+	// guarantee is the processing guarantee the query runs with.
+	Guarantee string `protobuf:"bytes,17,opt,name=guarantee,proto3" json:"guarantee,omitempty"`
+	// running is set when the query runs on this server: the figures are
+	// its own.
+	Running bool `protobuf:"varint,18,opt,name=running,proto3" json:"running,omitempty"`
+	// restoring is set while the query rebuilds its state from its
+	// changelogs, restore_percent done.
+	Restoring      bool  `protobuf:"varint,19,opt,name=restoring,proto3" json:"restoring,omitempty"`
+	RestorePercent int32 `protobuf:"varint,20,opt,name=restore_percent,json=restorePercent,proto3" json:"restore_percent,omitempty"`
+	// last_record_millis is when the query last read a record (Unix
+	// milliseconds); 0 if never.
+	LastRecordMillis int64 `protobuf:"varint,21,opt,name=last_record_millis,json=lastRecordMillis,proto3" json:"last_record_millis,omitempty"`
+	// lag_measured is set when lag_records and lag_seconds were measured:
+	// how far the query is behind its input topics.
+	LagMeasured bool    `protobuf:"varint,22,opt,name=lag_measured,json=lagMeasured,proto3" json:"lag_measured,omitempty"`
+	LagRecords  int64   `protobuf:"varint,23,opt,name=lag_records,json=lagRecords,proto3" json:"lag_records,omitempty"`
+	LagSeconds  float64 `protobuf:"fixed64,24,opt,name=lag_seconds,json=lagSeconds,proto3" json:"lag_seconds,omitempty"`
+	// partitions says which servers run the query's partitions, in a
+	// cluster.
+	Partitions    string `protobuf:"bytes,25,opt,name=partitions,proto3" json:"partitions,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *QueryDescription) Reset() {
 	*x = QueryDescription{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[29]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2551,7 +3676,7 @@ func (x *QueryDescription) String() string {
 func (*QueryDescription) ProtoMessage() {}
 
 func (x *QueryDescription) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[29]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2564,7 +3689,7 @@ func (x *QueryDescription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryDescription.ProtoReflect.Descriptor instead.
 func (*QueryDescription) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{29}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *QueryDescription) GetId() string {
@@ -2665,6 +3790,83 @@ func (x *QueryDescription) GetNullsDropped() int64 {
 	return 0
 }
 
+func (x *QueryDescription) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *QueryDescription) GetKeyColumns() int32 {
+	if x != nil {
+		return x.KeyColumns
+	}
+	return 0
+}
+
+func (x *QueryDescription) GetGuarantee() string {
+	if x != nil {
+		return x.Guarantee
+	}
+	return ""
+}
+
+func (x *QueryDescription) GetRunning() bool {
+	if x != nil {
+		return x.Running
+	}
+	return false
+}
+
+func (x *QueryDescription) GetRestoring() bool {
+	if x != nil {
+		return x.Restoring
+	}
+	return false
+}
+
+func (x *QueryDescription) GetRestorePercent() int32 {
+	if x != nil {
+		return x.RestorePercent
+	}
+	return 0
+}
+
+func (x *QueryDescription) GetLastRecordMillis() int64 {
+	if x != nil {
+		return x.LastRecordMillis
+	}
+	return 0
+}
+
+func (x *QueryDescription) GetLagMeasured() bool {
+	if x != nil {
+		return x.LagMeasured
+	}
+	return false
+}
+
+func (x *QueryDescription) GetLagRecords() int64 {
+	if x != nil {
+		return x.LagRecords
+	}
+	return 0
+}
+
+func (x *QueryDescription) GetLagSeconds() float64 {
+	if x != nil {
+		return x.LagSeconds
+	}
+	return 0
+}
+
+func (x *QueryDescription) GetPartitions() string {
+	if x != nil {
+		return x.Partitions
+	}
+	return ""
+}
+
 // TopicDescription describes a Kafka topic.
 type TopicDescription struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2680,7 +3882,7 @@ type TopicDescription struct {
 
 func (x *TopicDescription) Reset() {
 	*x = TopicDescription{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[30]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2692,7 +3894,7 @@ func (x *TopicDescription) String() string {
 func (*TopicDescription) ProtoMessage() {}
 
 func (x *TopicDescription) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[30]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2705,7 +3907,7 @@ func (x *TopicDescription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TopicDescription.ProtoReflect.Descriptor instead.
 func (*TopicDescription) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{30}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *TopicDescription) GetName() string {
@@ -2743,7 +3945,7 @@ type DescribeRequest struct {
 
 func (x *DescribeRequest) Reset() {
 	*x = DescribeRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[31]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2755,7 +3957,7 @@ func (x *DescribeRequest) String() string {
 func (*DescribeRequest) ProtoMessage() {}
 
 func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[31]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2768,7 +3970,7 @@ func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeRequest.ProtoReflect.Descriptor instead.
 func (*DescribeRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{31}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *DescribeRequest) GetTarget() isDescribeRequest_Target {
@@ -2828,7 +4030,7 @@ type DescribeResponse struct {
 
 func (x *DescribeResponse) Reset() {
 	*x = DescribeResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[32]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2840,7 +4042,7 @@ func (x *DescribeResponse) String() string {
 func (*DescribeResponse) ProtoMessage() {}
 
 func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[32]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2853,7 +4055,7 @@ func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
 func (*DescribeResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{32}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *DescribeResponse) GetDescription() isDescribeResponse_Description {
@@ -2913,7 +4115,7 @@ type TerminateRequest struct {
 
 func (x *TerminateRequest) Reset() {
 	*x = TerminateRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[33]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2925,7 +4127,7 @@ func (x *TerminateRequest) String() string {
 func (*TerminateRequest) ProtoMessage() {}
 
 func (x *TerminateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[33]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2938,7 +4140,7 @@ func (x *TerminateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TerminateRequest.ProtoReflect.Descriptor instead.
 func (*TerminateRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{33}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *TerminateRequest) GetQueryId() string {
@@ -2968,7 +4170,7 @@ type PauseRequest struct {
 
 func (x *PauseRequest) Reset() {
 	*x = PauseRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[34]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2980,7 +4182,7 @@ func (x *PauseRequest) String() string {
 func (*PauseRequest) ProtoMessage() {}
 
 func (x *PauseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[34]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2993,7 +4195,7 @@ func (x *PauseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseRequest.ProtoReflect.Descriptor instead.
 func (*PauseRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{34}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *PauseRequest) GetQueryId() string {
@@ -3023,7 +4225,7 @@ type ResumeRequest struct {
 
 func (x *ResumeRequest) Reset() {
 	*x = ResumeRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[35]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3035,7 +4237,7 @@ func (x *ResumeRequest) String() string {
 func (*ResumeRequest) ProtoMessage() {}
 
 func (x *ResumeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[35]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3048,7 +4250,7 @@ func (x *ResumeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeRequest.ProtoReflect.Descriptor instead.
 func (*ResumeRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{35}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ResumeRequest) GetQueryId() string {
@@ -3076,7 +4278,7 @@ type QueryControlResponse struct {
 
 func (x *QueryControlResponse) Reset() {
 	*x = QueryControlResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[36]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3088,7 +4290,7 @@ func (x *QueryControlResponse) String() string {
 func (*QueryControlResponse) ProtoMessage() {}
 
 func (x *QueryControlResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[36]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3101,7 +4303,7 @@ func (x *QueryControlResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryControlResponse.ProtoReflect.Descriptor instead.
 func (*QueryControlResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{36}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *QueryControlResponse) GetMessage() string {
@@ -3125,7 +4327,7 @@ type InsertRequest struct {
 
 func (x *InsertRequest) Reset() {
 	*x = InsertRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[37]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3137,7 +4339,7 @@ func (x *InsertRequest) String() string {
 func (*InsertRequest) ProtoMessage() {}
 
 func (x *InsertRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[37]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3150,7 +4352,7 @@ func (x *InsertRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsertRequest.ProtoReflect.Descriptor instead.
 func (*InsertRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{37}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *InsertRequest) GetTarget() string {
@@ -3184,7 +4386,7 @@ type InsertRow struct {
 
 func (x *InsertRow) Reset() {
 	*x = InsertRow{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[38]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3196,7 +4398,7 @@ func (x *InsertRow) String() string {
 func (*InsertRow) ProtoMessage() {}
 
 func (x *InsertRow) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[38]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3209,7 +4411,7 @@ func (x *InsertRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsertRow.ProtoReflect.Descriptor instead.
 func (*InsertRow) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{38}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *InsertRow) GetValues() map[string]*Value {
@@ -3237,7 +4439,7 @@ type InsertResponse struct {
 
 func (x *InsertResponse) Reset() {
 	*x = InsertResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[39]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3249,7 +4451,7 @@ func (x *InsertResponse) String() string {
 func (*InsertResponse) ProtoMessage() {}
 
 func (x *InsertResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[39]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3262,7 +4464,7 @@ func (x *InsertResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsertResponse.ProtoReflect.Descriptor instead.
 func (*InsertResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{39}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *InsertResponse) GetRows() int64 {
@@ -3288,17 +4490,20 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a<\n" +
 	"\x0eVariablesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xf6\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xce\x03\n" +
 	"\x0fExecuteResponse\x12'\n" +
 	"\x0fstatement_index\x18\x01 \x01(\x05R\x0estatementIndex\x12.\n" +
 	"\asession\x18\x02 \x01(\v2\x12.sluice.v1.SessionH\x00R\asession\x124\n" +
-	"\amessage\x18\x03 \x01(\v2\x18.sluice.v1.MessageResultH\x00R\amessage\x12.\n" +
-	"\x05table\x18\x04 \x01(\v2\x16.sluice.v1.TableResultH\x00R\x05table\x12>\n" +
+	"\amessage\x18\x03 \x01(\v2\x18.sluice.v1.MessageResultH\x00R\amessage\x12>\n" +
 	"\rstream_header\x18\x05 \x01(\v2\x17.sluice.v1.StreamHeaderH\x00R\fstreamHeader\x12\"\n" +
 	"\x03row\x18\x06 \x01(\v2\x0e.sluice.v1.RowH\x00R\x03row\x125\n" +
 	"\n" +
-	"stream_end\x18\a \x01(\v2\x14.sluice.v1.StreamEndH\x00R\tstreamEndB\t\n" +
-	"\apayload\"\x8b\x02\n" +
+	"stream_end\x18\a \x01(\v2\x14.sluice.v1.StreamEndH\x00R\tstreamEnd\x12+\n" +
+	"\x06entity\x18\b \x01(\v2\x11.sluice.v1.EntityH\x00R\x06entity\x12'\n" +
+	"\x0fstatement_start\x18\t \x01(\x05R\x0estatementStart\x12#\n" +
+	"\rstatement_end\x18\n" +
+	" \x01(\x05R\fstatementEndB\t\n" +
+	"\apayloadJ\x04\b\x04\x10\x05R\x05table\"\x8b\x02\n" +
 	"\aSession\x12B\n" +
 	"\n" +
 	"properties\x18\x01 \x03(\v2\".sluice.v1.Session.PropertiesEntryR\n" +
@@ -3309,28 +4514,95 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a<\n" +
 	"\x0eVariablesEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\\\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"{\n" +
 	"\rMessageResult\x12\x1c\n" +
 	"\tstatement\x18\x01 \x01(\tR\tstatement\x12\x12\n" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x19\n" +
-	"\bquery_id\x18\x03 \x01(\tR\aqueryId\"\xcb\x01\n" +
-	"\vTableResult\x12\x1c\n" +
-	"\tstatement\x18\x01 \x01(\tR\tstatement\x12\x14\n" +
-	"\x05title\x18\x02 \x01(\tR\x05title\x12\x18\n" +
-	"\acolumns\x18\x03 \x03(\tR\acolumns\x12'\n" +
-	"\x04rows\x18\x04 \x03(\v2\x13.sluice.v1.TableRowR\x04rows\x12\x16\n" +
-	"\x06footer\x18\x05 \x01(\tR\x06footer\x12\x12\n" +
-	"\x04note\x18\x06 \x01(\tR\x04note\x12\x19\n" +
-	"\bquery_id\x18\a \x01(\tR\aqueryId\" \n" +
-	"\bTableRow\x12\x14\n" +
-	"\x05cells\x18\x01 \x03(\tR\x05cells\"t\n" +
+	"\bquery_id\x18\x03 \x01(\tR\aqueryId\x12\x1d\n" +
+	"\n" +
+	"command_id\x18\x04 \x01(\tR\tcommandId\"\xb3\x04\n" +
+	"\x06Entity\x12\x1c\n" +
+	"\tstatement\x18\x01 \x01(\tR\tstatement\x121\n" +
+	"\asources\x18\x02 \x01(\v2\x15.sluice.v1.SourceListH\x00R\asources\x121\n" +
+	"\x06source\x18\x03 \x01(\v2\x17.sluice.v1.SourceDetailH\x00R\x06source\x120\n" +
+	"\aqueries\x18\x04 \x01(\v2\x14.sluice.v1.QueryListH\x00R\aqueries\x12.\n" +
+	"\x06topics\x18\x05 \x01(\v2\x14.sluice.v1.TopicListH\x00R\x06topics\x129\n" +
+	"\n" +
+	"properties\x18\x06 \x01(\v2\x17.sluice.v1.PropertyListH\x00R\n" +
+	"properties\x127\n" +
+	"\tvariables\x18\a \x01(\v2\x17.sluice.v1.VariableListH\x00R\tvariables\x12+\n" +
+	"\x05types\x18\b \x01(\v2\x13.sluice.v1.TypeListH\x00R\x05types\x127\n" +
+	"\tfunctions\x18\t \x01(\v2\x17.sluice.v1.FunctionListH\x00R\tfunctions\x125\n" +
+	"\bfunction\x18\n" +
+	" \x01(\v2\x17.sluice.v1.FunctionInfoH\x00R\bfunction\x12*\n" +
+	"\x04plan\x18\v \x01(\v2\x14.sluice.v1.QueryPlanH\x00R\x04planB\x06\n" +
+	"\x04kind\"\x8b\x01\n" +
+	"\n" +
+	"SourceList\x12)\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x15.sluice.v1.SourceKindR\x04kind\x12\x1a\n" +
+	"\bextended\x18\x02 \x01(\bR\bextended\x126\n" +
+	"\asources\x18\x03 \x03(\v2\x1c.sluice.v1.SourceDescriptionR\asources\"\xe8\x01\n" +
+	"\fSourceDetail\x124\n" +
+	"\x06source\x18\x01 \x01(\v2\x1c.sluice.v1.SourceDescriptionR\x06source\x12\x1a\n" +
+	"\bextended\x18\x02 \x01(\bR\bextended\x125\n" +
+	"\awriters\x18\x03 \x03(\v2\x1b.sluice.v1.QueryDescriptionR\awriters\x125\n" +
+	"\areaders\x18\x04 \x03(\v2\x1b.sluice.v1.QueryDescriptionR\areaders\x12\x18\n" +
+	"\acluster\x18\x05 \x01(\tR\acluster\"x\n" +
+	"\tQueryList\x12\x1a\n" +
+	"\bextended\x18\x01 \x01(\bR\bextended\x12\x18\n" +
+	"\acluster\x18\x02 \x01(\bR\acluster\x125\n" +
+	"\aqueries\x18\x03 \x03(\v2\x1b.sluice.v1.QueryDescriptionR\aqueries\"R\n" +
+	"\tTopicList\x12\x10\n" +
+	"\x03all\x18\x01 \x01(\bR\x03all\x123\n" +
+	"\x06topics\x18\x02 \x03(\v2\x1b.sluice.v1.TopicDescriptionR\x06topics\"C\n" +
+	"\fPropertyList\x123\n" +
+	"\n" +
+	"properties\x18\x01 \x03(\v2\x13.sluice.v1.PropertyR\n" +
+	"properties\"J\n" +
+	"\bProperty\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05scope\x18\x02 \x01(\tR\x05scope\x12\x14\n" +
+	"\x05value\x18\x03 \x01(\tR\x05value\"A\n" +
+	"\fVariableList\x121\n" +
+	"\tvariables\x18\x01 \x03(\v2\x13.sluice.v1.VariableR\tvariables\"4\n" +
+	"\bVariable\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value\"6\n" +
+	"\bTypeList\x12*\n" +
+	"\x05types\x18\x01 \x03(\v2\x14.sluice.v1.NamedTypeR\x05types\"3\n" +
+	"\tNamedType\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\"E\n" +
+	"\fFunctionList\x125\n" +
+	"\tfunctions\x18\x01 \x03(\v2\x17.sluice.v1.FunctionInfoR\tfunctions\"X\n" +
+	"\fFunctionInfo\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12 \n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\"\xc7\x01\n" +
+	"\tQueryPlan\x121\n" +
+	"\x05query\x18\x01 \x01(\v2\x1b.sluice.v1.QueryDescriptionR\x05query\x12\x1c\n" +
+	"\tstatement\x18\x02 \x01(\tR\tstatement\x12\x12\n" +
+	"\x04pull\x18\x03 \x01(\bR\x04pull\x12*\n" +
+	"\x05reads\x18\x04 \x01(\v2\x14.sluice.v1.PullReadsR\x05reads\x12)\n" +
+	"\x05lines\x18\x05 \x03(\v2\x13.sluice.v1.PlanLineR\x05lines\"Q\n" +
+	"\tPullReads\x12\x16\n" +
+	"\x06source\x18\x01 \x01(\tR\x06source\x12\x14\n" +
+	"\x05query\x18\x02 \x01(\tR\x05query\x12\x16\n" +
+	"\x06lookup\x18\x03 \x01(\tR\x06lookup\"V\n" +
+	"\bPlanLine\x12\x14\n" +
+	"\x05depth\x18\x01 \x01(\x05R\x05depth\x12\x1a\n" +
+	"\boperator\x18\x02 \x01(\tR\boperator\x12\x18\n" +
+	"\adetails\x18\x03 \x03(\tR\adetails\"\x9e\x01\n" +
 	"\fStreamHeader\x12\x1c\n" +
 	"\tstatement\x18\x01 \x01(\tR\tstatement\x12\x19\n" +
 	"\bquery_id\x18\x02 \x01(\tR\aqueryId\x12+\n" +
-	"\acolumns\x18\x03 \x03(\v2\x11.sluice.v1.ColumnR\acolumns\"0\n" +
+	"\acolumns\x18\x03 \x03(\v2\x11.sluice.v1.ColumnR\acolumns\x12\x12\n" +
+	"\x04pull\x18\x04 \x01(\bR\x04pull\x12\x14\n" +
+	"\x05print\x18\x05 \x01(\bR\x05print\"[\n" +
 	"\x06Column\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
-	"\x04type\x18\x02 \x01(\tR\x04type\"/\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12)\n" +
+	"\x04role\x18\x03 \x01(\x0e2\x15.sluice.v1.ColumnRoleR\x04role\"/\n" +
 	"\x03Row\x12(\n" +
 	"\x06values\x18\x01 \x03(\v2\x10.sluice.v1.ValueR\x06values\"\xba\x04\n" +
 	"\x05Value\x12;\n" +
@@ -3366,16 +4638,20 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\x06fields\x18\x01 \x03(\v2\x16.sluice.v1.StructFieldR\x06fields\"I\n" +
 	"\vStructField\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12&\n" +
-	"\x05value\x18\x02 \x01(\v2\x10.sluice.v1.ValueR\x05value\"9\n" +
+	"\x05value\x18\x02 \x01(\v2\x10.sluice.v1.ValueR\x05value\"S\n" +
 	"\tStreamEnd\x12,\n" +
-	"\x06reason\x18\x01 \x01(\x0e2\x14.sluice.v1.EndReasonR\x06reason\"\xb1\x01\n" +
+	"\x06reason\x18\x01 \x01(\x0e2\x14.sluice.v1.EndReasonR\x06reason\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\"\x93\x02\n" +
 	"\x0eStatementError\x12'\n" +
 	"\x0fstatement_index\x18\x01 \x01(\x05R\x0estatementIndex\x12\x1c\n" +
 	"\tstatement\x18\x02 \x01(\tR\tstatement\x12\x12\n" +
 	"\x04line\x18\x03 \x01(\x05R\x04line\x12\x16\n" +
 	"\x06column\x18\x04 \x01(\x05R\x06column\x12\x18\n" +
 	"\amessage\x18\x05 \x01(\tR\amessage\x12\x12\n" +
-	"\x04code\x18\x06 \x01(\x05R\x04code\"\r\n" +
+	"\x04code\x18\x06 \x01(\x05R\x04code\x12\x12\n" +
+	"\x04hint\x18\a \x01(\tR\x04hint\x12'\n" +
+	"\x0fstatement_start\x18\b \x01(\x05R\x0estatementStart\x12#\n" +
+	"\rstatement_end\x18\t \x01(\x05R\fstatementEnd\"\r\n" +
 	"\vInfoRequest\"\xcf\x01\n" +
 	"\fInfoResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\tR\aversion\x12\x1d\n" +
@@ -3405,11 +4681,12 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\x03sql\x18\x01 \x01(\tH\x00R\x03sql\x12\x1b\n" +
 	"\bquery_id\x18\x02 \x01(\tH\x00R\aqueryId\x12,\n" +
 	"\asession\x18\x03 \x01(\v2\x12.sluice.v1.SessionR\asessionB\b\n" +
-	"\x06target\"t\n" +
+	"\x06target\"\xa0\x01\n" +
 	"\x0fExplainResponse\x12 \n" +
 	"\vdescription\x18\x01 \x01(\tR\vdescription\x12+\n" +
 	"\acolumns\x18\x02 \x03(\v2\x11.sluice.v1.ColumnR\acolumns\x12\x12\n" +
-	"\x04plan\x18\x03 \x01(\tR\x04plan\"H\n" +
+	"\x04plan\x18\x03 \x01(\tR\x04plan\x12*\n" +
+	"\x05value\x18\x04 \x01(\v2\x14.sluice.v1.QueryPlanR\x05value\"H\n" +
 	"\vListRequest\x12'\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x13.sluice.v1.ListKindR\x04kind\x12\x10\n" +
 	"\x03all\x18\x02 \x01(\bR\x03all\"\xb2\x01\n" +
@@ -3421,7 +4698,7 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12)\n" +
 	"\x04role\x18\x03 \x01(\x0e2\x15.sluice.v1.ColumnRoleR\x04role\x12\x16\n" +
-	"\x06header\x18\x04 \x01(\tR\x06header\"\x9a\x03\n" +
+	"\x06header\x18\x04 \x01(\tR\x06header\"\xd3\x03\n" +
 	"\x11SourceDescription\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12)\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x15.sluice.v1.SourceKindR\x04kind\x12\x14\n" +
@@ -3439,7 +4716,10 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	" \x01(\tR\x03sql\x12\x18\n" +
 	"\awriters\x18\v \x03(\tR\awriters\x12\x18\n" +
 	"\areaders\x18\f \x03(\tR\areaders\x12\x1b\n" +
-	"\tread_only\x18\r \x01(\bR\breadOnly\"\x9d\x03\n" +
+	"\tread_only\x18\r \x01(\bR\breadOnly\x12\x16\n" +
+	"\x06window\x18\x0e \x01(\tR\x06window\x12\x1f\n" +
+	"\vwindow_type\x18\x0f \x01(\tR\n" +
+	"windowType\"\x86\x06\n" +
 	"\x10QueryDescription\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12(\n" +
 	"\x04type\x18\x02 \x01(\x0e2\x14.sluice.v1.QueryTypeR\x04type\x12\x16\n" +
@@ -3458,7 +4738,23 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\x06errors\x18\v \x01(\x03R\x06errors\x12\x1a\n" +
 	"\bfiltered\x18\f \x01(\x03R\bfiltered\x12\x12\n" +
 	"\x04late\x18\r \x01(\x03R\x04late\x12#\n" +
-	"\rnulls_dropped\x18\x0e \x01(\x03R\fnullsDropped\"u\n" +
+	"\rnulls_dropped\x18\x0e \x01(\x03R\fnullsDropped\x12\x14\n" +
+	"\x05state\x18\x0f \x01(\tR\x05state\x12\x1f\n" +
+	"\vkey_columns\x18\x10 \x01(\x05R\n" +
+	"keyColumns\x12\x1c\n" +
+	"\tguarantee\x18\x11 \x01(\tR\tguarantee\x12\x18\n" +
+	"\arunning\x18\x12 \x01(\bR\arunning\x12\x1c\n" +
+	"\trestoring\x18\x13 \x01(\bR\trestoring\x12'\n" +
+	"\x0frestore_percent\x18\x14 \x01(\x05R\x0erestorePercent\x12,\n" +
+	"\x12last_record_millis\x18\x15 \x01(\x03R\x10lastRecordMillis\x12!\n" +
+	"\flag_measured\x18\x16 \x01(\bR\vlagMeasured\x12\x1f\n" +
+	"\vlag_records\x18\x17 \x01(\x03R\n" +
+	"lagRecords\x12\x1f\n" +
+	"\vlag_seconds\x18\x18 \x01(\x01R\n" +
+	"lagSeconds\x12\x1e\n" +
+	"\n" +
+	"partitions\x18\x19 \x01(\tR\n" +
+	"partitions\"u\n" +
 	"\x10TopicDescription\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1e\n" +
 	"\n" +
@@ -3494,11 +4790,14 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12&\n" +
 	"\x05value\x18\x02 \x01(\v2\x10.sluice.v1.ValueR\x05value:\x028\x01\"$\n" +
 	"\x0eInsertResponse\x12\x12\n" +
-	"\x04rows\x18\x01 \x01(\x03R\x04rows*a\n" +
+	"\x04rows\x18\x01 \x01(\x03R\x04rows*\xac\x01\n" +
 	"\tEndReason\x12\x1a\n" +
 	"\x16END_REASON_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14END_REASON_COMPLETED\x10\x01\x12\x1e\n" +
-	"\x1aEND_REASON_SERVER_SHUTDOWN\x10\x02*\x7f\n" +
+	"\x1aEND_REASON_SERVER_SHUTDOWN\x10\x02\x12\x1c\n" +
+	"\x18END_REASON_LIMIT_REACHED\x10\x03\x12\x15\n" +
+	"\x11END_REASON_CLOSED\x10\x04\x12\x14\n" +
+	"\x10END_REASON_ERROR\x10\x05*\x7f\n" +
 	"\bListKind\x12\x19\n" +
 	"\x15LIST_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11LIST_KIND_STREAMS\x10\x01\x12\x14\n" +
@@ -3509,13 +4808,15 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"SourceKind\x12\x1b\n" +
 	"\x17SOURCE_KIND_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12SOURCE_KIND_STREAM\x10\x01\x12\x15\n" +
-	"\x11SOURCE_KIND_TABLE\x10\x02*m\n" +
+	"\x11SOURCE_KIND_TABLE\x10\x02*\xa7\x01\n" +
 	"\n" +
 	"ColumnRole\x12\x1b\n" +
 	"\x17COLUMN_ROLE_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fCOLUMN_ROLE_KEY\x10\x01\x12\x15\n" +
 	"\x11COLUMN_ROLE_VALUE\x10\x02\x12\x16\n" +
-	"\x12COLUMN_ROLE_HEADER\x10\x03*W\n" +
+	"\x12COLUMN_ROLE_HEADER\x10\x03\x12\x1c\n" +
+	"\x18COLUMN_ROLE_WINDOW_START\x10\x04\x12\x1a\n" +
+	"\x16COLUMN_ROLE_WINDOW_END\x10\x05*W\n" +
 	"\tQueryType\x12\x1a\n" +
 	"\x16QUERY_TYPE_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15QUERY_TYPE_PERSISTENT\x10\x01\x12\x13\n" +
@@ -3546,7 +4847,7 @@ func file_sluice_v1_sluice_proto_rawDescGZIP() []byte {
 }
 
 var file_sluice_v1_sluice_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_sluice_v1_sluice_proto_msgTypes = make([]protoimpl.MessageInfo, 45)
+var file_sluice_v1_sluice_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
 var file_sluice_v1_sluice_proto_goTypes = []any{
 	(EndReason)(0),               // 0: sluice.v1.EndReason
 	(ListKind)(0),                // 1: sluice.v1.ListKind
@@ -3557,124 +4858,163 @@ var file_sluice_v1_sluice_proto_goTypes = []any{
 	(*ExecuteResponse)(nil),      // 6: sluice.v1.ExecuteResponse
 	(*Session)(nil),              // 7: sluice.v1.Session
 	(*MessageResult)(nil),        // 8: sluice.v1.MessageResult
-	(*TableResult)(nil),          // 9: sluice.v1.TableResult
-	(*TableRow)(nil),             // 10: sluice.v1.TableRow
-	(*StreamHeader)(nil),         // 11: sluice.v1.StreamHeader
-	(*Column)(nil),               // 12: sluice.v1.Column
-	(*Row)(nil),                  // 13: sluice.v1.Row
-	(*Value)(nil),                // 14: sluice.v1.Value
-	(*ArrayValue)(nil),           // 15: sluice.v1.ArrayValue
-	(*MapValue)(nil),             // 16: sluice.v1.MapValue
-	(*MapEntry)(nil),             // 17: sluice.v1.MapEntry
-	(*StructValue)(nil),          // 18: sluice.v1.StructValue
-	(*StructField)(nil),          // 19: sluice.v1.StructField
-	(*StreamEnd)(nil),            // 20: sluice.v1.StreamEnd
-	(*StatementError)(nil),       // 21: sluice.v1.StatementError
-	(*InfoRequest)(nil),          // 22: sluice.v1.InfoRequest
-	(*InfoResponse)(nil),         // 23: sluice.v1.InfoResponse
-	(*PushQueryRequest)(nil),     // 24: sluice.v1.PushQueryRequest
-	(*PushQueryResponse)(nil),    // 25: sluice.v1.PushQueryResponse
-	(*PullQueryRequest)(nil),     // 26: sluice.v1.PullQueryRequest
-	(*PullQueryResponse)(nil),    // 27: sluice.v1.PullQueryResponse
-	(*ExplainRequest)(nil),       // 28: sluice.v1.ExplainRequest
-	(*ExplainResponse)(nil),      // 29: sluice.v1.ExplainResponse
-	(*ListRequest)(nil),          // 30: sluice.v1.ListRequest
-	(*ListResponse)(nil),         // 31: sluice.v1.ListResponse
-	(*SourceColumn)(nil),         // 32: sluice.v1.SourceColumn
-	(*SourceDescription)(nil),    // 33: sluice.v1.SourceDescription
-	(*QueryDescription)(nil),     // 34: sluice.v1.QueryDescription
-	(*TopicDescription)(nil),     // 35: sluice.v1.TopicDescription
-	(*DescribeRequest)(nil),      // 36: sluice.v1.DescribeRequest
-	(*DescribeResponse)(nil),     // 37: sluice.v1.DescribeResponse
-	(*TerminateRequest)(nil),     // 38: sluice.v1.TerminateRequest
-	(*PauseRequest)(nil),         // 39: sluice.v1.PauseRequest
-	(*ResumeRequest)(nil),        // 40: sluice.v1.ResumeRequest
-	(*QueryControlResponse)(nil), // 41: sluice.v1.QueryControlResponse
-	(*InsertRequest)(nil),        // 42: sluice.v1.InsertRequest
-	(*InsertRow)(nil),            // 43: sluice.v1.InsertRow
-	(*InsertResponse)(nil),       // 44: sluice.v1.InsertResponse
-	nil,                          // 45: sluice.v1.ExecuteRequest.PropertiesEntry
-	nil,                          // 46: sluice.v1.ExecuteRequest.VariablesEntry
-	nil,                          // 47: sluice.v1.Session.PropertiesEntry
-	nil,                          // 48: sluice.v1.Session.VariablesEntry
-	nil,                          // 49: sluice.v1.InsertRow.ValuesEntry
-	(structpb.NullValue)(0),      // 50: google.protobuf.NullValue
+	(*Entity)(nil),               // 9: sluice.v1.Entity
+	(*SourceList)(nil),           // 10: sluice.v1.SourceList
+	(*SourceDetail)(nil),         // 11: sluice.v1.SourceDetail
+	(*QueryList)(nil),            // 12: sluice.v1.QueryList
+	(*TopicList)(nil),            // 13: sluice.v1.TopicList
+	(*PropertyList)(nil),         // 14: sluice.v1.PropertyList
+	(*Property)(nil),             // 15: sluice.v1.Property
+	(*VariableList)(nil),         // 16: sluice.v1.VariableList
+	(*Variable)(nil),             // 17: sluice.v1.Variable
+	(*TypeList)(nil),             // 18: sluice.v1.TypeList
+	(*NamedType)(nil),            // 19: sluice.v1.NamedType
+	(*FunctionList)(nil),         // 20: sluice.v1.FunctionList
+	(*FunctionInfo)(nil),         // 21: sluice.v1.FunctionInfo
+	(*QueryPlan)(nil),            // 22: sluice.v1.QueryPlan
+	(*PullReads)(nil),            // 23: sluice.v1.PullReads
+	(*PlanLine)(nil),             // 24: sluice.v1.PlanLine
+	(*StreamHeader)(nil),         // 25: sluice.v1.StreamHeader
+	(*Column)(nil),               // 26: sluice.v1.Column
+	(*Row)(nil),                  // 27: sluice.v1.Row
+	(*Value)(nil),                // 28: sluice.v1.Value
+	(*ArrayValue)(nil),           // 29: sluice.v1.ArrayValue
+	(*MapValue)(nil),             // 30: sluice.v1.MapValue
+	(*MapEntry)(nil),             // 31: sluice.v1.MapEntry
+	(*StructValue)(nil),          // 32: sluice.v1.StructValue
+	(*StructField)(nil),          // 33: sluice.v1.StructField
+	(*StreamEnd)(nil),            // 34: sluice.v1.StreamEnd
+	(*StatementError)(nil),       // 35: sluice.v1.StatementError
+	(*InfoRequest)(nil),          // 36: sluice.v1.InfoRequest
+	(*InfoResponse)(nil),         // 37: sluice.v1.InfoResponse
+	(*PushQueryRequest)(nil),     // 38: sluice.v1.PushQueryRequest
+	(*PushQueryResponse)(nil),    // 39: sluice.v1.PushQueryResponse
+	(*PullQueryRequest)(nil),     // 40: sluice.v1.PullQueryRequest
+	(*PullQueryResponse)(nil),    // 41: sluice.v1.PullQueryResponse
+	(*ExplainRequest)(nil),       // 42: sluice.v1.ExplainRequest
+	(*ExplainResponse)(nil),      // 43: sluice.v1.ExplainResponse
+	(*ListRequest)(nil),          // 44: sluice.v1.ListRequest
+	(*ListResponse)(nil),         // 45: sluice.v1.ListResponse
+	(*SourceColumn)(nil),         // 46: sluice.v1.SourceColumn
+	(*SourceDescription)(nil),    // 47: sluice.v1.SourceDescription
+	(*QueryDescription)(nil),     // 48: sluice.v1.QueryDescription
+	(*TopicDescription)(nil),     // 49: sluice.v1.TopicDescription
+	(*DescribeRequest)(nil),      // 50: sluice.v1.DescribeRequest
+	(*DescribeResponse)(nil),     // 51: sluice.v1.DescribeResponse
+	(*TerminateRequest)(nil),     // 52: sluice.v1.TerminateRequest
+	(*PauseRequest)(nil),         // 53: sluice.v1.PauseRequest
+	(*ResumeRequest)(nil),        // 54: sluice.v1.ResumeRequest
+	(*QueryControlResponse)(nil), // 55: sluice.v1.QueryControlResponse
+	(*InsertRequest)(nil),        // 56: sluice.v1.InsertRequest
+	(*InsertRow)(nil),            // 57: sluice.v1.InsertRow
+	(*InsertResponse)(nil),       // 58: sluice.v1.InsertResponse
+	nil,                          // 59: sluice.v1.ExecuteRequest.PropertiesEntry
+	nil,                          // 60: sluice.v1.ExecuteRequest.VariablesEntry
+	nil,                          // 61: sluice.v1.Session.PropertiesEntry
+	nil,                          // 62: sluice.v1.Session.VariablesEntry
+	nil,                          // 63: sluice.v1.InsertRow.ValuesEntry
+	(structpb.NullValue)(0),      // 64: google.protobuf.NullValue
 }
 var file_sluice_v1_sluice_proto_depIdxs = []int32{
-	45, // 0: sluice.v1.ExecuteRequest.properties:type_name -> sluice.v1.ExecuteRequest.PropertiesEntry
-	46, // 1: sluice.v1.ExecuteRequest.variables:type_name -> sluice.v1.ExecuteRequest.VariablesEntry
+	59, // 0: sluice.v1.ExecuteRequest.properties:type_name -> sluice.v1.ExecuteRequest.PropertiesEntry
+	60, // 1: sluice.v1.ExecuteRequest.variables:type_name -> sluice.v1.ExecuteRequest.VariablesEntry
 	7,  // 2: sluice.v1.ExecuteResponse.session:type_name -> sluice.v1.Session
 	8,  // 3: sluice.v1.ExecuteResponse.message:type_name -> sluice.v1.MessageResult
-	9,  // 4: sluice.v1.ExecuteResponse.table:type_name -> sluice.v1.TableResult
-	11, // 5: sluice.v1.ExecuteResponse.stream_header:type_name -> sluice.v1.StreamHeader
-	13, // 6: sluice.v1.ExecuteResponse.row:type_name -> sluice.v1.Row
-	20, // 7: sluice.v1.ExecuteResponse.stream_end:type_name -> sluice.v1.StreamEnd
-	47, // 8: sluice.v1.Session.properties:type_name -> sluice.v1.Session.PropertiesEntry
-	48, // 9: sluice.v1.Session.variables:type_name -> sluice.v1.Session.VariablesEntry
-	10, // 10: sluice.v1.TableResult.rows:type_name -> sluice.v1.TableRow
-	12, // 11: sluice.v1.StreamHeader.columns:type_name -> sluice.v1.Column
-	14, // 12: sluice.v1.Row.values:type_name -> sluice.v1.Value
-	50, // 13: sluice.v1.Value.null_value:type_name -> google.protobuf.NullValue
-	15, // 14: sluice.v1.Value.array_value:type_name -> sluice.v1.ArrayValue
-	16, // 15: sluice.v1.Value.map_value:type_name -> sluice.v1.MapValue
-	18, // 16: sluice.v1.Value.struct_value:type_name -> sluice.v1.StructValue
-	14, // 17: sluice.v1.ArrayValue.elements:type_name -> sluice.v1.Value
-	17, // 18: sluice.v1.MapValue.entries:type_name -> sluice.v1.MapEntry
-	14, // 19: sluice.v1.MapEntry.key:type_name -> sluice.v1.Value
-	14, // 20: sluice.v1.MapEntry.value:type_name -> sluice.v1.Value
-	19, // 21: sluice.v1.StructValue.fields:type_name -> sluice.v1.StructField
-	14, // 22: sluice.v1.StructField.value:type_name -> sluice.v1.Value
-	0,  // 23: sluice.v1.StreamEnd.reason:type_name -> sluice.v1.EndReason
-	7,  // 24: sluice.v1.PushQueryRequest.session:type_name -> sluice.v1.Session
-	11, // 25: sluice.v1.PushQueryResponse.header:type_name -> sluice.v1.StreamHeader
-	13, // 26: sluice.v1.PushQueryResponse.row:type_name -> sluice.v1.Row
-	20, // 27: sluice.v1.PushQueryResponse.end:type_name -> sluice.v1.StreamEnd
-	7,  // 28: sluice.v1.PullQueryRequest.session:type_name -> sluice.v1.Session
-	12, // 29: sluice.v1.PullQueryResponse.columns:type_name -> sluice.v1.Column
-	13, // 30: sluice.v1.PullQueryResponse.rows:type_name -> sluice.v1.Row
-	7,  // 31: sluice.v1.ExplainRequest.session:type_name -> sluice.v1.Session
-	12, // 32: sluice.v1.ExplainResponse.columns:type_name -> sluice.v1.Column
-	1,  // 33: sluice.v1.ListRequest.kind:type_name -> sluice.v1.ListKind
-	33, // 34: sluice.v1.ListResponse.sources:type_name -> sluice.v1.SourceDescription
-	34, // 35: sluice.v1.ListResponse.queries:type_name -> sluice.v1.QueryDescription
-	35, // 36: sluice.v1.ListResponse.topics:type_name -> sluice.v1.TopicDescription
-	3,  // 37: sluice.v1.SourceColumn.role:type_name -> sluice.v1.ColumnRole
-	2,  // 38: sluice.v1.SourceDescription.kind:type_name -> sluice.v1.SourceKind
-	32, // 39: sluice.v1.SourceDescription.columns:type_name -> sluice.v1.SourceColumn
-	4,  // 40: sluice.v1.QueryDescription.type:type_name -> sluice.v1.QueryType
-	12, // 41: sluice.v1.QueryDescription.columns:type_name -> sluice.v1.Column
-	33, // 42: sluice.v1.DescribeResponse.source:type_name -> sluice.v1.SourceDescription
-	34, // 43: sluice.v1.DescribeResponse.query:type_name -> sluice.v1.QueryDescription
-	43, // 44: sluice.v1.InsertRequest.rows:type_name -> sluice.v1.InsertRow
-	49, // 45: sluice.v1.InsertRow.values:type_name -> sluice.v1.InsertRow.ValuesEntry
-	14, // 46: sluice.v1.InsertRow.ValuesEntry.value:type_name -> sluice.v1.Value
-	5,  // 47: sluice.v1.Sluice.Execute:input_type -> sluice.v1.ExecuteRequest
-	22, // 48: sluice.v1.Sluice.Info:input_type -> sluice.v1.InfoRequest
-	24, // 49: sluice.v1.Sluice.PushQuery:input_type -> sluice.v1.PushQueryRequest
-	26, // 50: sluice.v1.Sluice.PullQuery:input_type -> sluice.v1.PullQueryRequest
-	28, // 51: sluice.v1.Sluice.Explain:input_type -> sluice.v1.ExplainRequest
-	30, // 52: sluice.v1.Sluice.List:input_type -> sluice.v1.ListRequest
-	36, // 53: sluice.v1.Sluice.Describe:input_type -> sluice.v1.DescribeRequest
-	38, // 54: sluice.v1.Sluice.Terminate:input_type -> sluice.v1.TerminateRequest
-	39, // 55: sluice.v1.Sluice.Pause:input_type -> sluice.v1.PauseRequest
-	40, // 56: sluice.v1.Sluice.Resume:input_type -> sluice.v1.ResumeRequest
-	42, // 57: sluice.v1.Sluice.Insert:input_type -> sluice.v1.InsertRequest
-	6,  // 58: sluice.v1.Sluice.Execute:output_type -> sluice.v1.ExecuteResponse
-	23, // 59: sluice.v1.Sluice.Info:output_type -> sluice.v1.InfoResponse
-	25, // 60: sluice.v1.Sluice.PushQuery:output_type -> sluice.v1.PushQueryResponse
-	27, // 61: sluice.v1.Sluice.PullQuery:output_type -> sluice.v1.PullQueryResponse
-	29, // 62: sluice.v1.Sluice.Explain:output_type -> sluice.v1.ExplainResponse
-	31, // 63: sluice.v1.Sluice.List:output_type -> sluice.v1.ListResponse
-	37, // 64: sluice.v1.Sluice.Describe:output_type -> sluice.v1.DescribeResponse
-	41, // 65: sluice.v1.Sluice.Terminate:output_type -> sluice.v1.QueryControlResponse
-	41, // 66: sluice.v1.Sluice.Pause:output_type -> sluice.v1.QueryControlResponse
-	41, // 67: sluice.v1.Sluice.Resume:output_type -> sluice.v1.QueryControlResponse
-	44, // 68: sluice.v1.Sluice.Insert:output_type -> sluice.v1.InsertResponse
-	58, // [58:69] is the sub-list for method output_type
-	47, // [47:58] is the sub-list for method input_type
-	47, // [47:47] is the sub-list for extension type_name
-	47, // [47:47] is the sub-list for extension extendee
-	0,  // [0:47] is the sub-list for field type_name
+	25, // 4: sluice.v1.ExecuteResponse.stream_header:type_name -> sluice.v1.StreamHeader
+	27, // 5: sluice.v1.ExecuteResponse.row:type_name -> sluice.v1.Row
+	34, // 6: sluice.v1.ExecuteResponse.stream_end:type_name -> sluice.v1.StreamEnd
+	9,  // 7: sluice.v1.ExecuteResponse.entity:type_name -> sluice.v1.Entity
+	61, // 8: sluice.v1.Session.properties:type_name -> sluice.v1.Session.PropertiesEntry
+	62, // 9: sluice.v1.Session.variables:type_name -> sluice.v1.Session.VariablesEntry
+	10, // 10: sluice.v1.Entity.sources:type_name -> sluice.v1.SourceList
+	11, // 11: sluice.v1.Entity.source:type_name -> sluice.v1.SourceDetail
+	12, // 12: sluice.v1.Entity.queries:type_name -> sluice.v1.QueryList
+	13, // 13: sluice.v1.Entity.topics:type_name -> sluice.v1.TopicList
+	14, // 14: sluice.v1.Entity.properties:type_name -> sluice.v1.PropertyList
+	16, // 15: sluice.v1.Entity.variables:type_name -> sluice.v1.VariableList
+	18, // 16: sluice.v1.Entity.types:type_name -> sluice.v1.TypeList
+	20, // 17: sluice.v1.Entity.functions:type_name -> sluice.v1.FunctionList
+	21, // 18: sluice.v1.Entity.function:type_name -> sluice.v1.FunctionInfo
+	22, // 19: sluice.v1.Entity.plan:type_name -> sluice.v1.QueryPlan
+	2,  // 20: sluice.v1.SourceList.kind:type_name -> sluice.v1.SourceKind
+	47, // 21: sluice.v1.SourceList.sources:type_name -> sluice.v1.SourceDescription
+	47, // 22: sluice.v1.SourceDetail.source:type_name -> sluice.v1.SourceDescription
+	48, // 23: sluice.v1.SourceDetail.writers:type_name -> sluice.v1.QueryDescription
+	48, // 24: sluice.v1.SourceDetail.readers:type_name -> sluice.v1.QueryDescription
+	48, // 25: sluice.v1.QueryList.queries:type_name -> sluice.v1.QueryDescription
+	49, // 26: sluice.v1.TopicList.topics:type_name -> sluice.v1.TopicDescription
+	15, // 27: sluice.v1.PropertyList.properties:type_name -> sluice.v1.Property
+	17, // 28: sluice.v1.VariableList.variables:type_name -> sluice.v1.Variable
+	19, // 29: sluice.v1.TypeList.types:type_name -> sluice.v1.NamedType
+	21, // 30: sluice.v1.FunctionList.functions:type_name -> sluice.v1.FunctionInfo
+	48, // 31: sluice.v1.QueryPlan.query:type_name -> sluice.v1.QueryDescription
+	23, // 32: sluice.v1.QueryPlan.reads:type_name -> sluice.v1.PullReads
+	24, // 33: sluice.v1.QueryPlan.lines:type_name -> sluice.v1.PlanLine
+	26, // 34: sluice.v1.StreamHeader.columns:type_name -> sluice.v1.Column
+	3,  // 35: sluice.v1.Column.role:type_name -> sluice.v1.ColumnRole
+	28, // 36: sluice.v1.Row.values:type_name -> sluice.v1.Value
+	64, // 37: sluice.v1.Value.null_value:type_name -> google.protobuf.NullValue
+	29, // 38: sluice.v1.Value.array_value:type_name -> sluice.v1.ArrayValue
+	30, // 39: sluice.v1.Value.map_value:type_name -> sluice.v1.MapValue
+	32, // 40: sluice.v1.Value.struct_value:type_name -> sluice.v1.StructValue
+	28, // 41: sluice.v1.ArrayValue.elements:type_name -> sluice.v1.Value
+	31, // 42: sluice.v1.MapValue.entries:type_name -> sluice.v1.MapEntry
+	28, // 43: sluice.v1.MapEntry.key:type_name -> sluice.v1.Value
+	28, // 44: sluice.v1.MapEntry.value:type_name -> sluice.v1.Value
+	33, // 45: sluice.v1.StructValue.fields:type_name -> sluice.v1.StructField
+	28, // 46: sluice.v1.StructField.value:type_name -> sluice.v1.Value
+	0,  // 47: sluice.v1.StreamEnd.reason:type_name -> sluice.v1.EndReason
+	7,  // 48: sluice.v1.PushQueryRequest.session:type_name -> sluice.v1.Session
+	25, // 49: sluice.v1.PushQueryResponse.header:type_name -> sluice.v1.StreamHeader
+	27, // 50: sluice.v1.PushQueryResponse.row:type_name -> sluice.v1.Row
+	34, // 51: sluice.v1.PushQueryResponse.end:type_name -> sluice.v1.StreamEnd
+	7,  // 52: sluice.v1.PullQueryRequest.session:type_name -> sluice.v1.Session
+	26, // 53: sluice.v1.PullQueryResponse.columns:type_name -> sluice.v1.Column
+	27, // 54: sluice.v1.PullQueryResponse.rows:type_name -> sluice.v1.Row
+	7,  // 55: sluice.v1.ExplainRequest.session:type_name -> sluice.v1.Session
+	26, // 56: sluice.v1.ExplainResponse.columns:type_name -> sluice.v1.Column
+	22, // 57: sluice.v1.ExplainResponse.value:type_name -> sluice.v1.QueryPlan
+	1,  // 58: sluice.v1.ListRequest.kind:type_name -> sluice.v1.ListKind
+	47, // 59: sluice.v1.ListResponse.sources:type_name -> sluice.v1.SourceDescription
+	48, // 60: sluice.v1.ListResponse.queries:type_name -> sluice.v1.QueryDescription
+	49, // 61: sluice.v1.ListResponse.topics:type_name -> sluice.v1.TopicDescription
+	3,  // 62: sluice.v1.SourceColumn.role:type_name -> sluice.v1.ColumnRole
+	2,  // 63: sluice.v1.SourceDescription.kind:type_name -> sluice.v1.SourceKind
+	46, // 64: sluice.v1.SourceDescription.columns:type_name -> sluice.v1.SourceColumn
+	4,  // 65: sluice.v1.QueryDescription.type:type_name -> sluice.v1.QueryType
+	26, // 66: sluice.v1.QueryDescription.columns:type_name -> sluice.v1.Column
+	47, // 67: sluice.v1.DescribeResponse.source:type_name -> sluice.v1.SourceDescription
+	48, // 68: sluice.v1.DescribeResponse.query:type_name -> sluice.v1.QueryDescription
+	57, // 69: sluice.v1.InsertRequest.rows:type_name -> sluice.v1.InsertRow
+	63, // 70: sluice.v1.InsertRow.values:type_name -> sluice.v1.InsertRow.ValuesEntry
+	28, // 71: sluice.v1.InsertRow.ValuesEntry.value:type_name -> sluice.v1.Value
+	5,  // 72: sluice.v1.Sluice.Execute:input_type -> sluice.v1.ExecuteRequest
+	36, // 73: sluice.v1.Sluice.Info:input_type -> sluice.v1.InfoRequest
+	38, // 74: sluice.v1.Sluice.PushQuery:input_type -> sluice.v1.PushQueryRequest
+	40, // 75: sluice.v1.Sluice.PullQuery:input_type -> sluice.v1.PullQueryRequest
+	42, // 76: sluice.v1.Sluice.Explain:input_type -> sluice.v1.ExplainRequest
+	44, // 77: sluice.v1.Sluice.List:input_type -> sluice.v1.ListRequest
+	50, // 78: sluice.v1.Sluice.Describe:input_type -> sluice.v1.DescribeRequest
+	52, // 79: sluice.v1.Sluice.Terminate:input_type -> sluice.v1.TerminateRequest
+	53, // 80: sluice.v1.Sluice.Pause:input_type -> sluice.v1.PauseRequest
+	54, // 81: sluice.v1.Sluice.Resume:input_type -> sluice.v1.ResumeRequest
+	56, // 82: sluice.v1.Sluice.Insert:input_type -> sluice.v1.InsertRequest
+	6,  // 83: sluice.v1.Sluice.Execute:output_type -> sluice.v1.ExecuteResponse
+	37, // 84: sluice.v1.Sluice.Info:output_type -> sluice.v1.InfoResponse
+	39, // 85: sluice.v1.Sluice.PushQuery:output_type -> sluice.v1.PushQueryResponse
+	41, // 86: sluice.v1.Sluice.PullQuery:output_type -> sluice.v1.PullQueryResponse
+	43, // 87: sluice.v1.Sluice.Explain:output_type -> sluice.v1.ExplainResponse
+	45, // 88: sluice.v1.Sluice.List:output_type -> sluice.v1.ListResponse
+	51, // 89: sluice.v1.Sluice.Describe:output_type -> sluice.v1.DescribeResponse
+	55, // 90: sluice.v1.Sluice.Terminate:output_type -> sluice.v1.QueryControlResponse
+	55, // 91: sluice.v1.Sluice.Pause:output_type -> sluice.v1.QueryControlResponse
+	55, // 92: sluice.v1.Sluice.Resume:output_type -> sluice.v1.QueryControlResponse
+	58, // 93: sluice.v1.Sluice.Insert:output_type -> sluice.v1.InsertResponse
+	83, // [83:94] is the sub-list for method output_type
+	72, // [72:83] is the sub-list for method input_type
+	72, // [72:72] is the sub-list for extension type_name
+	72, // [72:72] is the sub-list for extension extendee
+	0,  // [0:72] is the sub-list for field type_name
 }
 
 func init() { file_sluice_v1_sluice_proto_init() }
@@ -3685,12 +5025,24 @@ func file_sluice_v1_sluice_proto_init() {
 	file_sluice_v1_sluice_proto_msgTypes[1].OneofWrappers = []any{
 		(*ExecuteResponse_Session)(nil),
 		(*ExecuteResponse_Message)(nil),
-		(*ExecuteResponse_Table)(nil),
 		(*ExecuteResponse_StreamHeader)(nil),
 		(*ExecuteResponse_Row)(nil),
 		(*ExecuteResponse_StreamEnd)(nil),
+		(*ExecuteResponse_Entity)(nil),
 	}
-	file_sluice_v1_sluice_proto_msgTypes[9].OneofWrappers = []any{
+	file_sluice_v1_sluice_proto_msgTypes[4].OneofWrappers = []any{
+		(*Entity_Sources)(nil),
+		(*Entity_Source)(nil),
+		(*Entity_Queries)(nil),
+		(*Entity_Topics)(nil),
+		(*Entity_Properties)(nil),
+		(*Entity_Variables)(nil),
+		(*Entity_Types)(nil),
+		(*Entity_Functions)(nil),
+		(*Entity_Function)(nil),
+		(*Entity_Plan)(nil),
+	}
+	file_sluice_v1_sluice_proto_msgTypes[23].OneofWrappers = []any{
 		(*Value_NullValue)(nil),
 		(*Value_BoolValue)(nil),
 		(*Value_IntValue)(nil),
@@ -3705,20 +5057,20 @@ func file_sluice_v1_sluice_proto_init() {
 		(*Value_MapValue)(nil),
 		(*Value_StructValue)(nil),
 	}
-	file_sluice_v1_sluice_proto_msgTypes[20].OneofWrappers = []any{
+	file_sluice_v1_sluice_proto_msgTypes[34].OneofWrappers = []any{
 		(*PushQueryResponse_Header)(nil),
 		(*PushQueryResponse_Row)(nil),
 		(*PushQueryResponse_End)(nil),
 	}
-	file_sluice_v1_sluice_proto_msgTypes[23].OneofWrappers = []any{
+	file_sluice_v1_sluice_proto_msgTypes[37].OneofWrappers = []any{
 		(*ExplainRequest_Sql)(nil),
 		(*ExplainRequest_QueryId)(nil),
 	}
-	file_sluice_v1_sluice_proto_msgTypes[31].OneofWrappers = []any{
+	file_sluice_v1_sluice_proto_msgTypes[45].OneofWrappers = []any{
 		(*DescribeRequest_Source)(nil),
 		(*DescribeRequest_QueryId)(nil),
 	}
-	file_sluice_v1_sluice_proto_msgTypes[32].OneofWrappers = []any{
+	file_sluice_v1_sluice_proto_msgTypes[46].OneofWrappers = []any{
 		(*DescribeResponse_Source)(nil),
 		(*DescribeResponse_Query)(nil),
 	}
@@ -3728,7 +5080,7 @@ func file_sluice_v1_sluice_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sluice_v1_sluice_proto_rawDesc), len(file_sluice_v1_sluice_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   45,
+			NumMessages:   59,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

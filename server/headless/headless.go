@@ -17,7 +17,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/engine/api"
 )
 
 // Message is ksqlDB's answer to an interactive request in headless mode.
@@ -78,7 +78,7 @@ func Middleware(next http.Handler, allow ...string) http.Handler {
 
 // Executor runs statements; *engine.Engine implements it.
 type Executor interface {
-	Execute(ctx context.Context, s *engine.Session, sql string) ([]engine.Result, error)
+	Execute(ctx context.Context, s *api.Session, sql string, opts ...api.Options) ([]api.Result, error)
 }
 
 // markerName is the file under the data directory that keeps the digest
@@ -110,23 +110,23 @@ func Run(ctx context.Context, eng Executor, path, dataDir string) (int, error) {
 	case !errors.Is(err, fs.ErrNotExist):
 		return 0, fmt.Errorf("reading %s: %w", marker, err)
 	}
-	res, err := eng.Execute(ctx, engine.NewSession(), string(script))
-	push := -1
-	for i, r := range res {
-		if r.Kind == engine.ResultStream {
-			// A push query has no client to read it in headless mode.
+	// A query has no client to read it in headless mode: refuse it before
+	// it runs.
+	admit := func(st api.StatementInfo) error {
+		if st.Kind.IsQuery() {
+			return &api.StatementError{Code: api.CodeBadStatement, Line: st.Line, Col: st.Col,
+				Msg: "a query (SELECT or PRINT) has no client in headless mode; write its rows to a topic with CREATE STREAM ... AS SELECT instead"}
+		}
+		return nil
+	}
+	res, err := eng.Execute(ctx, api.NewSession(), string(script), api.Options{Admit: admit})
+	for _, r := range res {
+		if r.Stream != nil {
 			r.Stream.Close()
-			if push < 0 {
-				push = i
-			}
 		}
 	}
 	if err != nil {
 		return len(res), fmt.Errorf("the queries file %s: statement %d: %w", path, len(res)+1, err)
-	}
-	if push >= 0 {
-		return len(res), fmt.Errorf("the queries file %s: statement %d: a push query (SELECT ... EMIT CHANGES) has no client in headless mode; "+
-			"write its rows to a topic with CREATE STREAM ... AS SELECT instead", path, push+1)
 	}
 	if err := os.WriteFile(marker, []byte(digest+"\n"), 0o644); err != nil {
 		return len(res), fmt.Errorf("writing %s: %w", marker, err)

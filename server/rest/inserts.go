@@ -98,7 +98,7 @@ func (h *Handler) serveInsertsStream(w http.ResponseWriter, r *http.Request) {
 	}
 	var se *api.StatementError
 	if err := h.eng.CheckInsert(src.Name); errors.As(err, &se) {
-		writeError(w, http.StatusBadRequest, errorBody{Type: "generic_error", Code: se.Code, Message: se.Msg})
+		writeError(w, http.StatusBadRequest, errorBody{Type: "generic_error", Code: se.Code, Message: se.Message()})
 		return
 	}
 
@@ -134,7 +134,7 @@ func (h *Handler) serveInsertsStream(w http.ResponseWriter, r *http.Request) {
 				code, msg := codeBadStatement, ierr.Error()
 				var se *api.StatementError
 				if errors.As(ierr, &se) {
-					code, msg = se.Code, se.Msg
+					code, msg = se.Code, se.Message()
 				}
 				send(ack{Status: "error", Seq: seq, Code: code, Message: msg})
 				seq++

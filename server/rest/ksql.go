@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/sluice-sql/sluice/engine/api"
 )
@@ -72,8 +71,7 @@ func (h *Handler) serveKSQL(w http.ResponseWriter, r *http.Request) {
 // noStatement reports whether err is the engine's answer to a script that
 // holds no statement (blanks or comments only).
 func noStatement(err error) bool {
-	var se *api.StatementError
-	return errors.As(err, &se) && se.Code == api.CodeBadStatement && strings.HasPrefix(se.Msg, "no statement found")
+	return errors.Is(err, api.ErrNoStatement)
 }
 
 // closeStreams closes the row streams of results.

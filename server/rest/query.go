@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -37,10 +36,6 @@ type queryResult struct {
 // noQueryMessage answers a request that holds no statement.
 const noQueryMessage = "no query found; send one SELECT statement, such as SELECT * FROM s EMIT CHANGES;"
 
-// singleMessage starts the engine's refusal of a request of several
-// statements (api.Options.Single).
-const singleMessage = "Expected exactly one statement"
-
 // admitQueries is the query endpoints' Admit: they run SELECT and PRINT
 // only.
 func admitQueries(st api.StatementInfo) error {
@@ -67,7 +62,7 @@ func (h *Handler) runQuery(ctx context.Context, w http.ResponseWriter, sql strin
 		case len(results) > 0 || !errors.As(err, &se):
 		case noStatement(err):
 			err = &api.StatementError{Statement: sql, Msg: noQueryMessage, Code: codeBadStatement}
-		case strings.HasPrefix(se.Msg, singleMessage):
+		case errors.Is(err, api.ErrNotSingle):
 			// The request as a whole is refused: no position in it.
 			cp := *se
 			cp.Line, cp.Col = 0, 0

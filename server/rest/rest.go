@@ -277,9 +277,9 @@ func statementErrorBody(err error, stmt string, entities []any) errorBody {
 		if code == 0 {
 			code = codeBadStatement
 		}
-		msg := se.Msg
+		msg := se.Message()
 		if se.Line > 0 {
-			msg = "line " + itoa(se.Line) + ":" + itoa(se.Col) + ": " + se.Msg
+			msg = "line " + itoa(se.Line) + ":" + itoa(se.Col) + ": " + msg
 		}
 		if se.Statement != "" {
 			// ksqlDB's statement texts end with their semicolon.

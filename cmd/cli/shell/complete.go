@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/sluice-sql/sluice/internal/render"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
 )
 
@@ -223,8 +224,11 @@ func (s *Shell) tableRows(sql string) ([][]string, error) {
 		if err != nil {
 			return rows, err
 		}
-		for _, r := range m.GetTable().GetRows() {
-			rows = append(rows, r.GetCells())
+		if e := m.GetEntity(); e != nil {
+			t := render.Entity(e)
+			for _, r := range t.Rows {
+				rows = append(rows, t.Cells(r))
+			}
 		}
 	}
 }

@@ -5,29 +5,45 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/engine/api"
+	"github.com/sluice-sql/sluice/internal/types"
 )
 
 // catalogEngine answers the catalog statements the completer sends and
 // counts them.
 func catalogEngine(t *testing.T, calls *int) *scriptedEngine {
-	table := func(cols []string, rows ...[]string) func(*engine.Session) ([]engine.Result, error) {
-		return func(*engine.Session) ([]engine.Result, error) {
+	answer := func(en api.Entity) func(*api.Session) ([]api.Result, error) {
+		return func(*api.Session) ([]api.Result, error) {
 			*calls++
-			return []engine.Result{{Kind: engine.ResultTable, Table: &engine.Table{Columns: cols, Rows: rows}}}, nil
+			return []api.Result{{Kind: api.ResultEntity, Entity: en}}, nil
 		}
 	}
-	return &scriptedEngine{t: t, answers: map[string]func(*engine.Session) ([]engine.Result, error){
-		"SHOW STREAMS;":      table([]string{"Stream Name"}, []string{"ORDERS"}, []string{"ORDER_LINES"}),
-		"SHOW TABLES;":       table([]string{"Table Name"}, []string{"USERS"}),
-		"SHOW FUNCTIONS;":    table([]string{"Function Name"}, []string{"ABS"}, []string{"UCASE"}),
-		"DESCRIBE ORDERS;":   table([]string{"Field", "Type"}, []string{"ID", "STRING"}, []string{"AMOUNT", "DOUBLE"}),
-		"DESCRIBE USERS;":    table([]string{"Field", "Type"}, []string{"USER_ID", "STRING"}, []string{"NAME", "STRING"}),
+	describe := func(name string, cols ...string) api.Entity {
+		d := &api.SourceDescription{Source: api.SourceInfo{Name: name, Kind: api.SourceStream}}
+		for _, c := range cols {
+			d.Source.Columns = append(d.Source.Columns, api.SourceColumn{Column: types.Column{Name: c, Type: types.StringType}})
+		}
+		return d
+	}
+	queries := &api.QueryList{}
+	for _, q := range []struct {
+		id  string
+		typ api.QueryType
+	}{{"CSAS_ORDERS_0", api.Persistent}, {"CTAS_USERS_1", api.Persistent}, {"transient_ORDERS_2", api.Push}} {
+		queries.Queries = append(queries.Queries, api.QueryInfo{ID: q.id, Type: q.typ, Status: "RUNNING"})
+	}
+	return &scriptedEngine{t: t, answers: map[string]func(*api.Session) ([]api.Result, error){
+		"SHOW STREAMS;": answer(sourcesOf(api.SourceStream, api.SourceInfo{Name: "ORDERS"}, api.SourceInfo{Name: "ORDER_LINES"})),
+		"SHOW TABLES;":  answer(sourcesOf(api.SourceTable, api.SourceInfo{Name: "USERS"})),
+		"SHOW FUNCTIONS;": answer(&api.FunctionList{Functions: []api.FunctionInfo{
+			{Name: "ABS", Type: "SCALAR"}, {Name: "UCASE", Type: "SCALAR"}}}),
+		"DESCRIBE ORDERS;":   answer(describe("ORDERS", "ID", "AMOUNT")),
+		"DESCRIBE USERS;":    answer(describe("USERS", "USER_ID", "NAME")),
 		"CREATE STREAM x;":   msg("CREATE STREAM x;", "Stream created"),
-		"DESCRIBE `my src`;": table([]string{"Field", "Type"}),
-		"SHOW QUERIES;": table([]string{"Query ID", "Query Type"},
-			[]string{"CSAS_ORDERS_0", "PERSISTENT"}, []string{"CTAS_USERS_1", "PERSISTENT"}, []string{"transient_ORDERS_2", "PUSH"}),
-		"SHOW TOPICS;": table([]string{"Kafka Topic"}, []string{"orders"}, []string{"order-lines.v1"}, []string{"it's"}),
+		"DESCRIBE `my src`;": answer(describe("my src")),
+		"SHOW QUERIES;":      answer(queries),
+		"SHOW TOPICS;": answer(&api.TopicList{Topics: []api.Topic{
+			{Name: "orders", Partitions: 1}, {Name: "order-lines.v1", Partitions: 1}, {Name: "it's", Partitions: 1}}}),
 	}}
 }
 

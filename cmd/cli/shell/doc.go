@@ -3,9 +3,10 @@
 // in boxed tables, push query rows as they arrive.
 //
 //	script or typed lines ──splitStatements──▶ one statement at a time
-//	      ──Execute(sql, session)──▶ server ──▶ session, messages, tables,
-//	                                             push query header/rows/end
-//	      ──▶ wire.DecodeValue + types.FormatValue (values)
+//	      ──Execute(sql, session)──▶ server ──▶ session, messages, entities,
+//	                                             row streams (header/rows/end)
+//	      ──▶ internal/render (entities and pull rows as tables of typed
+//	          cells), wire.DecodeValue + types.FormatValue (values)
 //	      ──▶ table, pushTable, verticalSink, jsonSink, csvSink ──▶ stdout
 //	      errors (position, statement, caret) ──▶ stderr
 //
@@ -20,12 +21,23 @@
 // own and no ';', and at the terminal exit, quit, help and clear.
 //
 // Output: Format and Vertical say how rows print; pushTable documents how a
-// push query's table grows as wider values arrive.
+// push query's table grows as wider values arrive. JSON and CSV keep the
+// types of every cell: a listing's rows and a query's rows are JSON objects
+// with numbers, booleans and nulls as themselves (CSV leaves a null cell
+// empty), and a description (DESCRIBE, EXPLAIN, DESCRIBE FUNCTION) is one
+// JSON object of its typed fields.
 //
-// Completion (interactive): completer completes keywords and the names of
-// the live catalog, fetched with SHOW STREAMS, SHOW TABLES, SHOW FUNCTIONS
-// and DESCRIBE over the same Execute call, cached by catalogNames and
-// dropped after CREATE, DROP and ALTER.
+// Completion (interactive): completer looks at the statement's words before
+// the cursor (contextAt) and completes what may stand there: the words a
+// statement starts with, the keywords that may follow SHOW, CREATE, DROP
+// ...; query ids after TERMINATE, EXPLAIN, PAUSE, RESUME and REPLAY;
+// streams and tables after FROM, JOIN, INTO, DESCRIBE and DROP; property
+// names after SET and UNSET; functions after DESCRIBE FUNCTION; topics
+// after PRINT; columns of the sources named in the statement in
+// expressions. Names come from the live catalog over the same Execute
+// call, cached by catalogNames and dropped after CREATE, DROP and ALTER
+// (query ids are fetched each time). A string, quoted name or comment left
+// open is reported where it opens, in a script and at Ctrl-D.
 //
 // cmd/cli wraps it into the sluice binary; tests drive a Shell directly,
 // and cmd/cli's tests drive the binary through a pseudo-terminal.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/sluice-sql/sluice/internal/render"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/internal/wire"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
@@ -119,34 +120,35 @@ func (s *Shell) newRowSink(names []string) rowSink {
 	return p
 }
 
-// printTable prints a SHOW, DESCRIBE or similar table in the current format.
-func (s *Shell) printTable(t *sluicev1.TableResult) {
+// printTable prints a listing, a description or a pull query's rows in
+// the current format: JSON and CSV keep the cells' types and nulls.
+func (s *Shell) printTable(t *render.Table) {
 	info := s.out
 	if s.Format != FormatTabular {
 		info = s.errOut
 	}
-	if t.GetTitle() != "" {
-		fmt.Fprintln(info, t.GetTitle())
+	if t.Title != "" {
+		fmt.Fprintln(info, t.Title)
 	}
-	if len(t.GetColumns()) > 0 {
-		rows := make([][]string, len(t.GetRows()))
-		for i, r := range t.GetRows() {
-			rows[i] = r.GetCells()
-		}
-		cols := t.GetColumns()
+	if len(t.Columns) > 0 {
+		cols := t.Columns
 		switch s.Format {
 		case FormatJSON:
 			j := &jsonSink{w: s.out, info: s.errOut, names: cols}
-			for _, r := range rows {
-				j.row(r, nil)
+			for _, r := range t.Rows {
+				j.row(nil, r)
 			}
 		case FormatCSV:
 			c := &csvSink{w: csv.NewWriter(s.out), info: s.errOut}
 			c.write(cols)
-			for _, r := range rows {
-				c.write(r)
+			for _, r := range t.Rows {
+				c.row(t.Cells(r), r)
 			}
 		default:
+			rows := make([][]string, len(t.Rows))
+			for i, r := range t.Rows {
+				rows[i] = t.Cells(r)
+			}
 			widths := naturalWidths(cols, rows)
 			vertical := s.Vertical == VerticalOn ||
 				(s.Vertical == VerticalAuto && s.TermWidth > 0 && tableWidth(widths) > s.TermWidth)
@@ -163,11 +165,8 @@ func (s *Shell) printTable(t *sluicev1.TableResult) {
 			}
 		}
 	}
-	if t.GetFooter() != "" {
-		fmt.Fprintln(info, strings.TrimRight(t.GetFooter(), "\n"))
-	}
-	if t.GetNote() != "" {
-		fmt.Fprintln(info, t.GetNote())
+	if t.Footer != "" {
+		fmt.Fprintln(info, strings.TrimRight(t.Footer, "\n"))
 	}
 }
 

@@ -5,34 +5,30 @@ import (
 	"io"
 	"testing"
 
-	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/internal/types"
 )
 
 // formatsEngine answers a SHOW and a push query, with a message first.
 func formatsEngine(t *testing.T) *scriptedEngine {
-	return &scriptedEngine{t: t, answers: map[string]func(*engine.Session) ([]engine.Result, error){
+	return &scriptedEngine{t: t, answers: map[string]func(*api.Session) ([]api.Result, error){
 		"CREATE STREAM s;": msg("CREATE STREAM s;", "Stream created"),
-		"SHOW STREAMS;": func(*engine.Session) ([]engine.Result, error) {
-			return []engine.Result{{Kind: engine.ResultTable, Table: &engine.Table{
-				Columns: []string{"Stream Name", "Kafka Topic"},
-				Rows:    [][]string{{"S", "s, with a comma"}},
-				Footer:  "For detailed information on a Stream run: DESCRIBE <Stream Name> EXTENDED;",
-			}}}, nil
+		"SHOW STREAMS;": func(*api.Session) ([]api.Result, error) {
+			return entity(sourcesOf(api.SourceStream, api.SourceInfo{Name: "S", Topic: "s, with a comma", KeyFormat: "KAFKA", ValueFormat: "JSON"}))(nil)
 		},
-		"SELECT * FROM s EMIT CHANGES LIMIT 2;": func(*engine.Session) ([]engine.Result, error) {
+		"SELECT * FROM s EMIT CHANGES LIMIT 2;": func(*api.Session) ([]api.Result, error) {
 			rows := [][]any{{"a\"b", int64(3), 1.5}, {"c", nil, nil}}
 			i := 0
-			st := engine.NewStream("transient_1", []types.Column{
+			st := api.NewStream("transient_1", api.Columns([]types.Column{
 				{Name: "NAME", Type: types.StringType}, {Name: "N", Type: types.BigintType}, {Name: "D", Type: types.DoubleType},
-			}, func(context.Context) ([]any, error) {
+			}, 0), func(context.Context) ([]any, error) {
 				if i == len(rows) {
 					return nil, io.EOF
 				}
 				i++
 				return rows[i-1], nil
-			}, func() {})
-			return []engine.Result{{Kind: engine.ResultStream, Stream: st}}, nil
+			}, func() {}, func() api.EndReason { return api.EndLimit })
+			return []api.Result{{Kind: api.ResultRows, Stream: st}}, nil
 		},
 	}}
 }
@@ -46,27 +42,29 @@ func TestOutputFormats(t *testing.T) {
 		stdout, stder string
 	}{{
 		name: "json", output: "OUTPUT JSON;\n",
-		stdout: `{"Stream Name":"S","Kafka Topic":"s, with a comma"}
+		stdout: `{"Stream Name":"S","Kafka Topic":"s, with a comma","Key Format":"KAFKA","Value Format":"JSON","Windowed":false}
 {"NAME":"a\"b","N":3,"D":1.5}
 {"NAME":"c","N":null,"D":null}
 `,
-		stder: "Stream created\nFor detailed information on a Stream run: DESCRIBE <Stream Name> EXTENDED;\nLimit Reached\n",
+		stder: "Stream created\nLimit Reached\n",
 	}, {
 		name: "csv", output: "output csv;\n",
-		stdout: `Stream Name,Kafka Topic
-S,"s, with a comma"
+		stdout: `Stream Name,Kafka Topic,Key Format,Value Format,Windowed
+S,"s, with a comma",KAFKA,JSON,false
 NAME,N,D
 "a""b",3,1.5
 c,,
 `,
-		stder: "Stream created\nFor detailed information on a Stream run: DESCRIBE <Stream Name> EXTENDED;\nLimit Reached\n",
+		stder: "Stream created\nLimit Reached\n",
 	}, {
 		name: "vertical", vertical: VerticalOn,
 		stdout: `Stream created
 -[ RECORD 1 ]+----------------
-Stream Name | S
-Kafka Topic | s, with a comma
-For detailed information on a Stream run: DESCRIBE <Stream Name> EXTENDED;
+Stream Name  | S
+Kafka Topic  | s, with a comma
+Key Format   | KAFKA
+Value Format | JSON
+Windowed     | false
 -[ RECORD 1 ]+----
 NAME | a"b
 N    | 3
@@ -78,14 +76,17 @@ D    | null
 Limit Reached
 `,
 	}, {
-		// The SHOW table is 35 wide: too wide for 30 columns, so it goes
+		// The SHOW table is 70 wide: too wide for 30 columns, so it goes
 		// vertical; the push query's first row fits.
 		name: "auto", width: 30,
 		stdout: `Stream created
--[ RECORD 1 ]+----------------
-Stream Name | S
-Kafka Topic | s, with a comma
-For detailed information on a Stream run: DESCRIBE <Stream Name> EXTENDED;
+-[ RECORD 1 ]+---------------
+Stream Name  | S
+Kafka Topic  | s, with a comm
+             | a
+Key Format   | KAFKA
+Value Format | JSON
+Windowed     | false
 +------+------+------+
 | NAME | N    | D    |
 +------+------+------+
@@ -143,12 +144,12 @@ func TestBackslashCommandsInScripts(t *testing.T) {
 	if err := sh.Run(context.Background(), "s.sql", "\\o json\nSHOW STREAMS;\n"); err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"Stream Name":"S","Kafka Topic":"s, with a comma"}` + "\n"; out.String() != want {
+	if want := `{"Stream Name":"S","Kafka Topic":"s, with a comma","Key Format":"KAFKA","Value Format":"JSON","Windowed":false}` + "\n"; out.String() != want {
 		t.Errorf("stdout %q, want %q", out, want)
 	}
 	errOut.Reset()
 	err := sh.Run(context.Background(), "s.sql", "SHOW STREAMS;\n  \\x sideways\nSHOW STREAMS;\n")
-	const want = "For detailed information on a Stream run: DESCRIBE <Stream Name> EXTENDED;\nError: s.sql:2:3: \\x takes on, off or auto, not \"sideways\"\n\\x sideways\n^\n"
+	const want = "Error: s.sql:2:3: \\x takes on, off or auto, not \"sideways\"\n\\x sideways\n^\n"
 	if err == nil || errOut.String() != want {
 		t.Errorf("Run = %v, stderr %q, want %q", err, errOut, want)
 	}

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/sluice-sql/sluice/internal/render"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/internal/wire"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
@@ -149,14 +150,7 @@ func (s *Shell) Run(ctx context.Context, source, text string) error {
 			return err
 		}
 	}
-	if rest != "" {
-		// Point just past the statement's last character, where ';' is
-		// missing.
-		body := strings.TrimRight(rest, " \t\r\n")
-		line, col := endOf(text[:len(text)-len(rest)+len(body)])
-		sl, sc := endOf(body)
-		e := &Error{Source: source, Line: line, Col: col, Statement: body, StmtLine: sl, StmtCol: sc,
-			Message: "the statement has no terminating ';': end it with ';'"}
+	if e := unfinished(source, text, rest); e != nil {
 		return s.report(e)
 	}
 	return nil
@@ -233,6 +227,8 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 		return s.fail(ctx, source, st, err)
 	}
 	var push rowSink
+	var pull *sluicev1.StreamHeader // a pull query's rows, read until their end
+	var pulled []*sluicev1.Row
 	shutdown := false // the server said it is shutting down
 	for {
 		m, err := stream.Recv()
@@ -268,9 +264,18 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 			if text := p.Message.GetText(); text != "" {
 				fmt.Fprintln(s.info(), text)
 			}
-		case *sluicev1.ExecuteResponse_Table:
-			s.printTable(p.Table)
+		case *sluicev1.ExecuteResponse_Entity:
+			if s.Format == FormatJSON && render.Described(p.Entity) {
+				// A description is one object, its figures typed.
+				fmt.Fprintln(s.out, render.DescriptionJSON(p.Entity))
+				continue
+			}
+			s.printTable(render.Entity(p.Entity))
 		case *sluicev1.ExecuteResponse_StreamHeader:
+			if p.StreamHeader.GetPull() {
+				pull, pulled = p.StreamHeader, nil
+				continue
+			}
 			cols := p.StreamHeader.GetColumns()
 			names := make([]string, len(cols))
 			for i, c := range cols {
@@ -281,6 +286,10 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 			}
 			push = s.newRowSink(names)
 		case *sluicev1.ExecuteResponse_Row:
+			if pull != nil {
+				pulled = append(pulled, p.Row)
+				continue
+			}
 			if push == nil {
 				continue
 			}
@@ -291,13 +300,24 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 			}
 			push.row(cells, vals)
 		case *sluicev1.ExecuteResponse_StreamEnd:
+			if pull != nil {
+				s.printTable(render.Rows(pull, pulled))
+				pull, pulled = nil, nil
+				continue
+			}
 			if push == nil {
 				continue
 			}
-			switch p.StreamEnd.GetReason() {
+			switch end := p.StreamEnd; end.GetReason() {
 			case sluicev1.EndReason_END_REASON_SERVER_SHUTDOWN:
 				push.end("Query terminated: the server is shutting down")
 				shutdown = true
+			case sluicev1.EndReason_END_REASON_ERROR:
+				push.end("Query failed: " + end.GetMessage())
+			case sluicev1.EndReason_END_REASON_CLOSED:
+				push.end("Query terminated")
+			case sluicev1.EndReason_END_REASON_COMPLETED:
+				push.end("Query Completed")
 			default:
 				push.end("Limit Reached")
 			}
@@ -344,6 +364,9 @@ func (s *Shell) fail(ctx context.Context, source string, st statement, err error
 	switch {
 	case detail != nil:
 		e.Message = detail.GetMessage()
+		if h := detail.GetHint(); h != "" {
+			e.Message += "\n" + h
+		}
 		e.Code = int(detail.GetCode())
 		if l, c := int(detail.GetLine()), int(detail.GetColumn()); l > 0 {
 			at := st.errorAt(source, l, c, "")

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/internal/types"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
 	"github.com/sluice-sql/sluice/server"
@@ -20,17 +20,18 @@ import (
 // scriptedEngine answers each statement from a table of canned results and
 // records the session it was given.
 type scriptedEngine struct {
+	api.Unimplemented
 	t        *testing.T
-	answers  map[string]func(s *engine.Session) ([]engine.Result, error)
+	answers  map[string]func(s *api.Session) ([]api.Result, error)
 	sessions []map[string]string
 }
 
-func (e *scriptedEngine) Execute(_ context.Context, s *engine.Session, sql string) ([]engine.Result, error) {
+func (e *scriptedEngine) Execute(_ context.Context, s *api.Session, sql string, _ ...api.Options) ([]api.Result, error) {
 	e.sessions = append(e.sessions, map[string]string{"props": join(s.Properties), "vars": join(s.Variables)})
 	f, ok := e.answers[sql]
 	if !ok {
 		e.t.Errorf("unexpected statement %q", sql)
-		return nil, &engine.StatementError{Statement: sql, Msg: "unexpected", Code: 40001}
+		return nil, &api.StatementError{Statement: sql, Msg: "unexpected", Code: 40001}
 	}
 	return f(s)
 }
@@ -43,9 +44,24 @@ func join(m map[string]string) string {
 	return strings.Join(parts, ",")
 }
 
-func msg(stmt, text string) func(*engine.Session) ([]engine.Result, error) {
-	return func(*engine.Session) ([]engine.Result, error) {
-		return []engine.Result{{Statement: stmt, Kind: engine.ResultMessage, Message: text}}, nil
+// entity answers with en.
+func entity(en api.Entity) func(*api.Session) ([]api.Result, error) {
+	return func(*api.Session) ([]api.Result, error) {
+		return []api.Result{{Kind: api.ResultEntity, Entity: en}}, nil
+	}
+}
+
+// sourcesOf lists sources of kind.
+func sourcesOf(kind api.SourceKind, srcs ...api.SourceInfo) *api.SourceList {
+	for i := range srcs {
+		srcs[i].Kind = kind
+	}
+	return &api.SourceList{Kind: kind, Sources: srcs}
+}
+
+func msg(stmt, text string) func(*api.Session) ([]api.Result, error) {
+	return func(*api.Session) ([]api.Result, error) {
+		return []api.Result{{Statement: stmt, Kind: api.ResultStatus, Message: text}}, nil
 	}
 }
 
@@ -73,32 +89,28 @@ func newTestShell(t *testing.T, eng server.Engine) (*Shell, *strings.Builder, *s
 
 func TestRunScript(t *testing.T) {
 	rows := [][]any{{"alice", int64(3)}, {"bob", nil}}
-	eng := &scriptedEngine{t: t, answers: map[string]func(*engine.Session) ([]engine.Result, error){
-		"SET 'auto.offset.reset'='earliest';": func(s *engine.Session) ([]engine.Result, error) {
+	eng := &scriptedEngine{t: t, answers: map[string]func(*api.Session) ([]api.Result, error){
+		"SET 'auto.offset.reset'='earliest';": func(s *api.Session) ([]api.Result, error) {
 			s.Properties["auto.offset.reset"] = "earliest"
-			return []engine.Result{{Kind: engine.ResultMessage, Message: "Successfully changed local property 'auto.offset.reset' to 'earliest'."}}, nil
+			return []api.Result{{Kind: api.ResultStatus, Message: "Successfully changed local property 'auto.offset.reset' to 'earliest'."}}, nil
 		},
-		"SHOW STREAMS;": func(*engine.Session) ([]engine.Result, error) {
-			return []engine.Result{{Kind: engine.ResultTable, Table: &engine.Table{
-				Columns: []string{"Stream Name", "Kafka Topic", "Format"},
-				Rows:    [][]string{{"USERS", "users", "JSON"}},
-				Footer:  "For detailed information on a Stream run: DESCRIBE <Stream Name> EXTENDED;",
-			}}}, nil
+		"SHOW STREAMS;": func(*api.Session) ([]api.Result, error) {
+			return entity(sourcesOf(api.SourceStream, api.SourceInfo{Name: "USERS", Topic: "users", KeyFormat: "KAFKA", ValueFormat: "JSON"}))(nil)
 		},
-		"SELECT * FROM users\n  EMIT CHANGES LIMIT 2;": func(*engine.Session) ([]engine.Result, error) {
+		"SELECT * FROM users\n  EMIT CHANGES LIMIT 2;": func(*api.Session) ([]api.Result, error) {
 			i := 0
-			st := engine.NewStream("transient_1", []types.Column{{Name: "NAME", Type: types.StringType}, {Name: "N", Type: types.BigintType}},
+			st := api.NewStream("transient_1", api.Columns([]types.Column{{Name: "NAME", Type: types.StringType}, {Name: "N", Type: types.BigintType}}, 0),
 				func(context.Context) ([]any, error) {
 					if i == len(rows) {
 						return nil, io.EOF
 					}
 					i++
 					return rows[i-1], nil
-				}, func() {})
-			return []engine.Result{{Kind: engine.ResultStream, Stream: st}}, nil
+				}, func() {}, func() api.EndReason { return api.EndLimit })
+			return []api.Result{{Kind: api.ResultRows, Stream: st}}, nil
 		},
-		"DROP STREAM nope;": func(*engine.Session) ([]engine.Result, error) {
-			return nil, &engine.StatementError{Statement: "DROP STREAM nope;", Line: 1, Col: 13,
+		"DROP STREAM nope;": func(*api.Session) ([]api.Result, error) {
+			return nil, &api.StatementError{Statement: "DROP STREAM nope;", Line: 1, Col: 13,
 				Msg: "stream NOPE does not exist: check SHOW STREAMS", Code: 40001}
 		},
 	}}
@@ -117,12 +129,11 @@ SHOW STREAMS;
 		t.Fatalf("Run = %v, want an *Error", err)
 	}
 	const wantOut = `Successfully changed local property 'auto.offset.reset' to 'earliest'.
-+-------------+-------------+--------+
-| Stream Name | Kafka Topic | Format |
-+-------------+-------------+--------+
-| USERS       | users       | JSON   |
-+-------------+-------------+--------+
-For detailed information on a Stream run: DESCRIBE <Stream Name> EXTENDED;
++-------------+-------------+------------+--------------+----------+
+| Stream Name | Kafka Topic | Key Format | Value Format | Windowed |
++-------------+-------------+------------+--------------+----------+
+| USERS       | users       | KAFKA      | JSON         | false    |
++-------------+-------------+------------+--------------+----------+
 +-------+------+
 | NAME  | N    |
 +-------+------+
@@ -150,7 +161,7 @@ DROP STREAM nope;
 }
 
 func TestRunUnfinishedStatement(t *testing.T) {
-	eng := &scriptedEngine{t: t, answers: map[string]func(*engine.Session) ([]engine.Result, error){
+	eng := &scriptedEngine{t: t, answers: map[string]func(*api.Session) ([]api.Result, error){
 		"SHOW STREAMS;": msg("SHOW STREAMS;", "none"),
 	}}
 	sh, _, errOut := newTestShell(t, eng)
@@ -164,8 +175,8 @@ func TestRunUnfinishedStatement(t *testing.T) {
 }
 
 func TestRunScriptCommand(t *testing.T) {
-	eng := &scriptedEngine{t: t, answers: map[string]func(*engine.Session) ([]engine.Result, error){
-		"DEFINE x = 'y';": func(s *engine.Session) ([]engine.Result, error) {
+	eng := &scriptedEngine{t: t, answers: map[string]func(*api.Session) ([]api.Result, error){
+		"DEFINE x = 'y';": func(s *api.Session) ([]api.Result, error) {
 			s.Variables["x"] = "y"
 			return nil, nil
 		},
@@ -187,10 +198,13 @@ func TestRunScriptCommand(t *testing.T) {
 }
 
 // blockingEngine starts a push query that never ends by itself.
-type blockingEngine struct{ waiting, closed chan struct{} }
+type blockingEngine struct {
+	api.Unimplemented
+	waiting, closed chan struct{}
+}
 
-func (e *blockingEngine) Execute(context.Context, *engine.Session, string) ([]engine.Result, error) {
-	st := engine.NewStream("transient_2", []types.Column{{Name: "X", Type: types.IntType}},
+func (e *blockingEngine) Execute(context.Context, *api.Session, string, ...api.Options) ([]api.Result, error) {
+	st := api.NewStream("transient_2", api.Columns([]types.Column{{Name: "X", Type: types.IntType}}, 0),
 		func(ctx context.Context) ([]any, error) {
 			e.waiting <- struct{}{}
 			<-ctx.Done()
@@ -201,8 +215,8 @@ func (e *blockingEngine) Execute(context.Context, *engine.Session, string) ([]en
 			default:
 				close(e.closed)
 			}
-		})
-	return []engine.Result{{Kind: engine.ResultStream, Stream: st}}, nil
+		}, nil)
+	return []api.Result{{Kind: api.ResultRows, Stream: st}}, nil
 }
 
 func TestRunInterrupted(t *testing.T) {
@@ -251,7 +265,7 @@ func (n *notifyWriter) Write(p []byte) (int, error) {
 }
 
 func TestRunInvalidUTF8(t *testing.T) {
-	eng := &scriptedEngine{t: t, answers: map[string]func(*engine.Session) ([]engine.Result, error){
+	eng := &scriptedEngine{t: t, answers: map[string]func(*api.Session) ([]api.Result, error){
 		"SHOW STREAMS;": msg("SHOW STREAMS;", "none"),
 	}}
 	sh, out, errOut := newTestShell(t, eng)

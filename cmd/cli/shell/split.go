@@ -116,14 +116,6 @@ func split(text string) (stmts []statement, rest string, left open) {
 	return stmts, rest, left
 }
 
-// closingQuote returns the offset just after the quoted section that starts
-// at text[i], or len(text) when it is unfinished. A doubled quote
-// character stands for itself.
-func closingQuote(text string, i int) int {
-	end, _ := quoteEnd(text, i)
-	return end
-}
-
 // quoteEnd returns the offset just after the quoted section that starts at
 // text[i] and whether its closing quote is there; an unfinished section
 // runs to len(text).

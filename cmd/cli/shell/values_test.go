@@ -6,27 +6,28 @@ import (
 	"math"
 	"testing"
 
-	"github.com/sluice-sql/sluice/engine"
+	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/internal/types"
 )
 
 // rowsEngine answers every statement with a push query of the given
 // columns and rows.
 type rowsEngine struct {
+	api.Unimplemented
 	cols []types.Column
 	rows [][]any
 }
 
-func (e *rowsEngine) Execute(context.Context, *engine.Session, string) ([]engine.Result, error) {
+func (e *rowsEngine) Execute(context.Context, *api.Session, string, ...api.Options) ([]api.Result, error) {
 	i := 0
-	st := engine.NewStream("transient_3", e.cols, func(context.Context) ([]any, error) {
+	st := api.NewStream("transient_3", api.Columns(e.cols, 0), func(context.Context) ([]any, error) {
 		if i == len(e.rows) {
 			return nil, io.EOF
 		}
 		i++
 		return e.rows[i-1], nil
-	}, func() {})
-	return []engine.Result{{Kind: engine.ResultStream, Stream: st}}, nil
+	}, func() {}, func() api.EndReason { return api.EndLimit })
+	return []api.Result{{Kind: api.ResultRows, Stream: st}}, nil
 }
 
 // TestPushQueryValues checks how the shell prints values of each type: as

@@ -376,7 +376,7 @@ func runEngine(args []string) error {
 		eng.Close()
 		return err
 	}
-	for _, q := range eng.Queries() {
+	for _, q := range eng.Queries(ctx) {
 		if strings.HasPrefix(q.Status, "ERROR") {
 			eng.Close()
 			return fmt.Errorf("query %s: %s", q.ID, q.Status)

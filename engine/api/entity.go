@@ -1,0 +1,209 @@
+package api
+
+import "github.com/sluice-sql/sluice/internal/types"
+
+// Entity is what a listing or description statement answers. Its
+// concrete types are this file's.
+type Entity interface{ entity() }
+
+// SourceKind says whether a source is a stream or a table.
+type SourceKind string
+
+// The source kinds, as ksqlDB names them.
+const (
+	SourceStream SourceKind = "STREAM"
+	SourceTable  SourceKind = "TABLE"
+)
+
+// SourceColumn is a column of a stream or table.
+type SourceColumn struct {
+	types.Column
+	Role ColumnRole
+	// Header is the header key a HEADER('key') column reads; empty for a
+	// HEADERS column and the other roles.
+	Header string
+}
+
+// SourceInfo describes a stream or table.
+type SourceInfo struct {
+	Name                   string
+	Kind                   SourceKind
+	Topic                  string
+	Partitions             int32
+	KeyFormat, ValueFormat string
+	// Window is a windowed key's window ("TUMBLING (SIZE 1 MINUTES)"),
+	// WindowType its kind (TUMBLING, HOPPING, SESSION); empty when the
+	// key is not windowed.
+	Window, WindowType string
+	// Timestamp names the column holding record time; empty for ROWTIME.
+	Timestamp string
+	Columns   []SourceColumn
+	SQL       string
+	// Writers and Readers are the ids of the persistent queries writing
+	// into and reading from the source.
+	Writers, Readers []string
+	// ReadOnly is set for a source created with CREATE SOURCE.
+	ReadOnly bool
+}
+
+// Windowed reports whether the source's key is windowed.
+func (s *SourceInfo) Windowed() bool { return s.WindowType != "" }
+
+// QueryType says whether a query is persistent or a push query.
+type QueryType string
+
+// The query types, as ksqlDB names them.
+const (
+	Persistent QueryType = "PERSISTENT"
+	Push       QueryType = "PUSH"
+)
+
+// QueryInfo describes a persistent or push query.
+type QueryInfo struct {
+	ID   string
+	Type QueryType
+	// Status is RUNNING, PAUSED, NOT_RUNNING, "RESTORING 40 %" or
+	// "ERROR: <why>"; State is its first word (ksqlDB's query state).
+	Status, State   string
+	Sink, SinkTopic string
+	SQL             string
+	Sources         []string
+	// Columns are the output columns, the first KeyColumns of them the
+	// key.
+	Columns    []types.Column
+	KeyColumns int
+	// Guarantee is the processing guarantee the query runs with.
+	Guarantee string
+	// Running is set when the query runs on this server: Stats are its
+	// figures.
+	Running bool
+	Stats   Stats
+	// Partitions says which servers run the query's partitions, in a
+	// cluster; empty on a server alone.
+	Partitions string
+}
+
+// SourceList answers SHOW STREAMS and SHOW TABLES.
+type SourceList struct {
+	Kind     SourceKind
+	Extended bool
+	Sources  []SourceInfo
+}
+
+// SourceDescription answers DESCRIBE.
+type SourceDescription struct {
+	Source   SourceInfo
+	Extended bool
+	// Writers and Readers describe the queries of Source.Writers and
+	// Source.Readers.
+	Writers, Readers []QueryInfo
+	// Cluster says which servers run which partitions, in a cluster.
+	Cluster string
+}
+
+// QueryList answers SHOW QUERIES.
+type QueryList struct {
+	Extended bool
+	// Cluster is set when the server runs in a cluster (QueryInfo.Partitions
+	// is then set).
+	Cluster bool
+	Queries []QueryInfo
+}
+
+// Topic is a Kafka topic.
+type Topic struct {
+	Name              string
+	Partitions        int32
+	ReplicationFactor int
+}
+
+// TopicList answers SHOW TOPICS.
+type TopicList struct {
+	// All is set when internal topics (those whose names start with '_')
+	// are listed too.
+	All    bool
+	Topics []Topic
+}
+
+// Property is a property's value and where it comes from.
+type Property struct {
+	Name string
+	// Scope is SESSION (set with SET), SERVER or DEFAULT.
+	Scope string
+	Value string
+}
+
+// PropertyList answers SHOW PROPERTIES.
+type PropertyList struct{ Properties []Property }
+
+// Variable is a session variable.
+type Variable struct{ Name, Value string }
+
+// VariableList answers SHOW VARIABLES.
+type VariableList struct{ Variables []Variable }
+
+// NamedType is a custom type.
+type NamedType struct {
+	Name string
+	Type *types.Type
+}
+
+// TypeList answers SHOW TYPES.
+type TypeList struct{ Types []NamedType }
+
+// FunctionInfo describes a function.
+type FunctionInfo struct {
+	Name string
+	// Type is SCALAR, AGGREGATE or TABLE.
+	Type        string
+	Description string
+}
+
+// FunctionList answers SHOW FUNCTIONS.
+type FunctionList struct{ Functions []FunctionInfo }
+
+// FunctionDescription answers DESCRIBE FUNCTION.
+type FunctionDescription struct{ Function FunctionInfo }
+
+// PlanLine is one operator of an execution plan, drawn at Depth below
+// the output: Operator is its kind in brackets' words (SINK, FILTER,
+// PROJECT ...), Details its "name: value" parts.
+type PlanLine struct {
+	Depth    int
+	Operator string
+	Details  []string
+}
+
+// PullReads says what a pull query reads: the Source's topic from its
+// start to its end (Query empty), or the state Query last committed,
+// narrowed by Lookup.
+type PullReads struct {
+	Source string
+	Query  string
+	Lookup string
+}
+
+// QueryDescription answers EXPLAIN: of a persistent query (Query set),
+// or of a statement planned without running (Statement set).
+type QueryDescription struct {
+	// Query describes the persistent query EXPLAIN names.
+	Query *QueryInfo
+	// Statement is the statement EXPLAIN planned; Pull is set when it is a
+	// pull query, and Reads says what it would read.
+	Statement string
+	Pull      bool
+	Reads     PullReads
+	// Plan is the execution plan, the output first.
+	Plan []PlanLine
+}
+
+func (*SourceList) entity()          {}
+func (*SourceDescription) entity()   {}
+func (*QueryList) entity()           {}
+func (*TopicList) entity()           {}
+func (*PropertyList) entity()        {}
+func (*VariableList) entity()        {}
+func (*TypeList) entity()            {}
+func (*FunctionList) entity()        {}
+func (*FunctionDescription) entity() {}
+func (*QueryDescription) entity()    {}
