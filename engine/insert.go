@@ -116,7 +116,7 @@ func (e *Engine) insertRow(ctx context.Context, target string, targetPos, pos as
 			return Result{}, userError(vals[i].pos, "Inserting into column `%s` is not allowed.", name)
 		}
 		if name == topology.RowTime {
-			c, err := expr.Coerce(v, t, types.BigintType)
+			c, err := assignValue(v, t, types.BigintType)
 			if err != nil || c == nil {
 				return Result{}, userError(vals[i].pos, "ROWTIME must be a BIGINT number of milliseconds")
 			}
@@ -135,7 +135,7 @@ func (e *Engine) insertRow(ctx context.Context, target string, targetPos, pos as
 		if idx >= len(src.Key)+len(src.Value) {
 			return Result{}, userError(vals[i].pos, "Cannot insert into HEADER columns: %s reads record headers", name)
 		}
-		c, err := expr.Coerce(v, t, cols[idx].Type)
+		c, err := assignValue(v, t, cols[idx].Type)
 		if err != nil {
 			return Result{}, userError(vals[i].pos, "value for column %s: %v", name, err)
 		}

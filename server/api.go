@@ -16,7 +16,6 @@ import (
 
 	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/internal/render"
-	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/internal/wire"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
 )
@@ -217,9 +216,10 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// jsonRow reads a JSON object of column names to values into r. Numbers
-// keep their text as DECIMAL (or BIGINT when integral), so that the
-// column's type decides, as an INSERT VALUES constant does.
+// jsonRow reads a JSON object of column names to values into r. The
+// values keep their JSON form, with numbers as their text (json.Number):
+// the engine converts each to its column's type, as ksqlDB reads a row
+// inserted as JSON (see api.InsertRow).
 func jsonRow(r *api.InsertRow, text string) error {
 	if strings.TrimSpace(text) == "" {
 		return fmt.Errorf("the row is empty: give values or a JSON object")
@@ -227,66 +227,11 @@ func jsonRow(r *api.InsertRow, text string) error {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
+	if err := dec.Decode(&obj); err != nil || obj == nil {
 		return fmt.Errorf("json must be one JSON object of column names to values: %v", err)
 	}
 	for _, name := range sortedKeys(obj) {
-		v, t, err := jsonValue(obj[name])
-		if err != nil {
-			return fmt.Errorf("column %s: %v", name, err)
-		}
-		r.Add(name, v, t)
+		r.Add(name, obj[name], nil)
 	}
 	return nil
-}
-
-func jsonValue(x any) (any, *types.Type, error) {
-	switch v := x.(type) {
-	case nil:
-		return nil, nil, nil
-	case bool:
-		return v, types.BooleanType, nil
-	case string:
-		return v, types.StringType, nil
-	case json.Number:
-		if i, err := v.Int64(); err == nil {
-			return i, types.BigintType, nil
-		}
-		d, err := types.ParseDec(v.String())
-		if err != nil {
-			f, ferr := v.Float64()
-			if ferr != nil {
-				return nil, nil, fmt.Errorf("bad number %s", v)
-			}
-			return f, types.DoubleType, nil
-		}
-		return d, types.DecimalOf(max(d.Precision(), d.Scale), d.Scale), nil
-	case []any:
-		out := make([]any, len(v))
-		var elem *types.Type
-		for i, e := range v {
-			var t *types.Type
-			var err error
-			if out[i], t, err = jsonValue(e); err != nil {
-				return nil, nil, err
-			}
-			if elem == nil {
-				elem = t
-			}
-		}
-		return out, types.ArrayOf(elem), nil
-	case map[string]any:
-		keys := sortedKeys(v)
-		s := make(types.StructValue, len(keys))
-		fields := make([]types.Field, len(keys))
-		for i, k := range keys {
-			var err error
-			if s[i], fields[i].Type, err = jsonValue(v[k]); err != nil {
-				return nil, nil, err
-			}
-			fields[i].Name = k
-		}
-		return s, types.StructOf(fields...), nil
-	}
-	return nil, nil, fmt.Errorf("unsupported JSON value %v", x)
 }

@@ -392,3 +392,33 @@ func TestUnimplementedCalls(t *testing.T) {
 		t.Errorf("Terminate: %v", err)
 	}
 }
+
+// TestInsertJSONShapes: a JSON row's objects become a MAP or a STRUCT as
+// its column says, and BYTES are read as base64, as over REST.
+func TestInsertJSONShapes(t *testing.T) {
+	w := newWorld(t, Options{})
+	c := w.dial(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	w.exec(t, `CREATE STREAM j (id VARCHAR KEY, m MAP<STRING, INT>, s STRUCT<a INT, b VARCHAR>, b BYTES) WITH (KAFKA_TOPIC='j', VALUE_FORMAT='JSON', PARTITIONS=1);`)
+	if _, err := c.Insert(ctx, &sluicev1.InsertRequest{Target: "J", Rows: []*sluicev1.InsertRow{
+		{Json: `{"ID": "x", "M": {"k": 1}, "S": {"a": 2, "B": "two"}, "B": "aGk="}`},
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Insert(ctx, &sluicev1.InsertRequest{Target: "J", Rows: []*sluicev1.InsertRow{{Json: `{"ID": "y", "M": [1]}`}}})
+	if st := status.Convert(err); st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), "value for column M: a JSON array cannot be a MAP<STRING, INTEGER>") {
+		t.Errorf("Insert of an array into a map: %v", err)
+	}
+	if err := w.eng.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	pull, err := c.PullQuery(ctx, &sluicev1.PullQueryRequest{Sql: `SELECT m['k'] AS k, s->b AS b, b AS raw FROM j;`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := pull.GetRows(); len(rows) != 1 || rows[0].GetValues()[0].GetIntValue() != 1 ||
+		rows[0].GetValues()[1].GetStringValue() != "two" || string(rows[0].GetValues()[2].GetBytesValue()) != "hi" {
+		t.Errorf("rows = %v", rows)
+	}
+}

@@ -53,7 +53,11 @@ type Engine interface {
 
 // InsertRow is one row to insert: column names and their values with the
 // values' types (as wire.DecodeValue gives them). ROWTIME sets the record
-// time.
+// time. A value without a type (nil) is one decoded from JSON with
+// encoding/json's UseNumber (bool, json.Number, string, []any,
+// map[string]any): the engine converts it to its column's type as ksqlDB
+// reads a row inserted as JSON (objects are structs or maps as the column
+// says, strings are read as CAST reads them, BYTES are base64).
 type InsertRow struct {
 	Names  []string
 	Values []any

@@ -4,16 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -194,9 +191,9 @@ func (h *Handler) findSource(ctx context.Context, name string) (api.SourceInfo, 
 	return api.SourceInfo{}, false
 }
 
-// insertRow inserts one JSON object, its values converted to its columns'
-// types, through the engine's Insert: rows get the same checks, timestamps
-// and encodings as INSERT VALUES gives them.
+// insertRow inserts one JSON object through the engine's Insert, which
+// converts its values to their columns' types: rows get the same checks,
+// timestamps and encodings as INSERT VALUES gives them.
 func (h *Handler) insertRow(ctx context.Context, src api.SourceInfo, line []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
@@ -215,11 +212,8 @@ func (h *Handler) insertRow(ctx context.Context, src api.SourceInfo, line []byte
 		if !ok {
 			return fmt.Errorf("%s has no column %s; its columns are %s", src.Name, k, sourceColumnNames(src))
 		}
-		v, err := jsonValue(obj[k], col.Type)
-		if err != nil {
-			return fmt.Errorf("value for column %s: %v", col.Name, err)
-		}
-		row.Add(col.Name, v, col.Type)
+		// The engine converts the JSON value to the column's type.
+		row.Add(col.Name, obj[k], nil)
 	}
 	_, err := h.eng.Insert(ctx, src.Name, []api.InsertRow{row})
 	return err
@@ -250,163 +244,4 @@ func sourceColumnNames(src api.SourceInfo) string {
 		names[i] = c.Name
 	}
 	return strings.Join(names, ", ")
-}
-
-// jsonValue converts a decoded JSON value (numbers as json.Number) to a
-// value of type t, as ksqlDB reads an inserted row: objects are structs or
-// maps as the column says, strings convert as CAST does (to TIMESTAMP,
-// DECIMAL, ...), and BYTES are base64.
-func jsonValue(v any, t *types.Type) (any, error) {
-	switch x := v.(type) {
-	case nil:
-		return nil, nil
-	case bool:
-		return assign(x, types.BooleanType, t)
-	case json.Number:
-		if i, err := strconv.ParseInt(x.String(), 10, 64); err == nil {
-			// Typed as SQL types an integer literal, so that it fits an
-			// INTEGER column.
-			if i == int64(int32(i)) {
-				return assign(int32(i), types.IntType, t)
-			}
-			return assign(i, types.BigintType, t)
-		}
-		if t.Kind == types.Decimal {
-			d, err := types.ParseDec(x.String())
-			if err != nil {
-				return nil, err
-			}
-			return assign(d, types.DecimalOf(max(d.Precision(), d.Scale), d.Scale), t)
-		}
-		f, err := x.Float64()
-		if err != nil {
-			return nil, err
-		}
-		return assign(f, types.DoubleType, t)
-	case string:
-		if t.Kind == types.Bytes {
-			b, err := base64.StdEncoding.DecodeString(x)
-			if err != nil {
-				return nil, fmt.Errorf("BYTES are given in base64: %v", err)
-			}
-			return b, nil
-		}
-		return assign(x, types.StringType, t)
-	case []any:
-		if t.Kind != types.Array {
-			return nil, fmt.Errorf("a JSON array cannot be a %s", t)
-		}
-		out := make([]any, len(x))
-		for i, e := range x {
-			c, err := jsonValue(e, t.Elem)
-			if err != nil {
-				return nil, err
-			}
-			out[i] = c
-		}
-		return out, nil
-	case map[string]any:
-		switch t.Kind {
-		case types.Struct:
-			out := make(types.StructValue, len(t.Fields))
-			for k, e := range x {
-				i := slices.IndexFunc(t.Fields, func(f types.Field) bool { return strings.EqualFold(f.Name, k) })
-				if i < 0 {
-					return nil, fmt.Errorf("%s has no field %s", t, k)
-				}
-				c, err := jsonValue(e, t.Fields[i].Type)
-				if err != nil {
-					return nil, err
-				}
-				out[i] = c
-			}
-			return out, nil
-		case types.Map:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			m := &types.MapValue{Keys: make([]any, len(keys)), Values: make([]any, len(keys))}
-			for i, k := range keys {
-				kv, err := assign(k, types.StringType, t.Key)
-				if err != nil {
-					return nil, err
-				}
-				ev, err := jsonValue(x[k], t.Elem)
-				if err != nil {
-					return nil, err
-				}
-				m.Keys[i], m.Values[i] = kv, ev
-			}
-			return m, nil
-		}
-		return nil, fmt.Errorf("a JSON object cannot be a %s", t)
-	}
-	return nil, fmt.Errorf("unexpected JSON value %v", v)
-}
-
-// assign converts v, a JSON value read as a value of type from, to type
-// to, a column's, as INSERT VALUES assigns a constant without a CAST:
-// integers widen to BIGINT, DECIMAL and DOUBLE, decimals fit a DECIMAL's
-// scale or become DOUBLE, strings are read as TIMESTAMP, DATE or TIME.
-// Other conversions are refused with a message naming both types. The
-// engine checks the value again as it inserts it.
-func assign(v any, from, to *types.Type) (any, error) {
-	if v == nil || from.Equal(to) {
-		return v, nil
-	}
-	refused := fmt.Errorf("cannot assign a value of type %s to type %s", from, to)
-	switch to.Kind {
-	case types.Bigint:
-		if x, ok := v.(int32); ok {
-			return int64(x), nil
-		}
-	case types.Double:
-		switch x := v.(type) {
-		case int32:
-			return float64(x), nil
-		case int64:
-			return float64(x), nil
-		case types.Dec:
-			return x.Float64(), nil
-		}
-	case types.Decimal:
-		var d types.Dec
-		switch x := v.(type) {
-		case int32:
-			d = types.DecFromInt64(int64(x))
-		case int64:
-			d = types.DecFromInt64(x)
-		case types.Dec:
-			d = x
-		default:
-			return nil, refused
-		}
-		r := d.Rescale(to.Scale)
-		if r.Sign() != 0 && r.Precision() > to.Precision {
-			return nil, fmt.Errorf("numeric field overflow: %s does not fit %s", d, to)
-		}
-		return r, nil
-	case types.Timestamp, types.Date, types.Time:
-		s, ok := v.(string)
-		if !ok {
-			break
-		}
-		var out any
-		var err error
-		switch to.Kind {
-		case types.Timestamp:
-			out, err = types.ParseTimestamp(s)
-		case types.Date:
-			out, err = types.ParseDate(s)
-		default:
-			out, err = types.ParseTime(s)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("invalid input syntax for type %s: %q", to, s)
-		}
-		return out, nil
-	}
-	return nil, refused
 }

@@ -636,6 +636,20 @@ func TestInsertsStreamTypes(t *testing.T) {
 	if status != 200 || string(out) != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out, want)
 	}
+	// A value the column cannot take is refused, naming the column.
+	for row, want := range map[string]string{
+		`{"k":"r2","s":{"z":1}}`:  "value for column S: STRUCT<`X` INTEGER, `Y` STRING> has no field z",
+		`{"k":"r2","b":"%%%"}`:    "value for column B: BYTES are given in base64",
+		`{"k":"r2","a":{"x":1}}`:  "value for column A: a JSON object cannot be a ARRAY<INTEGER>",
+		`{"k":"r2","f":"maybe"}`:  "value for column F: ",
+		`{"k":"r2","d":123.456}`:  "value for column D: ",
+		`{"k":"r2","ts":"never"}`: "value for column TS: ",
+	} {
+		status, out, _ := e.post(t, e.h2, "/inserts-stream", "", []byte(`{"target":"typed"}`+"\n"+row+"\n"))
+		if status != 200 || !strings.Contains(string(out), `"status":"error"`) || !strings.Contains(string(out), want) {
+			t.Errorf("%s: %d %s, want an error saying %q", row, status, out, want)
+		}
+	}
 }
 
 // TestScriptsWithoutOneStatement checks the answers to requests of no

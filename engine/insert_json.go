@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/internal/types"
+)
+
+// fromJSON converts a value decoded from JSON (encoding/json with
+// UseNumber: nil, bool, json.Number, string, []any, map[string]any) to a
+// value of type t, as ksqlDB reads a row inserted as JSON: numbers and
+// strings are assigned as INSERT VALUES assigns constants (integers widen,
+// decimals fit the column's scale, strings are read as TIMESTAMP, DATE or
+// TIME), objects are structs or maps as the column says, and BYTES are
+// base64. An api.InsertRow value without a type is one.
+func fromJSON(v any, t *types.Type) (any, error) {
+	switch x := v.(type) {
+	case nil:
+		return nil, nil
+	case bool:
+		return expr.Coerce(x, types.BooleanType, t)
+	case json.Number:
+		if i, err := strconv.ParseInt(x.String(), 10, 64); err == nil {
+			// Typed as SQL types an integer literal, so that it fits an
+			// INTEGER column.
+			if i == int64(int32(i)) {
+				return expr.Coerce(int32(i), types.IntType, t)
+			}
+			return expr.Coerce(i, types.BigintType, t)
+		}
+		if t.Kind == types.Decimal {
+			d, err := types.ParseDec(x.String())
+			if err != nil {
+				return nil, err
+			}
+			return expr.Coerce(d, types.DecimalOf(max(d.Precision(), d.Scale), d.Scale), t)
+		}
+		f, err := x.Float64()
+		if err != nil {
+			return nil, err
+		}
+		return expr.Coerce(f, types.DoubleType, t)
+	case string:
+		if t.Kind == types.Bytes {
+			b, err := base64.StdEncoding.DecodeString(x)
+			if err != nil {
+				return nil, fmt.Errorf("BYTES are given in base64: %v", err)
+			}
+			return b, nil
+		}
+		return expr.Coerce(x, types.StringType, t)
+	case []any:
+		if t.Kind != types.Array {
+			return nil, fmt.Errorf("a JSON array cannot be a %s", t)
+		}
+		out := make([]any, len(x))
+		for i, e := range x {
+			c, err := fromJSON(e, t.Elem)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	case map[string]any:
+		switch t.Kind {
+		case types.Struct:
+			out := make(types.StructValue, len(t.Fields))
+			for k, e := range x {
+				i := slices.IndexFunc(t.Fields, func(f types.Field) bool { return strings.EqualFold(f.Name, k) })
+				if i < 0 {
+					return nil, fmt.Errorf("%s has no field %s", t, k)
+				}
+				c, err := fromJSON(e, t.Fields[i].Type)
+				if err != nil {
+					return nil, err
+				}
+				out[i] = c
+			}
+			return out, nil
+		case types.Map:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			m := &types.MapValue{Keys: make([]any, len(keys)), Values: make([]any, len(keys))}
+			for i, k := range keys {
+				kv, err := expr.Coerce(k, types.StringType, t.Key)
+				if err != nil {
+					return nil, err
+				}
+				ev, err := fromJSON(x[k], t.Elem)
+				if err != nil {
+					return nil, err
+				}
+				m.Keys[i], m.Values[i] = kv, ev
+			}
+			return m, nil
+		}
+		return nil, fmt.Errorf("a JSON object cannot be a %s", t)
+	}
+	return nil, fmt.Errorf("unexpected JSON value %v", v)
+}
+
+// assignValue converts v, of type t, to the column type to; a nil t marks
+// a value decoded from JSON (see fromJSON).
+func assignValue(v any, t, to *types.Type) (any, error) {
+	if t == nil && v != nil {
+		return fromJSON(v, to)
+	}
+	return expr.Coerce(v, t, to)
+}
