@@ -271,13 +271,16 @@ type Catalog struct {
 	sources map[string]*Source
 	queries map[string]*Query
 	types   map[string]*types.Type
+	// createdBy maps a source created with its query (CREATE ... AS
+	// SELECT, a CREATE SOURCE TABLE's materialization) to that query's id.
+	createdBy map[string]string
 	// seq counts applied CreateQuery commands; query ids end with it.
 	seq int
 }
 
 // New returns an empty catalog.
 func New() *Catalog {
-	return &Catalog{sources: map[string]*Source{}, queries: map[string]*Query{}, types: map[string]*types.Type{}}
+	return &Catalog{sources: map[string]*Source{}, queries: map[string]*Query{}, types: map[string]*types.Type{}, createdBy: map[string]string{}}
 }
 
 // Apply applies one command. A command that does not fit the catalog (a
@@ -300,6 +303,7 @@ func (c *Catalog) Apply(cmd *Command) error {
 			return fmt.Errorf("catalog: drop of unknown source %s", cmd.Name)
 		}
 		delete(c.sources, cmd.Name)
+		delete(c.createdBy, cmd.Name)
 	case CreateQuery:
 		if cmd.Query == nil || cmd.Query.Plan == nil {
 			return fmt.Errorf("catalog: create_query command without a query plan")
@@ -324,12 +328,16 @@ func (c *Catalog) Apply(cmd *Command) error {
 				return fmt.Errorf("catalog: source %s already exists", cmd.Source.Name)
 			}
 			c.sources[cmd.Source.Name] = cmd.Source
+			c.createdBy[cmd.Source.Name] = cmd.Query.ID
 		}
 		c.queries[cmd.Query.ID] = cmd.Query
 		c.seq++
 	case TerminateQuery:
 		if _, ok := c.queries[cmd.QueryID]; !ok {
 			return fmt.Errorf("catalog: terminate of unknown query %s", cmd.QueryID)
+		}
+		if q := c.queries[cmd.QueryID]; c.createdBy[q.Sink] == cmd.QueryID {
+			delete(c.createdBy, q.Sink)
 		}
 		delete(c.queries, cmd.QueryID)
 	case ReplaceQuery:
@@ -450,6 +458,17 @@ func (c *Catalog) Queries() []*Query {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
+}
+
+// CreatedBy returns the id of the query source name was created with
+// (CREATE ... AS SELECT, or a CREATE SOURCE TABLE's materialization), while
+// it runs; the other queries that write into a source are INSERT INTO
+// queries.
+func (c *Catalog) CreatedBy(name string) (string, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	id, ok := c.createdBy[name]
+	return id, ok
 }
 
 // Writers returns the ids of the queries that write into source name.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/sluice-sql/sluice/catalog"
@@ -342,6 +344,53 @@ func (e *Engine) pauseResume(ctx context.Context, st *ast.PauseResume) (Result, 
 	return Result{Kind: ResultStatus, Message: fmt.Sprintf("Query %s %s.", ids[0], verb)}, nil
 }
 
+// dropChecks says whether source name can be dropped, as ksqlDB does: not
+// while INSERT INTO queries read or write it, nor while sources created
+// from it read it. It returns the queries the drop terminates: the one the
+// source was created with, and the materializations of a CREATE SOURCE
+// TABLE.
+func (e *Engine) dropChecks(pos ast.Pos, name string) ([]string, error) {
+	own := e.materializations(name)
+	if id, ok := e.cat.CreatedBy(name); ok && !slices.Contains(own, id) {
+		own = append(own, id)
+	}
+	// INSERT INTO queries: the writers and readers created on their own.
+	insert := func(ids []string) []string {
+		var out []string
+		for _, id := range ids {
+			q, ok := e.cat.Query(id)
+			if !ok || slices.Contains(own, id) {
+				continue
+			}
+			if created, ok := e.cat.CreatedBy(q.Sink); ok && created == id {
+				continue // a query another source was created with
+			}
+			out = append(out, id)
+		}
+		sort.Strings(out)
+		return out
+	}
+	if ws, rs := insert(e.cat.Writers(name)), insert(e.cat.Readers(name)); len(ws)+len(rs) > 0 {
+		return nil, userError(pos, "Cannot drop %s.\nThe following queries read from this source: [%s].\nThe following queries write into this source: [%s].\nYou need to terminate them before dropping %s.",
+			name, strings.Join(rs, ", "), strings.Join(ws, ", "), name)
+	}
+	var dependents []string
+	for _, id := range e.cat.Readers(name) {
+		if slices.Contains(own, id) {
+			continue
+		}
+		if q, ok := e.cat.Query(id); ok && !slices.Contains(dependents, q.Sink) {
+			dependents = append(dependents, q.Sink)
+		}
+	}
+	if len(dependents) > 0 {
+		sort.Strings(dependents)
+		return nil, userError(pos, "Cannot drop %s.\nThe following streams and/or tables read from this source: [%s].\nYou need to drop them before dropping %s.",
+			name, strings.Join(dependents, ", "), name)
+	}
+	return own, nil
+}
+
 func (e *Engine) drop(ctx context.Context, st *ast.Drop) (Result, error) {
 	if err := e.ddl.LockContext(ctx); err != nil {
 		return Result{}, err
@@ -377,14 +426,11 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop) (Result, error) {
 			return Result{}, userError(st.NamePos, "Refusing to delete topic. Found other data sources (%s) using topic %s\nDrop them first, or drop %s without DELETE TOPIC.", strings.Join(others, ", "), src.Topic, st.Name)
 		}
 	}
-	own := e.materializations(st.Name)
-	if ws := without(e.cat.Writers(st.Name), own); len(ws) > 0 {
-		return Result{}, userError(st.NamePos, "cannot drop %s: the following queries write into it: %s; TERMINATE them first", st.Name, strings.Join(ws, ", "))
+	own, err := e.dropChecks(st.NamePos, st.Name)
+	if err != nil {
+		return Result{}, err
 	}
-	if rs := without(e.cat.Readers(st.Name), own); len(rs) > 0 {
-		return Result{}, userError(st.NamePos, "cannot drop %s: the following queries read from it: %s; TERMINATE them first", st.Name, strings.Join(rs, ", "))
-	}
-	ctx, err := commit(ctx)
+	ctx, err = commit(ctx)
 	if err != nil {
 		return Result{}, err
 	}

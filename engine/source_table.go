@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"slices"
 
 	"github.com/sluice-sql/sluice/catalog"
 	"github.com/sluice-sql/sluice/exec"
@@ -66,7 +65,3 @@ func (e *Engine) terminateQuery(ctx context.Context, id string) error {
 	return nil
 }
 
-// without returns ids minus those in drop.
-func without(ids, drop []string) []string {
-	return slices.DeleteFunc(ids, func(id string) bool { return slices.Contains(drop, id) })
-}
