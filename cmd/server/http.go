@@ -13,6 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/net/http2"
+	//lint:ignore SA1019 net/http serves HTTP/2 with prior knowledge only; x/net's h2c is the one Upgrade handler there is.
+	"golang.org/x/net/http2/h2c"
+
 	"github.com/sluice-sql/sluice/engine"
 	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/server/rest"
@@ -64,6 +68,9 @@ func startHTTP(addr string, h http.Handler, restAPI *atomic.Pointer[rest.Handler
 	protocols.SetHTTP2(true)
 	protocols.SetUnencryptedHTTP2(true)
 	s := &httpServer{addr: lis.Addr().String(), rest: restAPI, served: make(chan error, 1)}
+	if tlsConfig == nil {
+		h = upgradeH2C(h)
+	}
 	s.srv = &http.Server{
 		Handler:           h,
 		Protocols:         &protocols,
@@ -89,6 +96,36 @@ func startHTTP(addr string, h http.Handler, restAPI *atomic.Pointer[rest.Handler
 	}()
 	return s, nil
 }
+
+// upgradeH2C serves the HTTP/1.1 requests that ask to switch to HTTP/2
+// (Upgrade: h2c, RFC 7540 section 3.2) over HTTP/2, as some ksqlDB clients
+// reach /inserts-stream; the standard library serves HTTP/2 with prior
+// knowledge only. The upgraded request's body is read whole first, within
+// the server's read timeout and the REST API's request size limit.
+func upgradeH2C(h http.Handler) http.Handler {
+	// The upgraded request is served on the HTTP/2 connection's stream 1,
+	// but keeps the HTTP/1.1 it was sent with: say HTTP/2, as it is.
+	h2 := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 1 {
+			r = r.Clone(r.Context())
+			r.Proto, r.ProtoMajor, r.ProtoMinor = "HTTP/2.0", 2, 0
+		}
+		h.ServeHTTP(w, r)
+	})
+	//lint:ignore SA1019 as for the import: no other Upgrade handler exists.
+	up := h2c.NewHandler(h2, &http2.Server{})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor == 1 && strings.EqualFold(r.Header.Get("Upgrade"), "h2c") {
+			http.MaxBytesHandler(up, maxUpgradeBody).ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// maxUpgradeBody bounds the body of a request upgraded to HTTP/2, which is
+// read whole before it is served: the REST API's default request limit.
+const maxUpgradeBody = 1 << 20
 
 func (s *httpServer) closeREST() {
 	if h := s.rest.Load(); h != nil {

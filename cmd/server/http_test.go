@@ -7,9 +7,13 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
 )
 
 // TestRESTServed checks that the server serves the REST API over HTTP/1.1
@@ -129,5 +133,88 @@ func TestHTTPReadTimeout(t *testing.T) {
 		if !sc.Scan() || sc.Text() != `["late"]` {
 			t.Fatalf("the push query did not go on: %q %v", sc.Text(), sc.Err())
 		}
+	}
+}
+
+// TestH2CUpgrade: an HTTP/1.1 request that asks to switch to HTTP/2
+// (Upgrade: h2c) is answered over HTTP/2, so that /inserts-stream, which
+// needs HTTP/2, takes rows from clients that upgrade rather than start
+// with prior knowledge.
+func TestH2CUpgrade(t *testing.T) {
+	srv := startServer(t, filepath.Join(t.TempDir(), "data"))
+	defer srv.stop()
+	resp, err := http.Post("http://"+srv.addrs.HTTP+"/ksql", "application/json", strings.NewReader(
+		`{"ksql": "CREATE STREAM s (id VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1);"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+
+	conn, err := net.Dial("tcp", srv.addrs.HTTP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+	body := `{"target":"S"}` + "\n" + `{"ID":"a","V":1}` + "\n"
+	// An empty SETTINGS payload, base64url: the client's defaults.
+	req := "POST /inserts-stream HTTP/1.1\r\nHost: sluice\r\nConnection: Upgrade, HTTP2-Settings\r\nUpgrade: h2c\r\nHTTP2-Settings: \r\n" +
+		"Content-Type: application/json\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	status, err := br.ReadString('\n')
+	if err != nil || !strings.HasPrefix(status, "HTTP/1.1 101 ") {
+		t.Fatalf("status line %q, %v: want 101 Switching Protocols", status, err)
+	}
+	for { // the rest of the 101 response's header
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line == "\r\n" {
+			break
+		}
+	}
+	// The client's connection preface, then HTTP/2 frames: the answer to
+	// the upgraded request comes on stream 1.
+	if _, err := io.WriteString(conn, http2.ClientPreface); err != nil {
+		t.Fatal(err)
+	}
+	fr := http2.NewFramer(conn, br)
+	if err := fr.WriteSettings(); err != nil {
+		t.Fatal(err)
+	}
+	dec := hpack.NewDecoder(4096, nil)
+	var code, data string
+	for !strings.Contains(data, "\n") {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			t.Fatalf("reading frames (status %q, data %q): %v", code, data, err)
+		}
+		switch f := f.(type) {
+		case *http2.SettingsFrame:
+			if !f.IsAck() {
+				_ = fr.WriteSettingsAck()
+			}
+		case *http2.HeadersFrame:
+			fields, err := dec.DecodeFull(f.HeaderBlockFragment())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, hf := range fields {
+				if hf.Name == ":status" {
+					code = hf.Value
+				}
+			}
+		case *http2.DataFrame:
+			if f.StreamID == 1 {
+				data += string(f.Data())
+			}
+		}
+	}
+	if code != "200" || !strings.Contains(data, `{"status":"ok","seq":0}`) {
+		t.Errorf("upgraded /inserts-stream: status %q, body %q", code, data)
 	}
 }
