@@ -163,6 +163,7 @@ func TestConformance(t *testing.T) {
 			pg := startPlayground(t, "")
 			c := newClient(t, a.new, pg.Addr())
 			t.Run("Topics", func(t *testing.T) { testTopics(t, c) })
+			t.Run("ClusterID", func(t *testing.T) { testClusterID(t, c) })
 			t.Run("KeyedPlacement", func(t *testing.T) { testKeyedPlacement(t, c) })
 			t.Run("ExplicitPartition", func(t *testing.T) { testExplicitPartition(t, c) })
 			t.Run("NilKeys", func(t *testing.T) { testNilKeys(t, c) })
@@ -176,6 +177,15 @@ func TestConformance(t *testing.T) {
 			t.Run("ProduceUnknownTopic", func(t *testing.T) { testProduceUnknownTopic(t, c) })
 			t.Run("Close", func(t *testing.T) { testClose(t, a.new, pg.Addr()) })
 		})
+	}
+}
+
+// testClusterID: the cluster's id is the one its metadata gives (the
+// playground's).
+func testClusterID(t *testing.T, c kafka.Client) {
+	id, err := c.ClusterID(testCtx(t))
+	if err != nil || id != "sluice-playground" {
+		t.Errorf("ClusterID = %q, %v; want sluice-playground", id, err)
 	}
 }
 

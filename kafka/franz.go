@@ -182,6 +182,24 @@ func (c *franzClient) DescribeTopic(ctx context.Context, name string) (TopicInfo
 	return topicInfo(t), nil
 }
 
+func (c *franzClient) ClusterID(ctx context.Context) (string, error) {
+	if c.life.isClosed() {
+		return "", ErrClosed
+	}
+	ctx, cancel := c.reqCtx(ctx)
+	defer cancel()
+	req := kmsg.NewPtrMetadataRequest()
+	req.Topics = []kmsg.MetadataRequestTopic{} // none: the cluster only
+	resp, err := req.RequestWith(ctx, c.cl)
+	if err != nil {
+		return "", fmt.Errorf("kafka: cluster id: %w", franzErr(err))
+	}
+	if resp.ClusterID == nil {
+		return "", nil
+	}
+	return *resp.ClusterID, nil
+}
+
 func (c *franzClient) ListTopics(ctx context.Context) ([]TopicInfo, error) {
 	if c.life.isClosed() {
 		return nil, ErrClosed

@@ -77,6 +77,9 @@ type Client interface {
 	// ListTopics returns every topic, internal ones (names starting with
 	// '_') included, sorted by name.
 	ListTopics(ctx context.Context) ([]TopicInfo, error)
+	// ClusterID returns the Kafka cluster's id (KIP-78), as its metadata
+	// gives it; empty for a cluster that has none.
+	ClusterID(ctx context.Context) (string, error)
 	// ListOffsets returns the start and end offsets of every partition of a
 	// topic, indexed by partition.
 	ListOffsets(ctx context.Context, topic string) ([]Offsets, error)

@@ -176,6 +176,33 @@ func (c *saramaClient) DescribeTopic(ctx context.Context, name string) (TopicInf
 	return saramaTopicInfo(t), nil
 }
 
+func (c *saramaClient) ClusterID(ctx context.Context) (string, error) {
+	if c.life.isClosed() {
+		return "", ErrClosed
+	}
+	var id *string
+	err := saramaDo(ctx, func() error {
+		b := c.client.LeastLoadedBroker()
+		if b == nil {
+			return sarama.ErrOutOfBrokers
+		}
+		_ = b.Open(c.client.Config()) // an open broker returns ErrAlreadyConnected
+		resp, err := b.GetMetadata(sarama.NewMetadataRequest(c.client.Config().Version, []string{}))
+		if err != nil {
+			return err
+		}
+		id = resp.ClusterID
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("kafka: cluster id: %w", saramaErr(err))
+	}
+	if id == nil {
+		return "", nil
+	}
+	return *id, nil
+}
+
 func (c *saramaClient) ListTopics(ctx context.Context) ([]TopicInfo, error) {
 	if c.life.isClosed() {
 		return nil, ErrClosed

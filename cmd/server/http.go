@@ -23,11 +23,11 @@ import (
 )
 
 // newREST returns the ksqlDB-compatible REST API over eng.
-func newREST(eng *engine.Engine, client kafka.Client, brokers []string, cfg config, log *slog.Logger) *rest.Handler {
+func newREST(eng *engine.Engine, client kafka.Client, clusterID string, cfg config, log *slog.Logger) *rest.Handler {
 	return rest.New(eng, rest.Options{
 		Version:            version,
 		ServiceID:          cfg.serviceID,
-		KafkaClusterID:     strings.Join(brokers, ","),
+		KafkaClusterID:     clusterID,
 		ReadTimeout:        cfg.httpReadTimeout,
 		InsertsIdleTimeout: cfg.insertsIdleTimeout,
 		CheckKafka: func(ctx context.Context) error {

@@ -40,7 +40,8 @@ func TestRESTServed(t *testing.T) {
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode != 200 || resp.Proto != proto || !strings.Contains(string(b), `"ksqlServiceId":"sluice"`) {
+		if resp.StatusCode != 200 || resp.Proto != proto || !strings.Contains(string(b), `"ksqlServiceId":"sluice"`) ||
+			!strings.Contains(string(b), `"kafkaClusterId":"sluice-playground"`) {
 			t.Fatalf("GET /info over %s: %s %d %s", proto, resp.Proto, resp.StatusCode, b)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -33,8 +34,48 @@ import (
 	"github.com/sluice-sql/sluice/server/rest"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
+// version is set at build time with -ldflags "-X main.version=..."; left
+// at dev, the build's own stamp stands for it (see buildVersion).
 var version = "dev"
+
+func init() { version = buildVersion(version, debug.ReadBuildInfo) }
+
+// buildVersion is the version the server reports (--version, /info, the
+// Info call, metrics): set, as the release build sets it; else the module
+// version the go command stamped; else dev with the commit it was built
+// from (and +dirty for a tree with changes).
+func buildVersion(set string, read func() (*debug.BuildInfo, bool)) string {
+	if set != "dev" {
+		return set
+	}
+	info, ok := read()
+	if !ok {
+		return set
+	}
+	if v := info.Main.Version; v != "" && v != "(devel)" {
+		return strings.TrimPrefix(v, "v")
+	}
+	var rev string
+	dirty := false
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return set
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "+dirty"
+	}
+	return set + "-" + rev
+}
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -450,7 +491,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		log.Info("stopped")
 	}()
 	eng.Store(e)
-	restAPI.Store(newREST(e, client, brokers, cfg, log.With("component", "rest")))
+	clusterID, err := client.ClusterID(ctx)
+	if err != nil {
+		log.Warn("cannot read the Kafka cluster's id; /info leaves kafkaClusterId empty", "err", err)
+	}
+	restAPI.Store(newREST(e, client, clusterID, cfg, log.With("component", "rest")))
 
 	if cfg.queriesFile != "" {
 		n, err := headless.Run(ctx, e, cfg.queriesFile, cfg.dataDir)

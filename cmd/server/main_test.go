@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -237,6 +238,33 @@ func TestBoundedWorkSettings(t *testing.T) {
 	for _, args := range [][]string{{"--statement-timeout", "-1s"}, {"--http-read-timeout", "0s"}, {"--inserts-idle-timeout", "0s"}, {"--max-push-queries", "-1"}} {
 		if _, err := parseConfig(args, none, io.Discard); err == nil || !strings.Contains(err.Error(), args[0]) {
 			t.Errorf("parseConfig(%q): %v, want an error naming %s", args, err, args[0])
+		}
+	}
+}
+
+// TestBuildVersion: the version reported is the one the build set, else
+// the module version stamped by the go command, else dev with the commit.
+func TestBuildVersion(t *testing.T) {
+	info := func(main string, settings ...debug.BuildSetting) func() (*debug.BuildInfo, bool) {
+		return func() (*debug.BuildInfo, bool) {
+			return &debug.BuildInfo{Main: debug.Module{Version: main}, Settings: settings}, true
+		}
+	}
+	rev := debug.BuildSetting{Key: "vcs.revision", Value: "0123456789abcdef0123"}
+	for _, tc := range []struct {
+		set  string
+		read func() (*debug.BuildInfo, bool)
+		want string
+	}{
+		{"1.4.0", info("v0.0.0-x"), "1.4.0"},
+		{"dev", info("v1.2.3"), "1.2.3"},
+		{"dev", info("(devel)", rev), "dev-0123456789ab"},
+		{"dev", info("(devel)", rev, debug.BuildSetting{Key: "vcs.modified", Value: "true"}), "dev-0123456789ab+dirty"},
+		{"dev", info("(devel)"), "dev"},
+		{"dev", func() (*debug.BuildInfo, bool) { return nil, false }, "dev"},
+	} {
+		if got := buildVersion(tc.set, tc.read); got != tc.want {
+			t.Errorf("buildVersion(%q) = %q, want %q", tc.set, got, tc.want)
 		}
 	}
 }
