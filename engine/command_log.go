@@ -119,9 +119,16 @@ func (e *Engine) applyRecord(r *kafka.Record) (bool, error) {
 		e.skipCommand(r.Offset, cmd, reason)
 		return false, nil
 	}
+	var before *catalog.Source
+	if cmd.Kind == catalog.DropSource {
+		before, _ = e.cat.Source(cmd.Name)
+	}
 	if err := e.cat.Apply(cmd); err != nil {
 		e.skipCommand(r.Offset, cmd, e.dependency(cmd, err))
 		return false, nil
+	}
+	if cs, ok := e.replayedStatus(r.Offset, cmd, before); ok {
+		e.statuses.record(cs)
 	}
 	return true, nil
 }

@@ -74,9 +74,11 @@ type Config struct {
 // Engine is Sluice's one API: it runs statements, persistent queries and
 // push queries. Its methods are safe for concurrent use.
 type Engine struct {
-	cfg        Config
-	log        *slog.Logger
-	cat        *catalog.Catalog
+	cfg Config
+	log *slog.Logger
+	cat *catalog.Catalog
+	// statuses are the command statuses /status gives (command_status.go).
+	statuses   statuses
 	commands   string // the command log topic
 	processing string // the processing log topic
 	// replays is the compacted topic keeping each query's replay
@@ -281,6 +283,9 @@ func (e *Engine) write(ctx context.Context, cmd *catalog.Command) error {
 	rec := &kafka.Record{Topic: e.commands, Partition: 0, Value: b, Timestamp: e.cfg.Now()}
 	if err := e.produce(ctx, []*kafka.Record{rec}); err != nil {
 		return fmt.Errorf("cannot write to the command log: %w", err)
+	}
+	if st, ok := ctx.Value(stmtKey{}).(*stmtState); ok {
+		st.lastCommand.Store(rec.Offset + 1)
 	}
 	if e.cluster != nil {
 		// Other servers may have written commands before this one: apply

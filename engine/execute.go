@@ -66,6 +66,13 @@ func (e *Engine) Execute(ctx context.Context, s *Session, sql string, opts ...Op
 		}
 		r.Statement, r.Start, r.End = st.SQL(), start, end
 		r.Command = commandID(st)
+		if r.Command != "" && r.CommandSeq >= 0 {
+			msg := r.Message
+			if msg == "" {
+				msg = "Done"
+			}
+			e.statuses.record(api.CommandStatus{ID: r.Command, Status: api.StatusSuccess, Message: msg, QueryID: r.QueryID, Seq: r.CommandSeq})
+		}
 		out = append(out, r)
 	}
 	if len(out) == 0 {
@@ -186,6 +193,10 @@ func (e *Engine) executeStatement(ctx context.Context, s *Session, st ast.Statem
 		return Result{}, e.interrupted(sctx, sctx.Err())
 	}
 	r, err := e.executeOne(sctx, s, st)
+	r.CommandSeq = -1
+	if state, ok := sctx.Value(stmtKey{}).(*stmtState); ok {
+		r.CommandSeq = state.lastCommand.Load() - 1
+	}
 	return r, e.interrupted(sctx, err)
 }
 

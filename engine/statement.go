@@ -62,6 +62,9 @@ type stmtState struct {
 	// committed is set once the statement passed the point from which it
 	// runs to its end (see commit).
 	committed atomic.Bool
+	// lastCommand is one past the command-log offset of the statement's
+	// last command; 0 while it wrote none.
+	lastCommand atomic.Int64
 }
 
 // statementContext returns the context one statement runs in: ctx with

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -217,5 +219,65 @@ func TestH2CUpgrade(t *testing.T) {
 	}
 	if code != "200" || !strings.Contains(data, `{"status":"ok","seq":0}`) {
 		t.Errorf("upgraded /inserts-stream: status %q, body %q", code, data)
+	}
+}
+
+// TestCommandSequenceAndStatusSurviveRestart: commandSequenceNumber is the
+// statement's offset in the command log, so it goes on growing across a
+// restart, and /status answers for the commands run before it.
+func TestCommandSequenceAndStatusSurviveRestart(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	post := func(srv *runningServer, ksql string) []map[string]any {
+		t.Helper()
+		resp, err := http.Post("http://"+srv.addrs.HTTP+"/ksql", "application/json", strings.NewReader(`{"ksql": `+strconv.Quote(ksql)+`}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out []map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&out); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %v", ksql, resp.StatusCode, err)
+		}
+		return out
+	}
+	get := func(srv *runningServer, path string) (int, map[string]any) {
+		t.Helper()
+		resp, err := http.Get("http://" + srv.addrs.HTTP + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		return resp.StatusCode, out
+	}
+	seq := func(ents []map[string]any) []float64 {
+		var out []float64
+		for _, e := range ents {
+			out = append(out, e["commandSequenceNumber"].(float64))
+		}
+		return out
+	}
+
+	srv := startServer(t, dir)
+	first := seq(post(srv, "CREATE STREAM s (id VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='s', VALUE_FORMAT='JSON', PARTITIONS=1); CREATE STREAM big AS SELECT * FROM s WHERE v > 1;"))
+	if len(first) != 2 || first[1] <= first[0] {
+		t.Fatalf("sequence numbers %v: want two, growing", first)
+	}
+	srv.stop()
+
+	srv = startServer(t, dir)
+	defer srv.stop()
+	if code, st := get(srv, "/status/stream/S/create"); code != 200 || st["status"] != "SUCCESS" || st["message"] != "Stream created" {
+		t.Errorf("/status/stream/S/create after a restart: %d %v", code, st)
+	}
+	if code, st := get(srv, "/status/stream/`BIG`/create"); code != 200 || st["status"] != "SUCCESS" || !strings.HasPrefix(fmt.Sprint(st["queryId"]), "CSAS_BIG_") {
+		t.Errorf("/status/stream/`BIG`/create after a restart: %d %v", code, st)
+	}
+	if code, all := get(srv, "/status"); code != 200 || len(all["commandStatuses"].(map[string]any)) < 2 {
+		t.Errorf("/status after a restart: %d %v", code, all)
+	}
+	if next := seq(post(srv, "CREATE STREAM t (id VARCHAR KEY) WITH (KAFKA_TOPIC='t', VALUE_FORMAT='JSON', PARTITIONS=1);")); len(next) != 1 || next[0] <= first[1] {
+		t.Errorf("sequence number after a restart %v, want above %v", next, first)
 	}
 }

@@ -49,6 +49,28 @@ type Engine interface {
 	Insert(ctx context.Context, target string, rows []InsertRow) (int, error)
 	// CheckInsert says whether target exists and takes inserts.
 	CheckInsert(target string) error
+	// CommandStatus returns the status of the command id (ksqlDB's command
+	// id, stream/`X`/create ...), matched without backquotes and case.
+	CommandStatus(id string) (CommandStatus, bool)
+	// CommandStatuses returns the statuses of the commands the catalog
+	// holds, oldest first (at most the newest 10,000).
+	CommandStatuses() []CommandStatus
+}
+
+// StatusSuccess is the status of a command that ran.
+const StatusSuccess = "SUCCESS"
+
+// CommandStatus is the outcome of a statement that changed the catalog or
+// the running queries, as ksqlDB's /status gives it.
+type CommandStatus struct {
+	// ID is ksqlDB's command id: stream/`X`/create, terminate/ID/execute.
+	ID string
+	// Status is SUCCESS.
+	Status  string
+	Message string
+	QueryID string
+	// Seq is the command's offset in the command log.
+	Seq int64
 }
 
 // InsertRow is one row to insert: column names and their values with the
@@ -140,3 +162,9 @@ func (Unimplemented) Insert(context.Context, string, []InsertRow) (int, error) {
 
 // CheckInsert implements Engine.
 func (Unimplemented) CheckInsert(string) error { return unimplemented("CheckInsert") }
+
+// CommandStatus implements Engine.
+func (Unimplemented) CommandStatus(string) (CommandStatus, bool) { return CommandStatus{}, false }
+
+// CommandStatuses implements Engine.
+func (Unimplemented) CommandStatuses() []CommandStatus { return nil }

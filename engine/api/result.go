@@ -44,6 +44,9 @@ type Result struct {
 	// QueryID is set when the statement started or ended a persistent
 	// query, and for a push query.
 	QueryID string
+	// CommandSeq is the command-log offset of the statement's last command
+	// (ksqlDB's commandSequenceNumber); -1 for a statement that wrote none.
+	CommandSeq int64
 	Entity  Entity
 	Stream  *Stream
 }

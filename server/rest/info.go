@@ -7,34 +7,13 @@ import (
 	"time"
 )
 
-// maxCommands bounds the statuses /status remembers.
-const maxCommands = 10000
-
-// recordCommand remembers a command's status for /status and returns its
-// sequence number.
-func (h *Handler) recordCommand(id string, cs commandStatus) int64 {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.seq++
-	if _, ok := h.commands[id]; !ok {
-		h.order = append(h.order, id)
-	}
-	h.commands[id] = cs
-	if len(h.order) > maxCommands {
-		delete(h.commands, h.order[0])
-		h.order = h.order[1:]
-	}
-	return h.seq
-}
-
-// serveStatuses answers GET /status: every command's status by id.
+// serveStatuses answers GET /status: every command's status by id, those
+// of the statements run before a restart too.
 func (h *Handler) serveStatuses(w http.ResponseWriter, _ *http.Request) {
-	h.mu.Lock()
-	out := make(map[string]string, len(h.commands))
-	for id, cs := range h.commands {
-		out[id] = cs.Status
+	out := map[string]string{}
+	for _, cs := range h.eng.CommandStatuses() {
+		out[cs.ID] = cs.Status
 	}
-	h.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{"commandStatuses": out})
 }
 
@@ -42,22 +21,17 @@ func (h *Handler) serveStatuses(w http.ResponseWriter, _ *http.Request) {
 // be given with or without its backquotes.
 func (h *Handler) serveStatus(w http.ResponseWriter, r *http.Request) {
 	want := strings.ReplaceAll(r.PathValue("commandId"), "`", "")
-	h.mu.Lock()
-	var cs commandStatus
-	found := false
-	for id, s := range h.commands {
-		if strings.EqualFold(strings.ReplaceAll(id, "`", ""), want) {
-			cs, found = s, true
-			break
-		}
-	}
-	h.mu.Unlock()
+	cs, found := h.eng.CommandStatus(want)
 	if !found {
 		writeError(w, http.StatusNotFound, errorBody{Type: "generic_error", Code: codeNotFound,
-			Message: "Command not found: " + want + "; GET /status lists the commands this server ran"})
+			Message: "Command not found: " + want + "; GET /status lists the commands the catalog holds"})
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"status": cs.Status, "message": cs.Message, "queryId": cs.QueryID})
+	var qid *string
+	if cs.QueryID != "" {
+		qid = &cs.QueryID
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": cs.Status, "message": cs.Message, "queryId": qid})
 }
 
 // serveInfo answers GET /info with ksqlDB's KsqlServerInfo.

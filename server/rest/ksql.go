@@ -137,9 +137,9 @@ func (h *Handler) entity(ctx context.Context, r api.Result) any {
 			q := r.QueryID
 			qid = &q
 		}
-		cs := commandStatus{Status: "SUCCESS", Message: msg, QueryID: qid}
+		cs := commandStatus{Status: api.StatusSuccess, Message: msg, QueryID: qid}
 		return currentStatus{Type: "currentStatus", StatementText: text, CommandID: r.Command, CommandStatus: cs,
-			CommandSequenceNumber: h.recordCommand(r.Command, cs), Warnings: []any{}}
+			CommandSequenceNumber: r.CommandSeq, Warnings: []any{}}
 	case api.ResultEntity:
 		return h.entityJSON(ctx, text, r.Entity)
 	}

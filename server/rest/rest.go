@@ -121,11 +121,6 @@ type Handler struct {
 	// queries are the push queries in progress, by query id, each with the
 	// function that ends it (close-query); PRINTs of one topic share an id.
 	queries map[string]map[*func()]bool
-	// commands are the statuses of the commands this server ran, for
-	// /status; seq numbers them.
-	commands map[string]commandStatus
-	order    []string
-	seq      int64
 }
 
 // New returns a handler over eng (an *engine.Engine, or any api.Engine).
@@ -155,7 +150,6 @@ func New(eng api.Engine, opts Options) *Handler {
 		shutdown: ctx,
 		cancel:   cancel,
 		queries:  map[string]map[*func()]bool{},
-		commands: map[string]commandStatus{},
 	}
 	methods := map[string][]string{}
 	for _, r := range routes {
