@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sluice-sql/sluice/catalog"
@@ -78,7 +79,9 @@ type Engine struct {
 	log *slog.Logger
 	cat *catalog.Catalog
 	// statuses are the command statuses /status gives (command_status.go).
-	statuses   statuses
+	statuses statuses
+	// pullSeq numbers pull queries (pullQueryID).
+	pullSeq    atomic.Int64
 	commands   string // the command log topic
 	processing string // the processing log topic
 	// replays is the compacted topic keeping each query's replay

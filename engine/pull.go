@@ -47,7 +47,15 @@ func (e *Engine) pullRows(ctx context.Context, s *Session, st *ast.Select) (*Str
 	if limited {
 		reason = api.EndLimit
 	}
-	return api.NewRows(pullColumns(plan), rows, reason), nil
+	out := api.NewRows(pullColumns(plan), rows, reason)
+	out.ID, out.Table = e.pullQueryID(), plan.Query != nil
+	return out, nil
+}
+
+// pullQueryID names a pull query in the API's headers, as ksqlDB names
+// them: query_ and a number no other pull query of this server had.
+func (e *Engine) pullQueryID() string {
+	return fmt.Sprintf("query_%d", e.cfg.Now().UnixMilli()*1000+e.pullSeq.Add(1)%1000)
 }
 
 // pullColumns is a pull query's schema. On a table, the columns named as

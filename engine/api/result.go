@@ -183,8 +183,9 @@ type Stream struct {
 	// ID names a push query (for logs and a later close-query call); empty
 	// for a pull query.
 	ID string
-	// Pull is set for a pull query's rows.
-	Pull bool
+	// Pull is set for a pull query's rows; Table when it read a table's
+	// state (ksqlDB ends such a query's rows with no final message).
+	Pull, Table bool
 	// Print is set for a PRINT: its rows are the records of a topic.
 	Print   bool
 	Columns []Column

@@ -178,10 +178,9 @@ func (h *Handler) serveQueryStream(w http.ResponseWriter, r *http.Request) {
 	}
 	defer q.stream.Close()
 	asJSON := accepts(r, jsonType) && !accepts(r, delimitedType)
-	header := streamHeader{ColumnNames: columnNames(q.cols), ColumnTypes: columnTypes(q.cols)}
-	if !q.stream.Pull {
-		header.QueryID = q.id
-	}
+	// Every query has its id in the header, pull queries too (clients
+	// such as DB-API drivers read it).
+	header := streamHeader{QueryID: q.stream.ID, ColumnNames: columnNames(q.cols), ColumnTypes: columnTypes(q.cols)}
 	hb, _ := jsonMarshal(header)
 	if asJSON {
 		w.Header().Set("Content-Type", jsonType)
@@ -252,35 +251,44 @@ func (h *Handler) serveQuery(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusOK)
 	rw := h.rowWriter(w)
 	defer rw.done()
-	id := q.id
-	if id == "" {
-		id = "pull_query"
-	}
-	hb, _ := jsonMarshal(map[string]any{"header": map[string]any{"queryId": id, "schema": schemaString(q.stream)}})
-	rw.write(append(append([]byte{'['}, hb...), ",\n"...))
+	hb, _ := jsonMarshal(map[string]any{"header": map[string]any{"queryId": q.stream.ID, "schema": schemaString(q.stream)}})
+	rw.write(append([]byte{'['}, hb...))
 	emit := func(row []any) error {
-		rw.buf = append(rw.buf[:0], `{"row":{"columns":`...)
+		rw.buf = append(rw.buf[:0], ",\n"+`{"row":{"columns":`...)
 		rw.buf = appendRow(rw.buf, row, q.cols)
-		rw.buf = append(rw.buf, "}},\n"...)
+		rw.buf = append(rw.buf, "}}"...)
 		rw.write(rw.buf)
 		return rw.err
 	}
 	reason, err := h.stream(ctx, q, emit)
-	final := "Query Completed"
-	if reason == api.EndLimit {
-		final = "Limit Reached"
-	}
 	var end []byte
-	if err != nil {
+	switch final := finalMessage(q.stream, reason); {
+	case err != nil:
 		body := statementErrorBody(err, req.KSQL, nil)
 		body.Entities = nil
 		eb, _ := jsonMarshal(map[string]any{"errorMessage": body})
-		end = append(eb, "]\n"...)
-	} else {
+		end = append(append([]byte(",\n"), eb...), "]\n"...)
+	case final != "":
 		fb, _ := jsonMarshal(map[string]string{"finalMessage": final})
-		end = append(fb, "]\n"...)
+		end = append(append([]byte(",\n"), fb...), "]\n"...)
+	default:
+		end = []byte("]\n")
 	}
 	rw.write(end)
+}
+
+// finalMessage is what ksqlDB's /query ends a query's rows with: "Limit
+// Reached" when its LIMIT stopped it, "Query Completed" when a pull query
+// on a stream or a PRINT read to its end; none after a pull query on a
+// table.
+func finalMessage(st *api.Stream, reason api.EndReason) string {
+	switch {
+	case reason == api.EndLimit && !st.Table:
+		return "Limit Reached"
+	case st.Table:
+		return ""
+	}
+	return "Query Completed"
 }
 
 // closeQueryRequest is the body of POST /close-query.
