@@ -145,8 +145,12 @@ func (h *harness) close() {
 	}
 }
 
-func (h *harness) execute(ctx context.Context) error {
+// start brings up the run's world before its statements: a fresh
+// broker with the case's topics, a schema registry with its schemas, and
+// a data directory.
+func (h *harness) start(ctx context.Context) error {
 	var err error
+	h.seen = map[string]bool{}
 	if h.broker, err = kafka.StartPlayground(ctx, kafka.PlaygroundConfig{Addr: "127.0.0.1:0"}); err != nil {
 		return fmt.Errorf("runner: %w", err)
 	}
@@ -159,15 +163,29 @@ func (h *harness) execute(ctx context.Context) error {
 	if err := h.createTopics(ctx); err != nil {
 		return err
 	}
-	if err := h.registerSchemas(ctx); err != nil {
-		return err
-	}
+	return h.registerSchemas(ctx)
+}
+
+// openEngine opens the run's engine over its broker and registry, with
+// the fixed clock.
+func (h *harness) openEngine(ctx context.Context) error {
+	var err error
 	h.eng, err = engine.Open(ctx, engine.Config{
 		Kafka: h.client, DataDir: h.dataDir, Now: Clock, Registry: h.reg,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
 		return fmt.Errorf("runner: %w", err)
+	}
+	return nil
+}
+
+func (h *harness) execute(ctx context.Context) error {
+	if err := h.start(ctx); err != nil {
+		return err
+	}
+	if err := h.openEngine(ctx); err != nil {
+		return err
 	}
 	sess := engine.NewSession()
 	if err := h.exec(ctx, sess, "SET 'auto.offset.reset'='earliest';"); err != nil {
@@ -185,7 +203,6 @@ func (h *harness) execute(ctx context.Context) error {
 			h.unaccepted = append(h.unaccepted, k+"="+v)
 		}
 	}
-	h.seen = map[string]bool{}
 	want := h.run.Case.expected()
 	line0 := 0
 	for _, stmt := range h.run.Statements {
