@@ -27,9 +27,11 @@ unit:
 	$(GO) test -race -count=1 $$($(GO) list ./... | grep -v /integration$$)
 
 # ksqlDB's query-validation corpus from ../shared/qtt, judged against the
-# floors in internal/qtt/floors.json.
+# floors in internal/qtt/floors.json, and its REST query-validation corpus
+# from ../shared/rqtt, judged per file against internal/rqtt/floors.json.
 corpus:
 	$(GO) test -count=1 -run TestCorpus -v ./internal/qtt
+	$(GO) test -count=1 -run TestCorpus -v ./internal/rqtt
 
 # The parser's allocations grow linearly with its input (a test that the
 # race detector's own allocations would blur, so it runs without it).
