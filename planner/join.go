@@ -964,7 +964,7 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 				bounds[b], _, _ = rel.scope.Resolve("", c.Name)
 			}
 		}
-		if items, err = projection(cat, q.Items, rel, ""); err != nil {
+		if items, err = projection(cat, q.Items, rel, "", !persistent); err != nil {
 			return nil, err
 		}
 		joinAggNames(items, q.Items, jr)

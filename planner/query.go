@@ -172,7 +172,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	if err := cancelled(opts.Ctx); err != nil {
 		return nil, err
 	}
-	items, err := projection(cat, q.Items, rel, qualifier)
+	items, err := projection(cat, q.Items, rel, qualifier, !persistent)
 	if err != nil {
 		return nil, err
 	}
@@ -381,7 +381,11 @@ func (r relation) isKey(name string) bool {
 	return false
 }
 
-func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, qualifier string) ([]item, error) {
+// projection binds a query's select list over rel. With bounds (a push
+// query's), * over windowed rows gives the window bounds after the key
+// columns, as ksqlDB shows them: K, WINDOWSTART, WINDOWEND, the values. A
+// persistent query writes them into its sink's windowed key instead.
+func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, qualifier string, bounds bool) ([]item, error) {
 	var out []item
 	generated := 0
 	for _, si := range list {
@@ -389,18 +393,28 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 			if si.StarSource != "" && si.StarSource != qualifier {
 				return nil, errorf(si.Pos, "%s.* names no source of this query; use %s.*", si.StarSource, qualifier)
 			}
+			var keys, window, values []item
 			for i, c := range rel.scope[topology.PseudoColumns:] {
-				if strings.HasPrefix(c.Name, "KSQL_SYNTH_") || strings.HasPrefix(c.Name, "KSQL_AGG_VARIABLE_") ||
-					(rel.window != nil && (c.Name == topology.WindowStart || c.Name == topology.WindowEnd)) {
+				if strings.HasPrefix(c.Name, "KSQL_SYNTH_") || strings.HasPrefix(c.Name, "KSQL_AGG_VARIABLE_") {
 					continue
 				}
 				idx := i + topology.PseudoColumns
 				it := item{pos: si.Pos, name: c.Name, e: expr.Column(idx, c.Name, c.Type)}
-				if rel.isKey(c.Name) {
+				switch {
+				case rel.window != nil && (c.Name == topology.WindowStart || c.Name == topology.WindowEnd):
+					if bounds {
+						window = append(window, it)
+					}
+				case rel.isKey(c.Name):
 					it.keyCol = c.Name
+					keys = append(keys, it)
+				case bounds:
+					values = append(values, it)
+				default:
+					keys = append(keys, it) // scope order, as before
 				}
-				out = append(out, it)
 			}
+			out = append(append(append(out, keys...), window...), values...)
 			continue
 		}
 		if si.StructStar {
