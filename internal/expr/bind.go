@@ -412,11 +412,26 @@ func (b *binder) bindNary(n *ast.Nary) (*Expr, error) {
 // binaryType types one operator of a chain of AND, OR, arithmetic or ||
 // (a Binary is a chain of one): args[:i] are its left operand, of type
 // lt (nil for an untyped NULL, only when i is 1), and args[i] its right
-// operand. Untyped NULL operands are given the other side's type in
-// place. It returns the type of the operator's result.
+// operand. Arithmetic refuses an untyped NULL operand; AND, OR and || give
+// it the other side's type in place. It returns the type of the
+// operator's result.
 func binaryType(pos ast.Pos, bop ast.BinaryOp, args []*Expr, i int, lt *types.Type) (*types.Type, error) {
 	op := binaryOps[bop]
 	r := args[i]
+	switch op {
+	case OpAdd, OpSub, OpMul, OpDiv, OpMod:
+		if lt == nil || r.Type == nil {
+			// As ksqlDB, arithmetic refuses an untyped NULL operand
+			// rather than typing it from the other side.
+			l := args[0]
+			if i > 1 {
+				l = &Expr{Op: op, Type: lt, Args: args[:i]}
+			}
+			node := &Expr{Op: op, Args: []*Expr{l, r}}
+			return nil, errorf(pos, "Error processing expression: %s. Arithmetic on types %s and %s are not supported.",
+				node, nullableTypeName(lt), nullableTypeName(r.Type))
+		}
+	}
 	if lt == nil && r.Type == nil {
 		return nil, errorf(pos, "cannot infer the type of NULL %s NULL; cast one side", bop)
 	}
@@ -455,6 +470,15 @@ func binaryType(pos ast.Pos, bop ast.BinaryOp, args []*Expr, i int, lt *types.Ty
 		return nil, errorf(pos, "cannot apply %s to %s and %s in %s %s %s", bop, lt, r.Type, l, bop, r)
 	}
 	return arithType(op, lt, r.Type), nil
+}
+
+// nullableTypeName prints t as ksqlDB prints an operand's type, null for
+// an untyped NULL.
+func nullableTypeName(t *types.Type) string {
+	if t == nil {
+		return "null"
+	}
+	return t.String()
 }
 
 // cmpTypeNames are ksqlDB's names of the comparison operators.

@@ -99,7 +99,7 @@ func TestChainsAsNested(t *testing.T) {
 		"I + I + I", "I + B + D", "I + M + M", "M + M + M + I", "I * I * I", "B * I * M", "D * M * I",
 		"I * 1000000 * 1000000", "2147483647 + I + 1", "I + 2147483647 + B", "B + 9223372036854775807 + I",
 		"1.5 + M + 0.25 + I", "M * M * M * M", "D + 1 + 2", "I + NULL + I", "NULL + I + I",
-		"S + S + S", "S + NULL + S", "'a' + S + 'b'",
+		"S + S + S", "S + NULL + S", "'a' + S + 'b'", "I + CAST(NULL AS INT) + I", "S + CAST(NULL AS STRING) + S",
 		"S || S || S", "S || NULL || S", "BS || BS || BS", "NULL || S || S",
 		"T AND T AND T", "T AND NULL AND FALSE", "T OR NULL OR FALSE", "NOT T OR T OR NULL",
 		"NULL AND T AND T", "T AND (T OR NULL) AND T",

@@ -276,6 +276,15 @@ func TestBindTextErrors(t *testing.T) {
 		{"ST2 IN (ST2, STRUCT(A := T))", "operator does not exist: STRUCT<`A` BIGINT, `B` BIGINT> = STRUCT<`A` BOOLEAN> (STRUCT(A:=T))\nHint: You might need to add explicit type casts."},
 		{"ST2 IN (STRUCT(A := 'not 10'))", `invalid input syntax for type BIGINT: "not 10"`},
 		{"A IN (ARRAY['10', 'not 10'])", `invalid input syntax for type INTEGER: "not 10"`},
+		// Arithmetic refuses an untyped NULL, printing the operator's node
+		// and both operand types as ksqlDB does.
+		{"1 + NULL", "Error processing expression: (1 + null). Arithmetic on types INTEGER and null are not supported."},
+		{"NULL * NULL", "Error processing expression: (null * null). Arithmetic on types null and null are not supported."},
+		{"5.0 / NULL", "Arithmetic on types DECIMAL(2, 1) and null are not supported."},
+		{"NULL % I", "Error processing expression: (null % I). Arithmetic on types null and INTEGER are not supported."},
+		{"'a' + NULL", "Arithmetic on types STRING and null are not supported."},
+		{"I + B + NULL", "Error processing expression: ((I + B) + null). Arithmetic on types BIGINT and null are not supported."},
+		{"MAP(1 := 'cat') + NULL", "Error processing expression: (MAP(1:='cat') + null). Arithmetic on types MAP<INTEGER, STRING> and null are not supported."},
 		{"ST2 IN (STRUCT(A := 10), ARRAY[10])", "operator does not exist: STRUCT<`A` BIGINT, `B` BIGINT> = ARRAY<INTEGER> (ARRAY[10])"},
 	}
 	for _, tt := range tests {
@@ -444,7 +453,7 @@ func TestStringOperators(t *testing.T) {
 		// + is Java string concatenation in ksqlDB: null is written as null.
 		{text: "'prefix-' + S", row: nullFullRow(), want: "prefix-null"},
 		{text: "S + 'x'", row: nullFullRow(), want: "nullx"},
-		{text: "'a' + NULL", want: "anull"},
+		{text: "'a' + CAST(NULL AS STRING)", want: "anull"},
 		// || is CONCAT: null operands are skipped.
 		{text: "S || '!'", want: "hello!"},
 		{text: "S || '!'", row: nullFullRow(), want: "!"},
