@@ -85,9 +85,6 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 		return relation{}, nil, err
 	}
 	if len(q.GroupBy) == 0 {
-		if e := nonAggregate(q.Items); e != nil {
-			return relation{}, nil, errorf(e.Position(), "Non-aggregate SELECT expression(s) not part of GROUP BY: %s. Add GROUP BY with the columns to aggregate over.", ast.FormatExpr(e))
-		}
 		if opts.SinkKind == catalog.Table && opts.Sink != "" {
 			texts := make([]string, len(calls))
 			for i, c := range calls {
@@ -95,10 +92,16 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 			}
 			return relation{}, nil, errorf(calls[0].Pos, "CREATE TABLE AS SELECT statement does not support aggregate function [%s] without a GROUP BY clause.", strings.Join(texts, ", "))
 		}
-		return relation{}, nil, errorf(calls[0].Pos, "Aggregate function %s needs a GROUP BY clause; add GROUP BY with the columns to aggregate over.", calls[0].Name)
 	}
-	if len(calls) == 0 {
-		return relation{}, nil, errorf(q.GroupBy[0].Position(), "GROUP BY requires aggregate functions in either the SELECT or HAVING clause.")
+	// groupBy is what the rows are grouped by. A push query that
+	// aggregates without GROUP BY has a single group: as ksqlDB, it groups
+	// by the constant 1 (key KSQL_COL_0).
+	groupBy := q.GroupBy
+	groupPos := calls[0].Pos
+	if len(groupBy) == 0 {
+		groupBy = []ast.Expr{&ast.Literal{Pos: calls[0].Pos, Kind: ast.IntLit, Text: "1"}}
+	} else {
+		groupPos = q.GroupBy[0].Position()
 	}
 	win, err := window(q)
 	if err != nil {
@@ -113,7 +116,7 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 		return relation{}, nil, errorf(q.PartitionBy[0].Position(), "PARTITION BY cannot be combined with GROUP BY; GROUP BY already keys the result.")
 	}
 	if src.ValueFormat == format.Kafka {
-		return relation{}, nil, errorf(q.GroupBy[0].Position(), "Source(s) %s are using the 'KAFKA' value format. This format does not yet support GROUP BY.", src.Name)
+		return relation{}, nil, errorf(groupPos, "Source(s) %s are using the 'KAFKA' value format. This format does not yet support GROUP BY.", src.Name)
 	}
 	for _, si := range q.Items {
 		if si.Expr == nil {
@@ -140,9 +143,9 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 		step.Schema = append(step.Schema, types.Column{Name: c.Name, Type: c.Type})
 	}
 	out := relation{keyExpr: map[string]string{}, keyMsg: map[string]string{}, keyPos: map[string]ast.Pos{}, keyWord: "grouping expression"}
-	sourceKeyed := len(src.Key) == len(q.GroupBy)
+	sourceKeyed := len(src.Key) == len(groupBy)
 	generated := 0
-	for i, ge := range q.GroupBy {
+	for i, ge := range groupBy {
 		if c, ok := ge.(*ast.Literal); ok && c.Kind == ast.NullLit {
 			return relation{}, nil, errorf(ge.Position(), "GROUP BY null is not allowed; group by a column or expression")
 		}
@@ -187,7 +190,7 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 	inScope := rel.scope
 	var steps []topology.Step
 	if !sourceKeyed && src.Partitions > 1 && src.Kind == catalog.Table {
-		return relation{}, nil, errorf(q.GroupBy[0].Position(), "GROUP BY other than the key of the TABLE %s, which has %d partitions, needs a repartition of its changes, which is not supported yet; group by its key, or aggregate a single-partition table", src.Name, src.Partitions)
+		return relation{}, nil, errorf(groupPos, "GROUP BY other than the key of the TABLE %s, which has %d partitions, needs a repartition of its changes, which is not supported yet; group by its key, or aggregate a single-partition table", src.Name, src.Partitions)
 	}
 	if !sourceKeyed && src.Partitions > 1 {
 		// A group's rows are spread over the source's partitions: move
@@ -550,33 +553,6 @@ func checkGrouped(q *ast.Query, groups groupKeys, rel relation, qualifier string
 	if q.Having != nil {
 		if cols := ungrouped(q.Having, groups); len(cols) > 0 {
 			return errorf(q.Having.Position(), "Non-aggregate HAVING expression not part of GROUP BY: %s\nEither add the column(s) to the GROUP BY or use them inside an aggregate function.", strings.Join(cols, ", "))
-		}
-	}
-	return nil
-}
-
-// nonAggregate returns the first select item that reads a column outside
-// any aggregate call, or nil.
-func nonAggregate(items []ast.SelectItem) ast.Expr {
-	for _, si := range items {
-		if si.Star {
-			return &ast.ColumnRef{Pos: si.Pos, Name: "*"}
-		}
-		if si.Expr == nil {
-			continue
-		}
-		found := false
-		ast.Walk(si.Expr, func(n ast.Expr) bool {
-			if _, ok := isAggregate(n); ok {
-				return false
-			}
-			if _, ok := n.(*ast.ColumnRef); ok {
-				found = true
-			}
-			return !found
-		})
-		if found {
-			return si.Expr
 		}
 	}
 	return nil

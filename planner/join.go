@@ -878,7 +878,9 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 		return nil, errorf(q.PartitionBy[0].Position(), "Cannot repartition a TABLE source. PARTITION BY applies to streams.")
 	case len(q.PartitionBy) > 0 && jr.window != nil:
 		return nil, errorf(q.PartitionBy[0].Position(), "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385.")
-	case q.Having != nil && len(q.GroupBy) == 0:
+	case q.Having != nil && len(q.GroupBy) == 0 && len(aggregateCalls(q.Items, nil)) == 0:
+		// An aggregate in the select list makes a single group, which
+		// HAVING may filter.
 		return nil, errorf(q.Having.Position(), "HAVING needs GROUP BY; add GROUP BY or use WHERE")
 	case persistent && q.Limit != nil:
 		return nil, errorf(q.Pos, "LIMIT is not supported in CREATE ... AS SELECT; remove it")

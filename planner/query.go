@@ -86,7 +86,9 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	switch {
 	case q.Window != nil && !aggregating:
 		return nil, errorf(q.Window.Pos, "WINDOW needs an aggregation: add GROUP BY and an aggregate function, or remove the WINDOW clause.")
-	case q.Having != nil && len(q.GroupBy) == 0:
+	case q.Having != nil && len(q.GroupBy) == 0 && len(aggregateCalls(q.Items, nil)) == 0:
+		// An aggregate in the select list makes a single group, which
+		// HAVING may filter.
 		return nil, errorf(q.Having.Position(), "HAVING needs GROUP BY; add GROUP BY or use WHERE")
 	case q.Emit == ast.EmitFinal && (q.Window == nil || !aggregating):
 		return nil, errorf(q.Pos, "EMIT FINAL is only supported for windowed aggregations.")
