@@ -36,6 +36,10 @@ var settable = map[string]func(string) error{
 	propGuarantee:          checkGuarantee,
 	propStreamsGuarantee:   checkGuarantee,
 	propMaxRecordBytes:     checkMaxRecordBytes,
+	propPullTableScan:      checkBool(propPullTableScan),
+	propPullRangeScan:      checkBool(propPullRangeScan),
+	propPullLimit:          checkBool(propPullLimit),
+	propPullStream:         checkBool(propPullStream),
 }
 
 func checkGuarantee(v string) error {

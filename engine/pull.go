@@ -91,7 +91,7 @@ func (e *Engine) pull(ctx context.Context, s *Session, st *ast.Select, add func(
 	if err := planning(ctx); err != nil {
 		return nil, err
 	}
-	plan, err := planner.PlanPull(e.cat, st.Query, planner.PullOptions{Materialized: exec.Materialized, RowTime: exec.RowTime, Ctx: ctx})
+	plan, err := planner.PlanPull(e.cat, st.Query, pullOptions(ctx, s))
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (e *Engine) pull(ctx context.Context, s *Session, st *ast.Select, add func(
 
 // explainPull shows what a pull query reads and the steps it runs.
 func (e *Engine) explainPull(ctx context.Context, ex *ast.Explain, st *ast.Select) (*api.QueryDescription, error) {
-	plan, err := planner.PlanPull(e.cat, st.Query, planner.PullOptions{Materialized: exec.Materialized, RowTime: exec.RowTime, Ctx: ctx})
+	plan, err := planner.PlanPull(e.cat, st.Query, pullOptions(ctx, nil))
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,22 @@ type PullOptions struct {
 	// Ctx, when set, stops planning with its cause once it ends (the
 	// statement's client went away or its deadline passed).
 	Ctx context.Context
+	// TableScansDisabled is ksqlDB's ksql.query.pull.table.scan.enabled
+	// set to false: a pull query on a table must then name its keys, with
+	// = or IN on every key column of each OR-ed condition, or bound its
+	// one STRING or BYTES key column with a range (see RangeScansDisabled);
+	// any other is refused with ksqlDB's messages (pull_settings.go).
+	TableScansDisabled bool
+	// RangeScansDisabled is ksql.query.pull.range.scan.enabled set to
+	// false: a range on the key reads the whole table, so that with table
+	// scans disabled it is refused.
+	RangeScansDisabled bool
+	// LimitDisabled is ksql.query.pull.limit.clause.enabled set to false:
+	// a pull query with LIMIT is refused, on streams and tables.
+	LimitDisabled bool
+	// StreamsDisabled is ksql.query.pull.stream.enabled set to false: a
+	// pull query on a stream is refused.
+	StreamsDisabled bool
 }
 
 // PullPlan is a planned pull query (a SELECT without EMIT CHANGES).
@@ -167,6 +183,8 @@ func PlanPull(cat *catalog.Catalog, q *ast.Query, opts PullOptions) (*PullPlan, 
 		return nil, pullErr(q.PartitionBy[0].Position(), "Pull queries don't support PARTITION BY clauses.")
 	case q.Having != nil:
 		return nil, pullErr(q.Having.Position(), "Pull queries don't support HAVING clauses.")
+	case q.Limit != nil && opts.LimitDisabled:
+		return nil, pullErr(q.Pos, "LIMIT clause in pull queries is currently disabled. You can enable them by setting "+PullLimitProperty+"=true.")
 	case q.Limit != nil && *q.Limit < 0:
 		return nil, pullErr(q.Pos, "Pull queries don't support negative integers in the LIMIT clause.")
 	case q.Emit != ast.EmitNone:
@@ -201,6 +219,9 @@ func PlanPull(cat *catalog.Catalog, q *ast.Query, opts PullOptions) (*PullPlan, 
 		if err != nil {
 			return nil, err
 		}
+		if opts.StreamsDisabled {
+			return nil, streamsDisabled(ref.Pos)
+		}
 		plan.Graph = qp.Graph
 		return plan, nil
 	}
@@ -226,6 +247,9 @@ func PlanPull(cat *catalog.Catalog, q *ast.Query, opts PullOptions) (*PullPlan, 
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTableAccess(q, src, opts); err != nil {
+		return nil, err
+	}
 	g := qp.Graph
 	for i := range g.Steps {
 		// The rows read are the table's current rows, not changes: a row
@@ -239,6 +263,11 @@ func PlanPull(cat *catalog.Catalog, q *ast.Query, opts PullOptions) (*PullPlan, 
 		for _, st := range g.Steps {
 			if st.Kind == topology.Filter {
 				plan.Lookup = analyzeWhere(st.Predicate, src)
+				if opts.RangeScansDisabled {
+					// Without range scans, a range of keys is read as
+					// ksqlDB reads it then: by a table scan.
+					plan.Lookup.Range = nil
+				}
 				break
 			}
 		}
@@ -383,7 +412,7 @@ func analyzeWhere(pred *expr.Expr, src *catalog.Source) Lookup {
 	case empty:
 		l.Keys = [][]any{}
 	case all:
-		l.Keys = product(sets)
+		l.Keys = distinctKeys(product(sets))
 	default:
 		l.Range = keyRange
 	}
@@ -453,6 +482,19 @@ func condition(e *expr.Expr) (col *expr.Expr, vals []any, rng *Range, ok bool) {
 			}
 		}
 		return e.Args[0], vals, nil, true
+	case expr.OpOr:
+		// c = x OR c = y OR c IN (...): the values of one column, as IN.
+		var col *expr.Expr
+		vals := []any{}
+		for _, a := range e.Args {
+			c, vs, _, ok := condition(a)
+			if !ok || vs == nil || col != nil && (c.Col != col.Col || c.Name != col.Name) {
+				return nil, nil, nil, false
+			}
+			col = c
+			vals = append(vals, vs...)
+		}
+		return col, vals, nil, col != nil
 	case expr.OpBetween:
 		if e.Args[0].Op != expr.OpColumn {
 			return nil, nil, nil, false
@@ -542,6 +584,35 @@ func intersect(cur, rng *Range, vals []any) *Range {
 		}
 	}
 	return &out
+}
+
+// distinctKeys drops the keys keys lists more than once (IN (1, 1), or
+// ORs naming a key twice), keeping the first of each: a key read twice
+// would give its row twice.
+func distinctKeys(keys [][]any) [][]any {
+	if len(keys) < 2 {
+		return keys
+	}
+	seen := make(map[string]bool, len(keys))
+	out := keys[:0:0]
+	var b strings.Builder
+	for _, k := range keys {
+		b.Reset()
+		for _, v := range k {
+			if s, ok := v.(string); ok {
+				fmt.Fprintf(&b, "%q,", s)
+			} else {
+				fmt.Fprintf(&b, "%T %v,", v, v)
+			}
+		}
+		id := b.String()
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		out = append(out, k)
+	}
+	return out
 }
 
 // product lists every combination of one value from each set.

@@ -116,7 +116,10 @@ func TestComplete(t *testing.T) {
 		// Properties after SET and UNSET, quoted.
 		{"", "SET ", []string{"'auto.offset.reset' ", "'ksql.functions.collect_list.limit' ",
 			"'ksql.functions.collect_set.limit' ", "'ksql.persistence.default.format.key' ",
-			"'ksql.persistence.default.format.value' ", "'ksql.streams.processing.guarantee' ",
+			"'ksql.persistence.default.format.value' ",
+			"'ksql.query.pull.limit.clause.enabled' ", "'ksql.query.pull.range.scan.enabled' ",
+			"'ksql.query.pull.stream.enabled' ", "'ksql.query.pull.table.scan.enabled' ",
+			"'ksql.streams.processing.guarantee' ",
 			"'processing.guarantee' ", "'sluice.max.record.bytes' "}},
 		{"", "SET 'auto", []string{".offset.reset' "}},
 		{"", "unset 'p", []string{"rocessing.guarantee' "}},
