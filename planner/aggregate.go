@@ -67,6 +67,9 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 	if err := unknownFunction(q); err != nil {
 		return relation{}, nil, err
 	}
+	if err := windowBoundsOutsideSelect(q); err != nil {
+		return relation{}, nil, err
+	}
 	if len(q.GroupBy) > 0 && len(calls) == 0 {
 		return relation{}, nil, errorf(q.GroupBy[0].Position(), "GROUP BY requires aggregate functions in either the SELECT or HAVING clause.")
 	}
@@ -517,6 +520,98 @@ func ungrouped(e ast.Expr, groups groupKeys) []string {
 func windowBound(name string) bool {
 	return name == "WINDOWSTART" || name == "WINDOWEND"
 }
+
+// windowBoundsOutsideSelect rejects, in a windowed aggregation, a window
+// bound read by an aggregate call of the select list or anywhere in
+// HAVING, as ksqlDB does: the bounds exist only once the rows are grouped,
+// and only the select list reads them.
+func windowBoundsOutsideSelect(q *ast.Query) error {
+	if q.Window == nil {
+		return nil
+	}
+	var bad *ast.ColumnRef
+	find := func(e ast.Expr) {
+		ast.Walk(e, func(n ast.Expr) bool {
+			if c, ok := n.(*ast.ColumnRef); ok && bad == nil && windowBound(c.Name) {
+				bad = c
+			}
+			return bad == nil
+		})
+	}
+	for _, si := range q.Items {
+		if si.Expr == nil {
+			continue
+		}
+		ast.Walk(si.Expr, func(n ast.Expr) bool {
+			if c, ok := isAggregate(n); ok {
+				for _, a := range c.Args {
+					find(a)
+				}
+				return false
+			}
+			return bad == nil
+		})
+	}
+	if bad == nil && q.Having != nil {
+		find(q.Having)
+	}
+	if bad == nil {
+		return nil
+	}
+	return errorf(bad.Pos, "Window bounds column %s can only be used in the SELECT clause of windowed aggregations and can not be passed to aggregate functions.\nSee https://github.com/confluentinc/ksql/issues/4397", bad.Name)
+}
+
+// windowBoundsInWhere rejects a WHERE that reads a window bound of a
+// windowed aggregation over rows that have no window: the bounds exist
+// only after the grouping, which the filter comes before. As ksqlDB, the
+// other columns are resolved first (bind binds the WHERE in the scope
+// given, and its error wins); then the filter's type check finds the bound
+// unknown.
+func windowBoundsInWhere(q *ast.Query, windowedSource bool, sc describedScope, bind func(expr.Scope) error) error {
+	if q.Where == nil || q.Window == nil || windowedSource {
+		return nil
+	}
+	var bound *ast.ColumnRef
+	ast.Walk(q.Where, func(n ast.Expr) bool {
+		if c, ok := n.(*ast.ColumnRef); ok && bound == nil && windowBound(c.Name) {
+			bound = c
+		}
+		return bound == nil
+	})
+	if bound == nil {
+		return nil
+	}
+	if err := bind(withWindowBounds{sc}); err != nil {
+		return err
+	}
+	return errorf(bound.Pos, "Error in WHERE expression: Unknown column %s.", bound.Name)
+}
+
+// withWindowBounds is a scope in which the window bounds resolve too, for
+// checking the rest of an expression that reads them.
+type withWindowBounds struct{ scope describedScope }
+
+// describedScope is a scope that names its columns in its errors.
+type describedScope interface {
+	expr.Scope
+	expr.ScopeDescriber
+}
+
+// Resolve implements expr.Scope.
+func (s withWindowBounds) Resolve(qualifier, name string) (int, *types.Type, bool) {
+	if windowBound(name) {
+		return 0, types.BigintType, true
+	}
+	return s.scope.Resolve(qualifier, name)
+}
+
+// Explain implements expr.ScopeDescriber.
+func (s withWindowBounds) Explain(qualifier, name string) error {
+	return s.scope.Explain(qualifier, name)
+}
+
+// Names implements expr.ScopeDescriber.
+func (s withWindowBounds) Names() []string { return s.scope.Names() }
 
 // checkGrouped rejects select items and HAVING conditions that read
 // columns which are neither grouped nor aggregated, with ksqlDB's

@@ -894,6 +894,12 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 	for i, in := range jr.inputs {
 		aliases[i] = in.alias
 	}
+	if err := windowBoundsInWhere(q, jr.window != nil, jr.scope, func(s expr.Scope) error {
+		_, err := bindJoined(cat, "WHERE", q.Where, s, aliases)
+		return err
+	}); err != nil {
+		return nil, err
+	}
 	if q.Where != nil {
 		pred, err := bindJoined(cat, "WHERE", q.Where, jr.scope, aliases)
 		if err != nil {

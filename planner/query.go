@@ -111,6 +111,12 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	g := &topology.Graph{QueryID: opts.QueryID, Source: node, OffsetReset: opts.OffsetReset}
 	var err error
 
+	if err := windowBoundsInWhere(q, src.Window != nil, sc, func(s expr.Scope) error {
+		_, err := bindIn(cat, "WHERE", q.Where, s, qualifier)
+		return err
+	}); err != nil {
+		return nil, err
+	}
 	if q.Where != nil {
 		pred, err := bindIn(cat, "WHERE", q.Where, sc, qualifier)
 		if err != nil {
