@@ -493,6 +493,11 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 			return nil, err
 		}
 		lexpr, rexpr := c.left, c.right
+		// As ksqlDB, the windowing of the sides is checked before the
+		// kinds of join they allow.
+		if err := checkWindowsMatch(j, leftName, leftWindow, rin); err != nil {
+			return nil, err
+		}
 
 		// The kinds of the sides decide what joins are possible.
 		got := fmt.Sprintf("%s %s %s", leftName, joinTypeText(j.Type), rin.alias)
@@ -540,10 +545,12 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 				return nil, errorf(j.Pos, "RIGHT OUTER JOIN on a foreign key is not supported")
 			case j.Type == ast.FullJoin:
 				return nil, errorf(j.Pos, "FULL OUTER JOIN on a foreign key is not supported")
+			case rin.src.Window != nil:
+				return nil, errorf(j.On.Position(), "Foreign-key table-table joins are not supported on windowed tables.")
 			}
 			foreign = true
 		}
-		if err := checkWindows(j, leftName, leftWindow, rin, leftKeyed && rightKeyed); err != nil {
+		if err := checkWindows(j, leftWindow, rin, leftKeyed && rightKeyed); err != nil {
 			return nil, err
 		}
 		if !foreign && leftPartitions != rin.src.Partitions {
@@ -1327,11 +1334,9 @@ func syntheticKey(inputs []joinInput) string {
 	}
 }
 
-// checkWindows applies ksqlDB's rules to joining windowed sources: both
-// sides windowed or neither, by windows of the same kind, and keyed by the
-// join expressions with the same windows on both sides, since windowed
-// rows cannot be repartitioned.
-func checkWindows(j *ast.Join, leftName string, lw *topology.KeyWindow, rin joinInput, keyed bool) error {
+// checkWindowsMatch applies ksqlDB's rules to the windowing of the sides
+// of a join: both sides windowed or neither, by windows of the same kind.
+func checkWindowsMatch(j *ast.Join, leftName string, lw *topology.KeyWindow, rin joinInput) error {
 	rw := rin.src.Window
 	desc := func(name string, w *topology.KeyWindow) string {
 		if w == nil {
@@ -1346,7 +1351,16 @@ func checkWindows(j *ast.Join, leftName string, lw *topology.KeyWindow, rin join
 		return errorf(j.Pos, "Can not join windowed source to non-windowed source.\n%s\n%s", desc(leftName, lw), desc(rin.alias, rw))
 	case (lw.Type == topology.Session) != (rw.Type == topology.Session):
 		return errorf(j.Pos, "Incompatible windowed sources.\nLeft source: %s\nRight source: %s\nSession windowed sources can only be joined to other session windowed sources, and may still not result in expected behaviour as session bounds must be an exact match for the join to work\nHopping and tumbling windowed sources can only be joined to other hopping and tumbling windowed sources", lw.Type, rw.Type)
-	case !keyed || *lw != *rw:
+	}
+	return nil
+}
+
+// checkWindows refuses a join of windowed sources (whose windows match,
+// checkWindowsMatch) that are not both keyed by the join expressions with
+// the same windows, since windowed rows cannot be repartitioned.
+func checkWindows(j *ast.Join, lw *topology.KeyWindow, rin joinInput, keyed bool) error {
+	rw := rin.src.Window
+	if lw != nil && rw != nil && (!keyed || *lw != *rw) {
 		return errorf(j.On.Position(), "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385.")
 	}
 	return nil
