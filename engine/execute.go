@@ -25,6 +25,9 @@ func (e *Engine) Execute(ctx context.Context, s *Session, sql string, opts ...Op
 	if s == nil {
 		s = NewSession()
 	}
+	if err := checkSession(s); err != nil {
+		return nil, err
+	}
 	var o Options
 	for _, x := range opts {
 		if x.Admit != nil {

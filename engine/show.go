@@ -62,26 +62,11 @@ func (e *Engine) show(ctx context.Context, s *Session, st *ast.Show) (Result, er
 	return Result{}, userError(st.Pos, "%s is not supported yet", statementName(st))
 }
 
-// properties lists the session's properties, then the defaults and the
-// server's settings it does not override.
+// properties lists the properties Sluice uses with their effective values
+// in session s and where each comes from, then the others s sets (see
+// effectiveProperties).
 func (e *Engine) properties(s *Session) *api.PropertyList {
-	l := &api.PropertyList{}
-	keys := make([]string, 0, len(s.Properties))
-	for k := range s.Properties {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		l.Properties = append(l.Properties, api.Property{Name: k, Scope: "SESSION", Value: Redact(k, s.Properties[k])})
-	}
-	if _, ok := s.Properties[propOffsetReset]; !ok {
-		l.Properties = append(l.Properties, api.Property{Name: propOffsetReset, Scope: "DEFAULT", Value: "latest"})
-	}
-	if _, ok := s.Properties[propGuarantee]; !ok {
-		l.Properties = append(l.Properties, api.Property{Name: propGuarantee, Scope: "SERVER", Value: e.cfg.ProcessingGuarantee})
-	}
-	l.Properties = append(l.Properties, api.Property{Name: "ksql.service.id", Scope: "SERVER", Value: e.cfg.ServiceID})
-	return l
+	return &api.PropertyList{Properties: e.effectiveProperties(s)}
 }
 
 // listTopics lists the Kafka topics; internal ones only with all.

@@ -181,6 +181,21 @@ var aliases = map[string]serverconfig.Alias{
 	"ksql.max.push.queries":             {Flag: "max-push-queries"},
 }
 
+// configProperty resolves a key of the config file that names no flag as
+// ksqlDB takes the names of its ksql-server.properties (see
+// engine.ConfigProperty): a name ksqlDB does not know is refused with its
+// message, and so is a value Sluice does not run of a property it uses.
+func configProperty(key, value string) (string, error) {
+	canonical, _, err := engine.ConfigProperty(key)
+	if err != nil {
+		return "", err
+	}
+	if err := engine.CheckPropertyValue(canonical, value); err != nil {
+		return "", fmt.Errorf("%s: %w", key, err)
+	}
+	return canonical, nil
+}
+
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	return parseConfig(args, os.Getenv, stderr)
 }
@@ -230,7 +245,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	for k, f := range kafkaAliases {
 		all[k] = serverconfig.Alias{Flag: f}
 	}
-	loader := &serverconfig.Loader{EnvPrefix: "SLUICE_", ConfigFlag: "config", Aliases: all, Getenv: getenv}
+	loader := &serverconfig.Loader{EnvPrefix: "SLUICE_", ConfigFlag: "config", Aliases: all, Getenv: getenv, Resolve: configProperty}
 	res, err := loader.Load(fs, args)
 	if err != nil {
 		return c, err
@@ -371,6 +386,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		log.Debug("setting", "name", k, "from", cfg.sources[k])
 	}
 	for _, k := range cfg.ignored {
+		if _, perSession, _ := engine.ConfigProperty(k); perSession {
+			log.Warn("config file: Sluice takes this property per session only, not from the config file: SET it in the session, or send it in the request's properties", "property", k)
+			continue
+		}
 		log.Info("config file: property not used by Sluice", "property", k)
 	}
 	if cfg.guaranteeDeprecated {

@@ -27,6 +27,13 @@ type Loader struct {
 	ConfigFlag string
 	// Aliases are the file's other property names.
 	Aliases map[string]Alias
+	// Resolve, when set, is asked about each key of the file that names
+	// neither a flag nor an alias, with its value: it returns the key's
+	// canonical name, under which Aliases are looked up again (so that
+	// ksql.streams.processing.guarantee finds processing.guarantee's), or
+	// an error refusing the key, which Load reports with the file and
+	// line.
+	Resolve func(key, value string) (string, error)
 	// Getenv reads the environment; default os.Getenv.
 	Getenv func(string) string
 	// ReadFile reads the properties file; default os.ReadFile.
@@ -104,7 +111,15 @@ func (l *Loader) Load(fs *flag.FlagSet, args []string) (Result, error) {
 	for _, k := range keys {
 		v := props[k].Value
 		name := k
-		if a, ok := l.Aliases[k]; ok {
+		a, ok := l.Aliases[k]
+		if !ok && fs.Lookup(k) == nil && l.Resolve != nil {
+			canonical, err := l.Resolve(k, v)
+			if err != nil {
+				return res, fmt.Errorf("config file %s line %d: %w", path, props[k].Line, err)
+			}
+			a, ok = l.Aliases[canonical]
+		}
+		if ok {
 			name = a.Flag
 			if a.Convert != nil {
 				if v, err = a.Convert(v); err != nil {

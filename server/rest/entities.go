@@ -91,12 +91,28 @@ func (h *Handler) entityJSON(ctx context.Context, text string, en api.Entity) an
 		e["topics"] = list
 		return e
 	case *api.PropertyList:
+		// ksqlDB's PropertiesList: every property in ksqlDB's scope KSQL
+		// (the engine names them as ksqlDB does); those the session sets
+		// are listed in overwrittenProperties, those at their default in
+		// defaultProperties. A default of no value is null.
 		list := []any{}
+		overwritten, atDefault := []string{}, []string{}
 		for _, p := range en.Properties {
-			list = append(list, map[string]any{"name": p.Name, "scope": p.Scope, "value": p.Value})
+			name := p.Name
+			var value any = p.Value
+			switch p.Scope {
+			case "SESSION":
+				overwritten = append(overwritten, name)
+			case "DEFAULT":
+				atDefault = append(atDefault, name)
+				if p.Value == "" {
+					value = nil
+				}
+			}
+			list = append(list, map[string]any{"name": name, "scope": "KSQL", "value": value})
 		}
 		e := base("properties")
-		e["properties"], e["overwrittenProperties"], e["defaultProperties"] = list, []string{}, []string{}
+		e["properties"], e["overwrittenProperties"], e["defaultProperties"] = list, overwritten, atDefault
 		return e
 	case *api.VariableList:
 		list := []any{}

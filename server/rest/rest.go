@@ -267,6 +267,11 @@ func statementErrorBody(err error, stmt string, entities []any) errorBody {
 	}
 	var se *api.StatementError
 	if errors.As(err, &se) {
+		if se.Code == codeBadRequest && se.Statement == "" {
+			// The request as a whole is refused (its properties): ksqlDB
+			// answers with its KsqlErrorMessage, naming no statement.
+			return errorBody{Type: "generic_error", Code: codeBadRequest, Message: se.Message()}
+		}
 		code := se.Code
 		if code == 0 {
 			code = codeBadStatement
@@ -354,7 +359,12 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request, v any) bool {
 }
 
 // session builds an engine session from a request's properties and
-// variables. Variable names are upper-cased as DEFINE stores them.
+// variables. Variable names are upper-cased as DEFINE stores them. The
+// engine checks the properties as ksqlDB checks a request's (names it
+// does not take, values Sluice does not run are refused with ksqlDB's
+// 40000 before any statement runs; statementErrorBody renders that) and
+// reads each under whichever of ksqlDB's spellings it came
+// (ksql.streams.auto.offset.reset is auto.offset.reset).
 func session(props map[string]any, vars map[string]any) *api.Session {
 	s := api.NewSession()
 	for k, v := range props {

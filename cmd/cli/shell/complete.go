@@ -66,7 +66,6 @@ var settableProperties = []string{
 	"ksql.query.pull.range.scan.enabled",
 	"ksql.query.pull.stream.enabled",
 	"ksql.query.pull.table.scan.enabled",
-	"ksql.streams.processing.guarantee",
 	"processing.guarantee",
 	"sluice.max.record.bytes",
 }

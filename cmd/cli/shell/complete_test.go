@@ -119,7 +119,6 @@ func TestComplete(t *testing.T) {
 			"'ksql.persistence.default.format.value' ",
 			"'ksql.query.pull.limit.clause.enabled' ", "'ksql.query.pull.range.scan.enabled' ",
 			"'ksql.query.pull.stream.enabled' ", "'ksql.query.pull.table.scan.enabled' ",
-			"'ksql.streams.processing.guarantee' ",
 			"'processing.guarantee' ", "'sluice.max.record.bytes' "}},
 		{"", "SET 'auto", []string{".offset.reset' "}},
 		{"", "unset 'p", []string{"rocessing.guarantee' "}},
