@@ -68,3 +68,21 @@ func TestPythonClient(t *testing.T) {
 	dir, _ := filepath.Abs(filepath.Join("interop", "python"))
 	runClient(t, dir, python, "client.py")
 }
+
+// TestKsqldbClient runs the PyPI package ksqldb (1.0.1) against the API,
+// with the interpreter TestPythonClient uses.
+func TestKsqldbClient(t *testing.T) {
+	var python string
+	for _, p := range []string{os.Getenv("SLUICE_PYTHON"), "/tmp/sluice-rest-venv/bin/python", "python3"} {
+		if p == "" {
+			continue
+		}
+		if path, err := exec.LookPath(p); err == nil && exec.Command(path, "-c", "import ksqldb").Run() == nil {
+			python = path
+			break
+		}
+	}
+	need(t, python != "", "a Python with the ksqldb package (pip install -r server/rest/interop/python/requirements.txt)")
+	dir, _ := filepath.Abs(filepath.Join("interop", "python"))
+	runClient(t, dir, python, "ksqldb_client.py")
+}
