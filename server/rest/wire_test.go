@@ -74,3 +74,48 @@ func TestQueryWire(t *testing.T) {
 		}
 	}
 }
+
+// TestDropOverREST: DROP TABLE of a table made by CREATE TABLE AS SELECT
+// ends its query, as ksqlDB does since 0.13; DROP of a source an INSERT
+// INTO query writes is refused with ksqlDB's message.
+func TestDropOverREST(t *testing.T) {
+	e := newEnv(t)
+	seed(t, e)
+	e.ksql(t, "CREATE TABLE totals AS SELECT id, SUM(amount) AS total FROM orders GROUP BY id;"+
+		"CREATE STREAM merged AS SELECT * FROM orders; INSERT INTO merged SELECT * FROM orders;", nil)
+	ents := e.ksql(t, "DROP TABLE totals;", nil)
+	if st, _ := ents[0]["commandStatus"].(map[string]any); st["status"] != "SUCCESS" {
+		t.Fatalf("DROP TABLE totals: %v", ents)
+	}
+	for _, q := range e.ksql(t, "SHOW QUERIES;", nil)[0]["queries"].([]any) {
+		if id := q.(map[string]any)["id"].(string); strings.HasPrefix(id, "CTAS_TOTALS") {
+			t.Errorf("query %s still runs after DROP TABLE totals", id)
+		}
+	}
+	status, body, _ := e.post(t, e.h1, "/ksql", "", map[string]any{"ksql": "DROP STREAM merged;"})
+	want := "Cannot drop MERGED.\nThe following queries read from this source: [].\nThe following queries write into this source: [INSERTQUERY_"
+	if status != 400 || !strings.Contains(string(body), strings.ReplaceAll(want, "\n", `\n`)) {
+		t.Errorf("DROP STREAM merged: %d %s", status, body)
+	}
+}
+
+// TestPullSettingsOverREST: a request's streamsProperties set the pull
+// query settings; with table scans disabled a query that needs one is
+// refused with ksqlDB's message.
+func TestPullSettingsOverREST(t *testing.T) {
+	e := newEnv(t)
+	seed(t, e)
+	e.ksql(t, "CREATE TABLE totals AS SELECT id, SUM(amount) AS total FROM orders GROUP BY id;", map[string]any{"auto.offset.reset": "earliest"})
+	if err := e.eng.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	props := map[string]any{"ksql.query.pull.table.scan.enabled": false}
+	status, body, _ := e.post(t, e.h1, "/query", "", map[string]any{"ksql": "SELECT * FROM totals WHERE total > 10;", "streamsProperties": props})
+	if status != 400 || !strings.Contains(string(body), "WHERE clause missing key column for disjunct") {
+		t.Errorf("table scan disabled: %d %s", status, body)
+	}
+	status, body, _ = e.post(t, e.h1, "/query", "", map[string]any{"ksql": "SELECT * FROM totals WHERE id = 'o2';", "streamsProperties": props})
+	if status != 200 || !strings.Contains(string(body), `"o2"`) {
+		t.Errorf("key lookup with table scans disabled: %d %s", status, body)
+	}
+}
