@@ -111,10 +111,80 @@ func fromJSON(v any, t *types.Type) (any, error) {
 }
 
 // assignValue converts v, of type t, to the column type to; a nil t marks
-// a value decoded from JSON (see fromJSON).
+// a value decoded from JSON (see fromJSON). A struct is assigned field by
+// field of the column's type, as ksqlDB's INSERT VALUES does: a field the
+// value lacks is null, and one the column's type lacks is dropped (so that
+// a row fits a registered schema that names fewer fields).
 func assignValue(v any, t, to *types.Type) (any, error) {
 	if t == nil && v != nil {
 		return fromJSON(v, to)
 	}
+	if v != nil && t != nil && to != nil {
+		switch {
+		case t.Kind == types.Struct && to.Kind == types.Struct:
+			sv, ok := v.(types.StructValue)
+			if !ok {
+				break
+			}
+			out := make(types.StructValue, len(to.Fields))
+			for i, f := range to.Fields {
+				j := slices.IndexFunc(t.Fields, func(g types.Field) bool { return g.Name == f.Name })
+				if j < 0 || j >= len(sv) {
+					continue
+				}
+				c, err := assignValue(sv[j], t.Fields[j].Type, f.Type)
+				if err != nil {
+					return nil, fmt.Errorf("field %s: %w", f.Name, err)
+				}
+				out[i] = c
+			}
+			return out, nil
+		case t.Kind == types.Array && to.Kind == types.Array && hasStruct(to.Elem):
+			arr, ok := v.([]any)
+			if !ok {
+				break
+			}
+			out := make([]any, len(arr))
+			for i, e := range arr {
+				c, err := assignValue(e, t.Elem, to.Elem)
+				if err != nil {
+					return nil, err
+				}
+				out[i] = c
+			}
+			return out, nil
+		case t.Kind == types.Map && to.Kind == types.Map && hasStruct(to.Elem):
+			m, ok := v.(*types.MapValue)
+			if !ok {
+				break
+			}
+			out := &types.MapValue{Keys: make([]any, len(m.Keys)), Values: make([]any, len(m.Values))}
+			for i := range m.Keys {
+				k, err := expr.Coerce(m.Keys[i], t.Key, to.Key)
+				if err != nil {
+					return nil, err
+				}
+				e, err := assignValue(m.Values[i], t.Elem, to.Elem)
+				if err != nil {
+					return nil, err
+				}
+				out.Keys[i], out.Values[i] = k, e
+			}
+			return out, nil
+		}
+	}
 	return expr.Coerce(v, t, to)
+}
+
+// hasStruct reports whether t is or holds a STRUCT.
+func hasStruct(t *types.Type) bool {
+	switch {
+	case t == nil:
+		return false
+	case t.Kind == types.Struct:
+		return true
+	case t.Kind == types.Array, t.Kind == types.Map:
+		return hasStruct(t.Elem)
+	}
+	return false
 }

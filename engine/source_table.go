@@ -64,4 +64,3 @@ func (e *Engine) terminateQuery(ctx context.Context, id string) error {
 	}
 	return nil
 }
-

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"sync"
 
@@ -913,6 +914,21 @@ func compileAvroWrite(w *avroSchema, t *types.Type) (avroWrite, error) {
 			if err != nil {
 				return nil, fmt.Errorf("field %s: %w", f.name, err)
 			}
+			if f.hasDef {
+				// A null (or no column) takes the field's default, as
+				// Avro's writers fill a field the datum lacks.
+				def, err := appendAvroDefault(nil, f.typ, f.def)
+				if err != nil {
+					return nil, fmt.Errorf("field %s: default: %w", f.name, err)
+				}
+				inner := wr
+				wr = func(dst []byte, v any) ([]byte, error) {
+					if v == nil {
+						return append(dst, def...), nil
+					}
+					return inner(dst, v)
+				}
+			}
 			writes[i] = wr
 		}
 		return func(dst []byte, v any) ([]byte, error) {
@@ -942,4 +958,142 @@ func appendLE32(dst []byte, u uint32) []byte {
 
 func appendLE64(dst []byte, u uint64) []byte {
 	return appendLE32(appendLE32(dst, uint32(u)), uint32(u>>32))
+}
+
+// appendAvroDefault appends the encoding in schema w of def, a field's
+// default as its JSON gives it (Avro 1.11, "Complex Types": a union's
+// default is of its first branch, bytes and fixed are strings of code
+// points 0-255).
+func appendAvroDefault(dst []byte, w *avroSchema, def any) ([]byte, error) {
+	bad := func() error { return fmt.Errorf("default %v does not fit Avro type %s", def, w.typ) }
+	switch w.typ {
+	case "null":
+		if def != nil {
+			return nil, bad()
+		}
+		return dst, nil
+	case "boolean":
+		b, ok := def.(bool)
+		if !ok {
+			return nil, bad()
+		}
+		if b {
+			return append(dst, 1), nil
+		}
+		return append(dst, 0), nil
+	case "int", "long":
+		f, ok := def.(float64)
+		if !ok || f != math.Trunc(f) {
+			return nil, bad()
+		}
+		return appendAvroLong(dst, int64(f)), nil
+	case "float":
+		f, ok := def.(float64)
+		if !ok {
+			return nil, bad()
+		}
+		return appendLE32(dst, math.Float32bits(float32(f))), nil
+	case "double":
+		f, ok := def.(float64)
+		if !ok {
+			return nil, bad()
+		}
+		return appendLE64(dst, math.Float64bits(f)), nil
+	case "string":
+		str, ok := def.(string)
+		if !ok {
+			return nil, bad()
+		}
+		return appendAvroString(dst, str), nil
+	case "bytes", "fixed":
+		str, ok := def.(string)
+		if !ok {
+			return nil, bad()
+		}
+		b := make([]byte, 0, len(str))
+		for _, r := range str {
+			if r > 255 {
+				return nil, bad()
+			}
+			b = append(b, byte(r))
+		}
+		if w.typ == "fixed" {
+			if len(b) != w.size {
+				return nil, bad()
+			}
+			return append(dst, b...), nil
+		}
+		return appendAvroBytes(dst, b), nil
+	case "enum":
+		str, ok := def.(string)
+		if !ok {
+			return nil, bad()
+		}
+		for i, sym := range w.symbols {
+			if sym == str {
+				return appendAvroLong(dst, int64(i)), nil
+			}
+		}
+		return nil, bad()
+	case "union":
+		if len(w.branches) == 0 {
+			return nil, bad()
+		}
+		return appendAvroDefault(appendAvroLong(dst, 0), w.branches[0], def)
+	case "array":
+		items, ok := def.([]any)
+		if !ok {
+			return nil, bad()
+		}
+		if len(items) > 0 {
+			dst = appendAvroLong(dst, int64(len(items)))
+			for _, it := range items {
+				var err error
+				if dst, err = appendAvroDefault(dst, w.items, it); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return append(dst, 0), nil
+	case "map":
+		m, ok := def.(map[string]any)
+		if !ok {
+			return nil, bad()
+		}
+		if len(m) > 0 {
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			dst = appendAvroLong(dst, int64(len(keys)))
+			for _, k := range keys {
+				var err error
+				if dst, err = appendAvroDefault(appendAvroString(dst, k), w.values, m[k]); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return append(dst, 0), nil
+	case "record":
+		m, ok := def.(map[string]any)
+		if !ok {
+			return nil, bad()
+		}
+		for _, f := range w.fields {
+			v, ok := m[f.name]
+			if !ok {
+				if !f.hasDef {
+					return nil, fmt.Errorf("default of record %s lacks field %s", w.name, f.name)
+				}
+				v = f.def
+			}
+			var err error
+			if dst, err = appendAvroDefault(dst, f.typ, v); err != nil {
+				return nil, err
+			}
+		}
+		return dst, nil
+	}
+	return nil, bad()
 }

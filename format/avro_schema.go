@@ -29,6 +29,10 @@ type avroSchema struct {
 type avroField struct {
 	name string
 	typ  *avroSchema
+	// def is the field's default, as the schema's JSON gives it, when
+	// hasDef: what a writer writes for a field it has no value for.
+	def    any
+	hasDef bool
 }
 
 // The names ksqlDB gives the schemas it generates.
@@ -134,7 +138,8 @@ func parseAvro(v any, ns string, named map[string]*avroSchema) (*avroSchema, err
 				if err != nil {
 					return nil, err
 				}
-				s.fields = append(s.fields, avroField{name: name, typ: ft})
+				def, hasDef := fm["default"]
+				s.fields = append(s.fields, avroField{name: name, typ: ft, def: def, hasDef: hasDef})
 			}
 		case "enum":
 			syms, _ := x["symbols"].([]any)

@@ -128,7 +128,7 @@ func RegistrySchema(f string, cols []types.Column, unwrapped bool, props map[str
 	case JSONSR:
 		return registry.Schema{Type: registry.JSON, Schema: JSONSchema(cols, unwrapped)}, nil
 	case Protobuf:
-		text, err := ProtobufSchema(cols, unwrapped)
+		text, err := ProtobufSchemaNamed(cols, unwrapped, strings.Trim(props[SchemaFullName], "'"))
 		return registry.Schema{Type: registry.Protobuf, Schema: text}, err
 	}
 	return registry.Schema{}, fmt.Errorf("format %s has no schema to register here", f)

@@ -153,7 +153,7 @@ func (c *protobufSRCodec) Encode(dst []byte, row []any) ([]byte, error) {
 }
 
 func (c *protobufSRCodec) initEncoder() {
-	generate := func() (string, error) { return ProtobufSchema(c.cols, c.unwrapped) }
+	generate := func() (string, error) { return ProtobufSchemaNamed(c.cols, c.unwrapped, c.fullName) }
 	c.encErr = writerSchema(c.sr.Registry, c.subject, c.schemaID, registry.Protobuf, generate, func(s registry.Schema, from schemaSource) error {
 		if from == fromLatest {
 			refs, _ := protobufRefs(c.sr.Registry, s)

@@ -18,10 +18,26 @@ import (
 // google.type.Date and TIME google.type.TimeOfDay. With unwrapped, cols
 // has a single column, which is the message's single field.
 func ProtobufSchema(cols []types.Column, unwrapped bool) (string, error) {
+	return ProtobufSchemaNamed(cols, unwrapped, "")
+}
+
+// ProtobufSchemaNamed is ProtobufSchema with the top message named as
+// fullName says (a *_SCHEMA_FULL_NAME property, as ksqlDB registers it):
+// io.test.value is message value of package io.test. An empty fullName is
+// ConnectDefault1 with no package.
+func ProtobufSchemaNamed(cols []types.Column, unwrapped bool, fullName string) (string, error) {
 	if unwrapped && len(cols) != 1 {
 		return "", fmt.Errorf("an unwrapped protobuf schema has exactly one column, not %d", len(cols))
 	}
 	g := &protoGen{imports: map[string]bool{}}
+	pkg := ""
+	if fullName = strings.TrimPrefix(fullName, "."); fullName != "" {
+		if i := strings.LastIndexByte(fullName, '.'); i >= 0 {
+			pkg, g.root = fullName[:i], fullName[i+1:]
+		} else {
+			g.root = fullName
+		}
+	}
 	fields := make([]types.Field, len(cols))
 	for i, c := range cols {
 		fields[i] = types.Field(c)
@@ -32,6 +48,9 @@ func ProtobufSchema(cols []types.Column, unwrapped bool) (string, error) {
 	}
 	var b strings.Builder
 	b.WriteString("syntax = \"proto3\";\n\n")
+	if pkg != "" {
+		fmt.Fprintf(&b, "package %s;\n\n", pkg)
+	}
 	if len(g.imports) > 0 {
 		imps := make([]string, 0, len(g.imports))
 		for k := range g.imports {
@@ -50,6 +69,8 @@ func ProtobufSchema(cols []types.Column, unwrapped bool) (string, error) {
 type protoGen struct {
 	next    int
 	imports map[string]bool
+	// root, when set, names the top message.
+	root string
 }
 
 // message writes a message for fields, named ConnectDefault<n>, indented by
@@ -57,6 +78,9 @@ type protoGen struct {
 func (g *protoGen) message(fields []types.Field, indent string) (string, error) {
 	g.next++
 	name := "ConnectDefault" + strconv.Itoa(g.next)
+	if g.next == 1 && g.root != "" {
+		name = g.root
+	}
 	var b, nested strings.Builder
 	fmt.Fprintf(&b, "%smessage %s {\n", indent, name)
 	in := indent + "  "
