@@ -49,8 +49,10 @@ type rowStream interface {
 	// Columns are the output column names.
 	Columns() []string
 	// Next returns the next row's values and their types; io.EOF when the
-	// query has ended.
+	// query has ended. It skips tombstones.
 	Next(ctx context.Context) ([]any, []*types.Type, error)
+	// NextRow is Next with tombstones, which it marks.
+	NextRow(ctx context.Context) (row []any, ts []*types.Type, tombstone bool, err error)
 	// Close stops the query; when it returns the query's resources are
 	// released.
 	Close()
@@ -127,17 +129,22 @@ func (s engineStream) Columns() []string {
 }
 
 func (s engineStream) Next(ctx context.Context) ([]any, []*types.Type, error) {
-	row, err := s.st.Next(ctx)
+	return skipTombstones(ctx, s)
+}
+
+func (s engineStream) NextRow(ctx context.Context) ([]any, []*types.Type, bool, error) {
+	r, err := s.st.NextRow(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
+	row := r.Values
 	ts := make([]*types.Type, len(row))
 	for i := range row {
 		if i < len(s.st.Columns) {
 			ts[i] = s.st.Columns[i].Type
 		}
 	}
-	return row, ts, nil
+	return row, ts, r.Tombstone, nil
 }
 
 func (s engineStream) Close() { s.st.Close() }
@@ -376,42 +383,56 @@ func (s *grpcStream) ID() string        { return s.id }
 func (s *grpcStream) Columns() []string { return s.names }
 
 func (s *grpcStream) Next(ctx context.Context) ([]any, []*types.Type, error) {
+	return skipTombstones(ctx, s)
+}
+
+func (s *grpcStream) NextRow(ctx context.Context) ([]any, []*types.Type, bool, error) {
 	if s.ended {
-		return nil, nil, io.EOF
+		return nil, nil, false, io.EOF
 	}
 	defer context.AfterFunc(ctx, s.cancel)()
 	m, err := s.recv()
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
+			return nil, nil, false, ctx.Err()
 		}
-		return nil, nil, statusError(err, s.index)
+		return nil, nil, false, statusError(err, s.index)
 	}
 	if int(m.GetStatementIndex()) != s.index {
-		return nil, nil, fmt.Errorf("bug: statement_index %d in push query %d", m.GetStatementIndex(), s.index)
+		return nil, nil, false, fmt.Errorf("bug: statement_index %d in push query %d", m.GetStatementIndex(), s.index)
 	}
 	switch p := m.GetPayload().(type) {
 	case *sluicev1.ExecuteResponse_Row:
 		vals := p.Row.GetValues()
 		if len(vals) != len(s.names) {
-			return nil, nil, fmt.Errorf("bug: row of %d values for %d columns", len(vals), len(s.names))
+			return nil, nil, false, fmt.Errorf("bug: row of %d values for %d columns", len(vals), len(s.names))
 		}
 		row := make([]any, len(vals))
 		ts := make([]*types.Type, len(vals))
 		for i, v := range vals {
 			row[i], ts[i] = wire.DecodeValue(v)
 		}
-		return row, ts, nil
+		return row, ts, p.Row.GetTombstone(), nil
 	case *sluicev1.ExecuteResponse_StreamEnd:
 		switch r := p.StreamEnd.GetReason(); r {
 		case sluicev1.EndReason_END_REASON_COMPLETED, sluicev1.EndReason_END_REASON_LIMIT_REACHED:
 		default:
-			return nil, nil, fmt.Errorf("push query ended: %s", r)
+			return nil, nil, false, fmt.Errorf("push query ended: %s", r)
 		}
 		s.ended = true
-		return nil, nil, io.EOF
+		return nil, nil, false, io.EOF
 	default:
-		return nil, nil, fmt.Errorf("bug: unexpected %T in a push query", p)
+		return nil, nil, false, fmt.Errorf("bug: unexpected %T in a push query", p)
+	}
+}
+
+// skipTombstones reads s's next row that is not a tombstone.
+func skipTombstones(ctx context.Context, s rowStream) ([]any, []*types.Type, error) {
+	for {
+		row, ts, tombstone, err := s.NextRow(ctx)
+		if err != nil || !tombstone {
+			return row, ts, err
+		}
 	}
 }
 

@@ -51,19 +51,28 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 	e.mu.Unlock()
 	g.QueryID = id
 
-	rows := make(chan []any, pushBuffer)
+	rows := make(chan api.Row, pushBuffer)
 	stop := make(chan struct{})
 	var mu sync.Mutex
 	var sent int64
-	out := func(ctx context.Context, row []any) (bool, error) {
+	// send hands a row to the reader; a tombstone (a delete of a table's
+	// key) keeps only the columns plan.Tombstone names, as ksqlDB's.
+	send := func(ctx context.Context, row []any, tombstone bool) (bool, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if g.Limit > 0 && sent >= g.Limit {
 			return false, nil
 		}
 		cp := append([]any(nil), row...)
+		if tombstone {
+			for i := range cp {
+				if i >= len(plan.Tombstone) || !plan.Tombstone[i] {
+					cp[i] = nil
+				}
+			}
+		}
 		select {
-		case rows <- cp:
+		case rows <- api.Row{Values: cp, Tombstone: tombstone}:
 		case <-stop:
 			return false, nil
 		case <-ctx.Done():
@@ -72,7 +81,10 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 		sent++
 		return g.Limit == 0 || sent < g.Limit, nil
 	}
+	out := func(ctx context.Context, row []any) (bool, error) { return send(ctx, row, false) }
 	deps := exec.Deps{Kafka: e.cfg.Kafka, Registry: e.cfg.Registry, ProcessingLog: e.processing, MaxRecordBytes: e.cfg.MaxRecordBytes, Logger: e.log.With("query", id), Now: e.cfg.Now}
+	// A push query whose rows are a table's streams its deletes too.
+	deps.Deletes = func(ctx context.Context, row []any) (bool, error) { return send(ctx, row, true) }
 	if shareable(g) {
 		// Live-tail queries on one source share one read of its topic.
 		deps.Kafka = e.shared.clientFor(g.Source.Topic)
@@ -140,7 +152,7 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 			release()
 		})
 	}
-	next := func(ctx context.Context) ([]any, error) {
+	next := func(ctx context.Context) (api.Row, error) {
 		select {
 		case r := <-rows:
 			return r, nil
@@ -157,11 +169,11 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 			default:
 			}
 			if err := q.Err(); err != nil {
-				return nil, err
+				return api.Row{}, err
 			}
-			return nil, io.EOF
+			return api.Row{}, io.EOF
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return api.Row{}, ctx.Err()
 		}
 	}
 	end := func() api.EndReason {
@@ -176,5 +188,5 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 		return api.EndCompleted
 	}
 	started = true
-	return Result{Kind: ResultRows, Stream: api.NewStream(id, api.Columns(g.Output, g.KeyColumns), next, closeFn, end), QueryID: id}, nil
+	return Result{Kind: ResultRows, Stream: api.NewRowStream(id, api.Columns(g.Output, g.KeyColumns), next, closeFn, end), QueryID: id}, nil
 }

@@ -35,7 +35,9 @@ import (
 //	flush                wait until every persistent query caught up
 //	subscribe limit=N    run a push query and print its first N rows
 //	  [sorted]           (sorted: in text order, for sources with several
-//	                     partitions)
+//	                     partitions); a delete of a table's key (a
+//	                     tombstone) prints <TOMBSTONE> for the columns it
+//	                     has no value for, as ksqlDB's CLI does
 //	consume topic=T      print every record now in topic T, by partition
 //	                     (p* for a record without a key: its partition is
 //	                     the producer's choice)
@@ -227,7 +229,7 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		var rows []string
 		end := ""
 		for i := 0; i < limit; i++ {
-			row, rowTypes, err := st.Next(ctx)
+			row, rowTypes, tombstone, err := st.NextRow(ctx)
 			if errors.Is(err, io.EOF) {
 				end = "(end)\n"
 				break
@@ -235,7 +237,11 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 			if err != nil {
 				t.Fatalf("row %d: %v", i, err)
 			}
-			rows = append(rows, formatRow(row, rowTypes)+"\n")
+			line := formatRow(row, rowTypes)
+			if tombstone {
+				line = formatTombstone(row, rowTypes)
+			}
+			rows = append(rows, line+"\n")
 		}
 		if d.HasArg("sorted") {
 			// Rows from several partitions arrive in no fixed order.
@@ -297,6 +303,19 @@ func formatRow(row []any, ts []*types.Type) string {
 	parts := make([]string, len(row))
 	for i, v := range row {
 		parts[i] = types.FormatValue(v, ts[i])
+	}
+	return strings.Join(parts, " | ")
+}
+
+// formatTombstone prints a push query's delete as ksqlDB's CLI does: the
+// columns it has no value for read <TOMBSTONE>.
+func formatTombstone(row []any, ts []*types.Type) string {
+	parts := make([]string, len(row))
+	for i, v := range row {
+		parts[i] = "<TOMBSTONE>"
+		if v != nil {
+			parts[i] = types.FormatValue(v, ts[i])
+		}
 	}
 	return strings.Join(parts, " | ")
 }

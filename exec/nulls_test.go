@@ -185,3 +185,38 @@ func TestNullValueFlatMapAndRepartitionCounted(t *testing.T) {
 		}
 	}
 }
+
+// TestTableDeletesToPushOutput checks that a push query over a table hands
+// the deletes of its source's keys to Deletes, with the key columns alone
+// projected, and not the deletes its WHERE sends for the rows it drops.
+func TestTableDeletesToPushOutput(t *testing.T) {
+	g := testGraph(t)
+	g.Sink = nil
+	g.Source.Table = true
+	g.Steps[0].Retract = true
+	tk := offlineTask(t, g)
+	shown := 0
+	tk.out = func(context.Context, []any) (bool, error) { shown++; return true, nil }
+	var deleted [][]any
+	tk.q.deps.Deletes = func(_ context.Context, row []any) (bool, error) {
+		deleted = append(deleted, append([]any(nil), row...))
+		return true, nil
+	}
+	recs := testRecords(4) // amounts 0..3: all below the filter's 10
+	recs[2].Value = nil
+	tk.polled = recs
+	tk.decode(recs)
+	if err := tk.push(context.Background(), 0, &tk.in); err != nil {
+		t.Fatal(err)
+	}
+	if shown != 0 || len(deleted) != 1 {
+		t.Fatalf("%d rows shown, deletes %v: want none shown and the delete of o2", shown, deleted)
+	}
+	if d := deleted[0]; d[0] != "o2" || d[1] != nil || d[2] != nil {
+		t.Errorf("delete = %v, want [o2 <nil> <nil>]", d)
+	}
+	tk.q.tasks = []*task{tk}
+	if s := tk.q.Stats(); s.RecordsOut != 1 || s.Filtered != 3 {
+		t.Errorf("stats = %+v, want 1 out (the delete) and 3 filtered", s)
+	}
+}

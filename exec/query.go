@@ -42,6 +42,15 @@ type Deps struct {
 	// StateNamespace names the query's state in State; default the graph's
 	// QueryID. A push query passes a name unique to its run.
 	StateNamespace string
+	// Deletes, when set, receives the deletes of a push query whose rows
+	// are a table's, as ksqlDB streams them (tombstones): a key deleted
+	// from the source table, a group or a session window that went away
+	// (not the rows a WHERE or HAVING drops, which ksqlDB's push query
+	// leaves out). The row is laid out as Output's, with the key columns
+	// and what the projection computes from them alone set, every other
+	// column null. Nil drops them. Like Output, it returns false to end
+	// the query.
+	Deletes Output
 	// EndOffsets, when set, ends a push query once each partition of its
 	// source topic reached its offset there (a pull query on a stream: the
 	// end offsets when it started). Records from there on are not read.

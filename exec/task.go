@@ -775,15 +775,24 @@ func (t *task) emit(ctx context.Context, b *Batch) error {
 	}
 	var nulls int64
 	for i := 0; i < b.Len() && !t.ended; i++ {
-		if k := b.Kind(i); k.Base() == NullValue {
+		out, k := t.out, b.Kind(i)
+		if k.Base() == NullValue {
 			// A push query shows rows, and a null value has none: ksqlDB
-			// drops a stream's records without a value there.
-			if t.streamOut && k&Filtered == 0 {
-				nulls++
+			// drops a stream's records without a value there. On a
+			// table it is a delete, which goes to Deletes, but for the
+			// delete a WHERE or HAVING sends for a row it drops: ksqlDB's
+			// push query leaves those rows out.
+			if t.streamOut {
+				if k&Filtered == 0 {
+					nulls++
+				}
+				continue
 			}
-			continue
+			if out = t.q.deps.Deletes; out == nil || k&Filtered != 0 {
+				continue
+			}
 		}
-		more, err := t.out(ctx, b.Row(i))
+		more, err := out(ctx, b.Row(i))
 		if err != nil {
 			t.stats.addNulls(nulls)
 			return err

@@ -1058,7 +1058,7 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 		}
 		g.Limit = *q.Limit
 	}
-	plan := &QueryPlan{Graph: g}
+	plan := &QueryPlan{Graph: g, Tombstone: tombstoneColumns(items)}
 	switch {
 	case opts.Target != nil:
 		if err := planInsertWindowed(plan, opts.Target, keyWindow, q.Pos); err != nil {

@@ -51,6 +51,10 @@ type QueryPlan struct {
 	// query.
 	Sink     *catalog.Source
 	Replicas int16
+	// Tombstone says, per column of a push query's output, whether its
+	// deletes keep the column's value (see tombstoneColumns); the others
+	// are null in a delete.
+	Tombstone []bool
 }
 
 // PlanSelect binds a SELECT against the catalog and returns its plan.
@@ -253,7 +257,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		}
 		g.Limit = *q.Limit
 	}
-	plan := &QueryPlan{Graph: g}
+	plan := &QueryPlan{Graph: g, Tombstone: tombstoneColumns(items)}
 	switch {
 	case opts.Target != nil:
 		if err := planInsertWindowed(plan, opts.Target, keyWindow, q.Pos); err != nil {

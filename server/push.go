@@ -168,12 +168,14 @@ func (s *Server) pushQuery(ctx context.Context, r api.Result, index int, limit i
 		defer close(read)
 		var n int64
 		for {
-			row, err := st.Next(qctx)
+			row, err := st.NextRow(qctx)
 			if err != nil {
 				q.finish(err)
 				return
 			}
-			if !q.push(qctx, st.ID, wire.EncodeRow(row, typed), s.pushStall()) {
+			enc := wire.EncodeRow(row.Values, typed)
+			enc.Tombstone = row.Tombstone
+			if !q.push(qctx, st.ID, enc, s.pushStall()) {
 				if qctx.Err() == nil {
 					// Stop the query now: its rows have nowhere to go.
 					st.Close()

@@ -47,8 +47,8 @@ type Result struct {
 	// CommandSeq is the command-log offset of the statement's last command
 	// (ksqlDB's commandSequenceNumber); -1 for a statement that wrote none.
 	CommandSeq int64
-	Entity  Entity
-	Stream  *Stream
+	Entity     Entity
+	Stream     *Stream
 }
 
 // StatementKind says what a statement is before it runs: what an
@@ -177,8 +177,9 @@ func (r EndReason) String() string {
 }
 
 // Stream is a row stream: a pull query's rows (Pull set, all rows
-// already read), a running push query, or a PRINT. Next and Close may be
-// called from different goroutines; Next from one goroutine at a time.
+// already read), a running push query, or a PRINT. Next, NextRow and Close
+// may be called from different goroutines; Next and NextRow from one
+// goroutine at a time.
 type Stream struct {
 	// ID names a push query (for logs and a later close-query call); empty
 	// for a pull query.
@@ -189,15 +190,34 @@ type Stream struct {
 	// Print is set for a PRINT: its rows are the records of a topic.
 	Print   bool
 	Columns []Column
-	next    func(ctx context.Context) ([]any, error)
+	next    func(ctx context.Context) (Row, error)
 	close   func()
 	end     func() EndReason
+}
+
+// Row is a row of a Stream.
+type Row struct {
+	// Values are the row's columns, laid out as the stream's Columns.
+	Values []any
+	// Tombstone marks a delete in a push query whose rows are a table's
+	// (a key deleted from its source, a group or a session window gone):
+	// as in ksqlDB, the key columns the projection holds are set and every
+	// other column is null. A tombstone counts toward the query's LIMIT.
+	Tombstone bool
 }
 
 // NewStream returns a Stream whose rows come from next and which close
 // stops. close must be safe to call twice. end, when not nil, tells why
 // the stream ended once next returned io.EOF.
 func NewStream(id string, cols []Column, next func(ctx context.Context) ([]any, error), close func(), end func() EndReason) *Stream {
+	return NewRowStream(id, cols, func(ctx context.Context) (Row, error) {
+		v, err := next(ctx)
+		return Row{Values: v}, err
+	}, close, end)
+}
+
+// NewRowStream is NewStream for a stream whose rows may be tombstones.
+func NewRowStream(id string, cols []Column, next func(ctx context.Context) (Row, error), close func(), end func() EndReason) *Stream {
 	return &Stream{ID: id, Columns: cols, next: next, close: close, end: end}
 }
 
@@ -206,25 +226,37 @@ func NewStream(id string, cols []Column, next func(ctx context.Context) ([]any, 
 func NewRows(cols []Column, rows [][]any, reason EndReason) *Stream {
 	i := 0
 	return &Stream{Pull: true, Columns: cols,
-		next: func(ctx context.Context) ([]any, error) {
+		next: func(ctx context.Context) (Row, error) {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return Row{}, err
 			}
 			if i >= len(rows) {
-				return nil, io.EOF
+				return Row{}, io.EOF
 			}
 			i++
-			return rows[i-1], nil
+			return Row{Values: rows[i-1]}, nil
 		},
 		close: func() {},
 		end:   func() EndReason { return reason },
 	}
 }
 
-// Next returns the next row, blocking until one arrives. It returns io.EOF
-// when the stream has ended (End says why), and ctx.Err() when ctx is
-// done.
-func (s *Stream) Next(ctx context.Context) ([]any, error) { return s.next(ctx) }
+// Next returns the next row, blocking until one arrives, and skips
+// tombstones (see NextRow), as ksqlDB's /query-stream does. It returns
+// io.EOF when the stream has ended (End says why), and ctx.Err() when ctx
+// is done.
+func (s *Stream) Next(ctx context.Context) ([]any, error) {
+	for {
+		r, err := s.next(ctx)
+		if err != nil || !r.Tombstone {
+			return r.Values, err
+		}
+	}
+}
+
+// NextRow is Next with the tombstones of a push query whose rows are a
+// table's.
+func (s *Stream) NextRow(ctx context.Context) (Row, error) { return s.next(ctx) }
 
 // Close stops the query and releases its resources. Safe to call twice.
 func (s *Stream) Close() { s.close() }

@@ -1939,8 +1939,13 @@ func (x *Column) GetRole() ColumnRole {
 
 // Row is one row of a push query, one value per column.
 type Row struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Values        []*Value               `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Values []*Value               `protobuf:"bytes,1,rep,name=values,proto3" json:"values,omitempty"`
+	// tombstone marks a delete in a push query whose rows are a table's (a
+	// key deleted from its source, a group or a session window gone): as in
+	// ksqlDB, the key columns the projection holds have their values and
+	// every other column is null.
+	Tombstone     bool `protobuf:"varint,2,opt,name=tombstone,proto3" json:"tombstone,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1980,6 +1985,13 @@ func (x *Row) GetValues() []*Value {
 		return x.Values
 	}
 	return nil
+}
+
+func (x *Row) GetTombstone() bool {
+	if x != nil {
+		return x.Tombstone
+	}
+	return false
 }
 
 // Value is a typed SQL value.
@@ -4602,9 +4614,10 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\x06Column\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12)\n" +
-	"\x04role\x18\x03 \x01(\x0e2\x15.sluice.v1.ColumnRoleR\x04role\"/\n" +
+	"\x04role\x18\x03 \x01(\x0e2\x15.sluice.v1.ColumnRoleR\x04role\"M\n" +
 	"\x03Row\x12(\n" +
-	"\x06values\x18\x01 \x03(\v2\x10.sluice.v1.ValueR\x06values\"\xba\x04\n" +
+	"\x06values\x18\x01 \x03(\v2\x10.sluice.v1.ValueR\x06values\x12\x1c\n" +
+	"\ttombstone\x18\x02 \x01(\bR\ttombstone\"\xba\x04\n" +
 	"\x05Value\x12;\n" +
 	"\n" +
 	"null_value\x18\x01 \x01(\x0e2\x1a.google.protobuf.NullValueH\x00R\tnullValue\x12\x1f\n" +

@@ -26,9 +26,12 @@
 //     delimited form (a header object, then one JSON array a line) or, to a
 //     client that accepts only application/json, as one JSON array. A push
 //     query runs until its LIMIT, POST /close-query, the client going away
-//     or Close.
+//     or Close. As in ksqlDB, its rows are values only: the deletes of a
+//     push query over a table (tombstones) are left out.
 //   - POST /query is the older, chunked form: a header with the schema,
-//     {"row":{"columns":[...]}} per row and a finalMessage.
+//     {"row":{"columns":[...]}} per row and a finalMessage; a delete is
+//     {"row":{"columns":[...],"tombstone":true}}, its key columns set and
+//     the others null.
 //   - POST /inserts-stream (HTTP/2 only) writes rows as they arrive, through
 //     the same path as INSERT VALUES, and acknowledges each.
 //   - GET /info, /healthcheck, /status[/{commandId}].

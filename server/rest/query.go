@@ -132,8 +132,9 @@ func (rw *rowWriter) write(b []byte) {
 // query's when they are all sent; a push query's or PRINT's when it ends,
 // the client goes, close-query is called or the server shuts down. It
 // returns why the stream ended, and the error that ended it (nil when it
-// completed, its limit was reached or it was closed).
-func (h *Handler) stream(ctx context.Context, q *queryResult, emit func(row []any) error) (api.EndReason, error) {
+// completed, its limit was reached or it was closed). emit receives the
+// tombstones of a push query over a table too.
+func (h *Handler) stream(ctx context.Context, q *queryResult, emit func(row api.Row) error) (api.EndReason, error) {
 	defer q.stream.Close()
 	qctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -143,7 +144,7 @@ func (h *Handler) stream(ctx context.Context, q *queryResult, emit func(row []an
 		defer forget()
 	}
 	for {
-		row, err := q.stream.Next(qctx)
+		row, err := q.stream.NextRow(qctx)
 		switch {
 		case err == nil:
 		case errors.Is(err, io.EOF):
@@ -195,12 +196,17 @@ func (h *Handler) serveQueryStream(w http.ResponseWriter, r *http.Request) {
 	} else {
 		rw.write(append(hb, '\n'))
 	}
-	emit := func(row []any) error {
+	emit := func(row api.Row) error {
+		if row.Tombstone {
+			// As ksqlDB's /query-stream: its rows are values only, and a
+			// delete has none.
+			return nil
+		}
 		rw.buf = rw.buf[:0]
 		if asJSON {
 			rw.buf = append(rw.buf, ',')
 		}
-		rw.buf = appendRow(rw.buf, row, q.cols)
+		rw.buf = appendRow(rw.buf, row.Values, q.cols)
 		rw.buf = append(rw.buf, '\n')
 		rw.write(rw.buf)
 		rw.count++
@@ -253,9 +259,13 @@ func (h *Handler) serveQuery(w http.ResponseWriter, r *http.Request) {
 	defer rw.done()
 	hb, _ := jsonMarshal(map[string]any{"header": map[string]any{"queryId": q.stream.ID, "schema": schemaString(q.stream)}})
 	rw.write(append([]byte{'['}, hb...))
-	emit := func(row []any) error {
+	emit := func(row api.Row) error {
 		rw.buf = append(rw.buf[:0], ",\n"+`{"row":{"columns":`...)
-		rw.buf = appendRow(rw.buf, row, q.cols)
+		rw.buf = appendRow(rw.buf, row.Values, q.cols)
+		if row.Tombstone {
+			// A push query over a table deletes a key.
+			rw.buf = append(rw.buf, `,"tombstone":true`...)
+		}
 		rw.buf = append(rw.buf, "}}"...)
 		rw.write(rw.buf)
 		return rw.err

@@ -297,6 +297,11 @@ func (s *Shell) runStatement(ctx context.Context, source string, st statement) e
 			cells := make([]string, len(vals))
 			for i, v := range vals {
 				cells[i] = types.FormatValue(wire.DecodeValue(v))
+				if _, null := v.GetKind().(*sluicev1.Value_NullValue); p.Row.GetTombstone() && (null || v.GetKind() == nil) {
+					// A delete of a table's key: as ksqlDB's CLI shows it,
+					// the columns it has no value for.
+					cells[i] = "<TOMBSTONE>"
+				}
 			}
 			push.row(cells, vals)
 		case *sluicev1.ExecuteResponse_StreamEnd:

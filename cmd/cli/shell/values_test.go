@@ -103,3 +103,52 @@ Limit Reached
 		})
 	}
 }
+
+// tombstoneEngine answers a push query over a table whose second row is
+// the delete of its key.
+type tombstoneEngine struct{ api.Unimplemented }
+
+func (tombstoneEngine) Execute(context.Context, *api.Session, string, ...api.Options) ([]api.Result, error) {
+	rows := []api.Row{{Values: []any{int32(10), int32(110)}}, {Values: []any{int32(10), nil}, Tombstone: true}, {Values: []any{int32(11), nil}}}
+	i := 0
+	cols := []types.Column{{Name: "K", Type: types.IntType}, {Name: "ID", Type: types.IntType}}
+	st := api.NewRowStream("transient_4", api.Columns(cols, 1), func(context.Context) (api.Row, error) {
+		if i == len(rows) {
+			return api.Row{}, io.EOF
+		}
+		i++
+		return rows[i-1], nil
+	}, func() {}, func() api.EndReason { return api.EndLimit })
+	return []api.Result{{Kind: api.ResultRows, Stream: st}}, nil
+}
+
+// TestPushQueryTombstones checks that the shell shows a delete as ksqlDB's
+// CLI does: the columns the delete has no value for read <TOMBSTONE>,
+// unlike a row's null; CSV keeps them empty.
+func TestPushQueryTombstones(t *testing.T) {
+	sh, out, errOut := newTestShell(t, tombstoneEngine{})
+	if err := sh.Run(context.Background(), "", "SELECT * FROM t EMIT CHANGES;"); err != nil {
+		t.Fatalf("Run = %v (%s)", err, errOut)
+	}
+	want := `+------+------+
+| K    | ID   |
++------+------+
+| 10   | 110  |
++------+-------------+
+| 10   | <TOMBSTONE> |
+| 11   | null        |
++------+-------------+
+Limit Reached
+`
+	if out.String() != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", out, want)
+	}
+	out.Reset()
+	sh.Format = FormatCSV
+	if err := sh.Run(context.Background(), "", "SELECT * FROM t EMIT CHANGES;"); err != nil {
+		t.Fatalf("Run = %v (%s)", err, errOut)
+	}
+	if want := "K,ID\n10,110\n10,\n11,\n"; out.String() != want {
+		t.Errorf("CSV stdout:\n%s\nwant:\n%s", out, want)
+	}
+}
