@@ -207,7 +207,7 @@ func (e *Engine) executeStatement(ctx context.Context, s *Session, st ast.Statem
 func syntaxError(sql string, err error) *StatementError {
 	var pe *parser.Error
 	if errors.As(err, &pe) {
-		return &StatementError{Statement: pe.Statement, Line: pe.Line, Col: pe.Col, Msg: pe.Msg, Code: CodeBadStatement}
+		return &StatementError{Statement: pe.Statement, Line: pe.Line, Col: pe.Col, Msg: pe.Msg, Hint: pe.Hint, Syntax: pe.Syntax, Code: CodeBadStatement}
 	}
 	return &StatementError{Statement: sql, Msg: err.Error(), Code: CodeBadStatement}
 }

@@ -194,7 +194,7 @@ func (e *Engine) constant(x ast.Expr) (any, *types.Type, error) {
 		return true
 	})
 	if ref != nil && ref.Qualifier != "" {
-		return nil, nil, userError(ref.Pos, "'%s' is not a valid stream/table name or alias. VALUES takes constants only.", ref.Qualifier)
+		return nil, nil, userError(ref.Pos, "Failed to prepare statement: '%s' is not a valid stream/table name or alias. VALUES takes constants only.", ref.Qualifier)
 	}
 	if ref != nil {
 		return nil, nil, userError(ref.Pos, "VALUES takes constants only; '%s' is a column reference", ref.Name)

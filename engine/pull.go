@@ -35,16 +35,14 @@ func (e *Engine) pullRows(ctx context.Context, s *Session, st *ast.Select) (*Str
 	limited := false
 	_, err := e.pull(ctx, s, st, func(row []any) bool {
 		rows = append(rows, append([]any(nil), row...))
-		if g := plan.Graph; g.Limit > 0 && int64(len(rows)) >= g.Limit {
-			limited = true
-		}
+		limited = plan.Graph.LimitReached(int64(len(rows)))
 		return true
 	}, func(p *planner.PullPlan) { plan = p })
 	if err != nil {
 		return nil, err
 	}
 	reason := api.EndCompleted
-	if limited {
+	if limited || plan.Graph.LimitReached(0) {
 		reason = api.EndLimit
 	}
 	out := api.NewRows(pullColumns(plan), rows, reason)
@@ -99,10 +97,14 @@ func (e *Engine) pull(ctx context.Context, s *Session, st *ast.Select, add func(
 	if planned != nil {
 		planned(plan)
 	}
+	if g.LimitReached(0) {
+		// LIMIT 0: no row to read.
+		return g.Output, nil
+	}
 	n := int64(0)
 	limited := func(row []any) bool {
 		n++
-		return add(row) && (g.Limit == 0 || n < g.Limit)
+		return add(row) && !g.LimitReached(n)
 	}
 	if plan.Query == nil {
 		err = e.pullStream(ctx, g, limited)

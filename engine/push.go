@@ -50,6 +50,16 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 	id := fmt.Sprintf("transient_%s_%d", g.Source.Name, e.pushSeq)
 	e.mu.Unlock()
 	g.QueryID = id
+	if g.LimitReached(0) {
+		// LIMIT 0 (or less, as ksqlDB takes it): the query ends at once,
+		// its limit reached, and reads nothing.
+		started = true
+		var once sync.Once
+		closeFn := func() { once.Do(release) }
+		next := func(context.Context) ([]any, error) { return nil, io.EOF }
+		end := func() api.EndReason { return api.EndLimit }
+		return Result{Kind: ResultRows, Stream: api.NewStream(id, api.Columns(g.Output, g.KeyColumns), next, closeFn, end), QueryID: id}, nil
+	}
 
 	rows := make(chan api.Row, pushBuffer)
 	stop := make(chan struct{})
@@ -60,7 +70,7 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 	send := func(ctx context.Context, row []any, tombstone bool) (bool, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if g.Limit > 0 && sent >= g.Limit {
+		if g.LimitReached(sent) {
 			return false, nil
 		}
 		cp := append([]any(nil), row...)
@@ -79,7 +89,7 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 			return false, ctx.Err()
 		}
 		sent++
-		return g.Limit == 0 || sent < g.Limit, nil
+		return !g.LimitReached(sent), nil
 	}
 	out := func(ctx context.Context, row []any) (bool, error) { return send(ctx, row, false) }
 	deps := exec.Deps{Kafka: e.cfg.Kafka, Registry: e.cfg.Registry, ProcessingLog: e.processing, MaxRecordBytes: e.cfg.MaxRecordBytes, Logger: e.log.With("query", id), Now: e.cfg.Now}
@@ -182,7 +192,7 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 			return api.EndClosed
 		case q.Err() != nil:
 			return api.EndError
-		case g.Limit > 0:
+		case g.Limit != nil:
 			return api.EndLimit
 		}
 		return api.EndCompleted

@@ -60,6 +60,9 @@ func (c *cursor) pos(t token) ast.Pos { return posAt(c.src, t.off) }
 // errAt builds an error at token t.
 func (c *cursor) errAt(t token, msg string) *Error { return errAt(c.src, t.off, msg) }
 
+// syntaxErrAt is ksqlDB's "Syntax Error" at t, with hint.
+func (c *cursor) syntaxErrAt(t token, hint string) *Error { return syntaxErrAt(c.src, t.off, hint) }
+
 // expect consumes the word w or fails with a message saying what to write.
 func (c *cursor) expect(w, hint string) error {
 	if c.accept(w) {

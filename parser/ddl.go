@@ -370,13 +370,17 @@ func (c *cursor) insert(src ast.Source) (ast.Statement, error) {
 		}
 		iv := &ast.InsertValues{Source: src, Target: n, TargetPos: c.pos(nt), Columns: cols}
 		if len(body) == 0 {
-			return nil, c.errAt(c.toks[close], "expected values in VALUES (...)")
+			e := c.errAt(c.toks[close], "Failed to prepare statement: Expected some values for INSERT INTO statement.")
+			e.Hint = "write the values in VALUES (...), one per column"
+			return nil, e
 		}
 		if iv.Values, err = c.exprList(body, c.toks[close].off); err != nil {
 			return nil, err
 		}
 		if len(cols) > 0 && len(cols) != len(iv.Values) {
-			return nil, c.errAt(vt, "Expected number columns and values to match: "+itoa(len(cols))+", "+itoa(len(iv.Values))+". Give one value per column.")
+			e := c.errAt(vt, "Failed to prepare statement: Expected number columns and values to match: "+itoa(len(cols))+", "+itoa(len(iv.Values)))
+			e.Hint = "Give one value per column."
+			return nil, e
 		}
 		return iv, nil
 	}

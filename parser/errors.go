@@ -15,12 +15,35 @@ import (
 type Error struct {
 	Line, Col int
 	Msg       string
+	// Hint, when set, says more than Msg does of what is wrong and what to
+	// write instead.
+	Hint string
+	// Syntax marks an error of the kind ksqlDB's grammar reports as just
+	// "Syntax Error" (Msg) with no detail: a token it cannot place where
+	// it stands. ksqlDB's message then names the statement on a line of
+	// its own.
+	Syntax    bool
 	Statement string
 }
 
-// Error returns "line L:C: message".
+// Error returns "line L:C: message", and the hint on a line of its own.
 func (e *Error) Error() string {
+	if e.Hint != "" {
+		return fmt.Sprintf("line %d:%d: %s\n%s", e.Line, e.Col, e.Msg, e.Hint)
+	}
 	return fmt.Sprintf("line %d:%d: %s", e.Line, e.Col, e.Msg)
+}
+
+// syntaxError is ksqlDB's message for a token its grammar cannot place.
+const syntaxError = "Syntax Error"
+
+// syntaxErrAt builds the Error ksqlDB's grammar gives for a token it
+// cannot place at byte offset off of src; hint says what Sluice found
+// there.
+func syntaxErrAt(src string, off int, hint string) *Error {
+	e := errAt(src, off, syntaxError)
+	e.Hint, e.Syntax = hint, true
+	return e
 }
 
 // posAt returns the position of byte offset off in src.

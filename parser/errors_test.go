@@ -29,7 +29,13 @@ func TestErrors(t *testing.T) {
 		{"SELECT a + FROM s", 1, 12, "mismatched input 'FROM'"},
 		{"SELECT a FROM s GROUP BY a WHERE b", 1, 28, "WHERE must come before GROUP"},
 		{"SELECT a FROM s EMIT SOMETIMES", 1, 22, "expected CHANGES or FINAL"},
-		{"SELECT a FROM s LIMIT x", 1, 23, "expected the LIMIT"},
+		{"SELECT a FROM s LIMIT x", 1, 23, "Syntax Error\nexpected the LIMIT (a whole number) but found 'x'"},
+		{"SELECT a FROM s LIMIT", 1, 22, "Syntax Error\nexpected the LIMIT (a whole number) but found end of input"},
+		{"SELECT a FROM s LIMIT 2.5", 1, 23, "Failed to prepare statement: Value must be integer for command: LIMIT\nLIMIT takes"},
+		{"SELECT a FROM s LIMIT -1e1", 1, 23, "Failed to prepare statement: Value must be integer for command: LIMIT"},
+		{"SELECT a FROM s LIMIT 2147483648", 1, 23, "Failed to prepare statement: Value must be integer for command: LIMIT"},
+		{"SELECT a FROM s LIMIT 1 2", 1, 25, "unexpected '2' after LIMIT"},
+		{"SELECT * FROM S1 ORDER BY MYKEY DESC", 1, 24, "Syntax Error\nmismatched input 'BY'; expected an operator, ',' or the next clause after 'ORDER'"},
 		{"SELECT a s", 1, 11, "expected FROM"},
 		{"SELECT f(a FROM s", 1, 9, "'(' is never closed"},
 		{"SELECT a[1 FROM s", 1, 9, "'[' is never closed"},
@@ -48,7 +54,8 @@ func TestErrors(t *testing.T) {
 		{"SELECT 'abc FROM s", 1, 8, "unterminated string"},
 		{"SELECT a FROM s /* x", 1, 17, "unterminated comment"},
 		{"SELECT a ? b FROM s", 1, 10, "unexpected character '?'"},
-		{"INSERT INTO s (a, b) VALUES (1)", 1, 22, "Give one value per column"},
+		{"INSERT INTO s (a, b) VALUES (1)", 1, 22, "Failed to prepare statement: Expected number columns and values to match: 2, 1\nGive one value per column"},
+		{"INSERT INTO s (a, b) VALUES ()", 1, 30, "Failed to prepare statement: Expected some values for INSERT INTO statement."},
 		{"INSERT INTO s VALUES (1 2)", 1, 25, "mismatched input '2'"},
 		{"INSERT INTO s VALUES (a b)", 1, 23, "expected ',' between expressions"},
 		{"DROP STREAM", 1, 12, "expected the name of the STREAM to drop"},
@@ -88,8 +95,11 @@ func TestErrors(t *testing.T) {
 			t.Errorf("%q: got %v, want a *parser.Error", tc.in, err)
 			continue
 		}
-		if pe.Line != tc.line || pe.Col != tc.col || !strings.Contains(pe.Msg, tc.msg) {
+		if pe.Line != tc.line || pe.Col != tc.col || !strings.Contains(pe.Msg+"\n"+pe.Hint, tc.msg) {
 			t.Errorf("%q:\n got  %v\n want line %d:%d: ...%s...", tc.in, err, tc.line, tc.col, tc.msg)
+		}
+		if pe.Syntax != (pe.Msg == "Syntax Error") {
+			t.Errorf("%q: Syntax is %v for %q", tc.in, pe.Syntax, pe.Msg)
 		}
 		if !strings.HasPrefix(err.Error(), "line ") {
 			t.Errorf("%q: error %q lacks the line prefix", tc.in, err)

@@ -290,7 +290,7 @@ func checkSyntaxCase(t *testing.T, file string, tc qttCase, stmts []string) (fai
 			t.Errorf("%s: %s: error is %T, not *parser.Error: %v", file, tc.Name, err, err)
 			return false, false, hasPos
 		}
-		if !strings.Contains(strings.ToLower(pe.Msg), "expected") {
+		if !strings.Contains(strings.ToLower(pe.Msg+"\n"+pe.Hint), "expected") {
 			t.Errorf("%s: %s: the message does not say what was expected: %v", file, tc.Name, err)
 		}
 		if !hasPos {

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/sluice-sql/sluice/parser/ast"
@@ -148,15 +149,8 @@ func (c *cursor) query() (*ast.Query, error) {
 		}
 	}
 	if l := clauses["LIMIT"]; l != nil {
-		sc := c.sub(l.kw[0], l.body)
-		n, err := sc.integer("the LIMIT")
+		n, err := c.sub(l.kw[0], l.body).limit()
 		if err != nil {
-			return nil, err
-		}
-		if n < 0 {
-			return nil, c.errAt(l.body[0], "LIMIT must not be negative")
-		}
-		if err := sc.end("LIMIT"); err != nil {
 			return nil, err
 		}
 		q.Limit = &n
@@ -614,4 +608,30 @@ func ParseExpr(text string) (ast.Expr, error) {
 		return nil, errAt(text, 0, "expected one expression but found a list")
 	}
 	return es[0], nil
+}
+
+// limit parses the body of a LIMIT clause: a number, as ksqlDB's grammar
+// has it, which must be an INTEGER (a whole number that fits 32 bits). The
+// sign is kept: what a negative LIMIT does depends on the query.
+func (c *cursor) limit() (int64, error) {
+	first := c.peek()
+	neg := c.acceptOp("-")
+	t := c.peek()
+	if t.kind != tkNumber {
+		return 0, c.syntaxErrAt(t, "expected the LIMIT (a whole number) but found "+t.describe())
+	}
+	c.i++
+	n, err := strconv.ParseInt(t.text, 10, 64)
+	if neg && err == nil {
+		n = -n
+	}
+	if err != nil || n < math.MinInt32 || n > math.MaxInt32 {
+		e := c.errAt(first, "Failed to prepare statement: Value must be integer for command: LIMIT")
+		e.Hint = "LIMIT takes a whole number of rows up to 2147483647, e.g. LIMIT 10"
+		return 0, e
+	}
+	if err := c.end("LIMIT"); err != nil {
+		return 0, err
+	}
+	return n, nil
 }

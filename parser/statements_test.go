@@ -101,6 +101,10 @@ func TestParseStatements(t *testing.T) {
 			&ast.InsertValues{Target: "S", Values: []ast.Expr{intLit("1"), &ast.Literal{Kind: ast.NullLit, Text: "NULL"}}}},
 		{"SELECT * FROM s WHERE k = 'a' LIMIT 10",
 			&ast.Select{Query: &ast.Query{Items: star, From: src("S"), Where: &ast.Binary{Op: ast.OpEq, L: col("K"), R: strLit("a")}, Limit: i64(10)}}},
+		{"SELECT * FROM s LIMIT 0", &ast.Select{Query: &ast.Query{Items: star, From: src("S"), Limit: i64(0)}}},
+		{"SELECT * FROM s EMIT CHANGES LIMIT -1", &ast.Select{Query: &ast.Query{Items: star, From: src("S"), Emit: ast.EmitChanges, Limit: i64(-1)}}},
+		{"SELECT * FROM s LIMIT - 2147483648", &ast.Select{Query: &ast.Query{Items: star, From: src("S"), Limit: i64(-2147483648)}}},
+		{"SELECT * FROM s LIMIT 2147483647", &ast.Select{Query: &ast.Query{Items: star, From: src("S"), Limit: i64(2147483647)}}},
 		{"SELECT s.a->b x, v1->*, window FROM s t EMIT CHANGES LIMIT 1",
 			&ast.Select{Query: &ast.Query{Items: []ast.SelectItem{
 				{Expr: &ast.Dereference{X: qcol("S", "A"), Field: "B"}, Alias: "X"},

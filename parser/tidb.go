@@ -121,7 +121,9 @@ func (r *rewriter) mapError(text, msg string) *Error {
 	if wantsOperand(prev) {
 		return errAt(r.src, o, "mismatched input "+desc+"; expected an expression after "+prev.describe()+reservedHint(t, prev))
 	}
-	return errAt(r.src, o, "mismatched input "+desc+"; expected an operator, ',' or the next clause after "+prev.describe()+" (a missing comma or operator?)")
+	// A token after a complete operand that nothing can take: ksqlDB's
+	// grammar finds no alternative there.
+	return syntaxErrAt(r.src, o, "mismatched input "+desc+"; expected an operator, ',' or the next clause after "+prev.describe()+" (a missing comma or operator?)")
 }
 
 // tokenBefore returns the token of src that ends last before offset off.

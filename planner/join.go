@@ -889,8 +889,6 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 		// An aggregate in the select list makes a single group, which
 		// HAVING may filter.
 		return nil, errorf(q.Having.Position(), "HAVING needs GROUP BY; add GROUP BY or use WHERE")
-	case persistent && q.Limit != nil:
-		return nil, errorf(q.Pos, "LIMIT is not supported in CREATE ... AS SELECT; remove it")
 	}
 	if persistent {
 		if _, err := checkProps(opts.SinkProps, sinkProps); err != nil {
@@ -1052,12 +1050,7 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 		}
 	}
 	g.Steps = append(g.Steps, proj)
-	if q.Limit != nil {
-		if *q.Limit < 0 {
-			return nil, errorf(q.Pos, "LIMIT must not be negative")
-		}
-		g.Limit = *q.Limit
-	}
+	g.Limit = limitOf(q)
 	plan := &QueryPlan{Graph: g, Tombstone: tombstoneColumns(items)}
 	switch {
 	case opts.Target != nil:

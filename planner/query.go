@@ -57,12 +57,42 @@ type QueryPlan struct {
 	Tombstone []bool
 }
 
+// limitInPersistent is ksqlDB's refusal of a LIMIT in the query of a
+// persistent query, which runs until it is terminated. ksqlDB's parser
+// refuses it in CREATE STREAM AS SELECT and CREATE TABLE AS SELECT; INSERT
+// INTO ... SELECT is refused the same way.
+func limitInPersistent(q *ast.Query, opts QueryOptions) error {
+	what := "INSERT INTO ... SELECT"
+	switch {
+	case opts.Target != nil:
+	case opts.SinkKind == catalog.Table:
+		what = "CREATE TABLE AS SELECT"
+	default:
+		what = "CREATE STREAM AS SELECT"
+	}
+	return errorf(q.Pos, "Failed to prepare statement: %s statements don't support LIMIT clause.", what)
+}
+
+// limitOf is the LIMIT of a push or pull query's plan: nil for none. A
+// negative LIMIT is kept: a push query with one ends before its first row,
+// as ksqlDB's does (a pull query refuses it).
+func limitOf(q *ast.Query) *int64 {
+	if q.Limit == nil {
+		return nil
+	}
+	n := *q.Limit
+	return &n
+}
+
 // PlanSelect binds a SELECT against the catalog and returns its plan.
 func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPlan, error) {
 	if err := cancelled(opts.Ctx); err != nil {
 		return nil, err
 	}
 	persistent := opts.Sink != ""
+	if persistent && q.Limit != nil {
+		return nil, limitInPersistent(q, opts)
+	}
 	ref, ok := q.From.(*ast.TableRef)
 	if !ok {
 		return planJoinSelect(cat, q, opts)
@@ -96,8 +126,6 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		return nil, errorf(q.Having.Position(), "HAVING needs GROUP BY; add GROUP BY or use WHERE")
 	case q.Emit == ast.EmitFinal && (q.Window == nil || !aggregating):
 		return nil, errorf(q.Pos, "EMIT FINAL is only supported for windowed aggregations.")
-	case persistent && q.Limit != nil:
-		return nil, errorf(q.Pos, "LIMIT is not supported in CREATE ... AS SELECT; remove it")
 	}
 
 	if persistent {
@@ -251,12 +279,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		}
 	}
 	g.Steps = append(g.Steps, proj)
-	if q.Limit != nil {
-		if *q.Limit < 0 {
-			return nil, errorf(q.Pos, "LIMIT must not be negative")
-		}
-		g.Limit = *q.Limit
-	}
+	g.Limit = limitOf(q)
 	plan := &QueryPlan{Graph: g, Tombstone: tombstoneColumns(items)}
 	switch {
 	case opts.Target != nil:

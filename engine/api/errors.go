@@ -20,6 +20,11 @@ type StatementError struct {
 	Msg string
 	// Hint, when set, says more of what to do than Msg does.
 	Hint string
+	// Syntax marks the error ksqlDB's grammar gives as just "Syntax Error"
+	// (Msg), for a token it cannot place: ksqlDB's message follows it with
+	// an empty line of detail and a line "Statement: " with the
+	// statement's text.
+	Syntax bool
 	// Code is ksqlDB's error code for the failure: CodeBadStatement for a
 	// statement Sluice refuses, CodeServerError for a failure of Sluice or
 	// its cluster, CodeStatementTimeout for a statement the server's

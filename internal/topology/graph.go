@@ -24,11 +24,22 @@ type Graph struct {
 	Output []types.Column `json:"output"`
 	// KeyColumns is how many leading columns of Output are key columns.
 	KeyColumns int `json:"keyColumns"`
-	// Limit ends a push query after this many rows; 0 means none.
-	Limit int64 `json:"limit,omitempty"`
+	// Limit ends a push or pull query after this many rows: nil when the
+	// query has no LIMIT, 0 (or, for a push query, less) when it ends
+	// before its first row. Persistent queries have none (a CREATE ... AS
+	// SELECT with a LIMIT is refused), and a stored plan without the field
+	// has none.
+	Limit *int64 `json:"limit,omitempty"`
 	// OffsetReset is where the query starts reading when it has no committed
 	// offsets: "earliest" or "latest".
 	OffsetReset string `json:"offsetReset"`
+}
+
+// LimitReached reports whether a query that has given n rows has reached
+// its LIMIT: never without one; before the first row with a LIMIT of 0 or
+// less.
+func (g *Graph) LimitReached(n int64) bool {
+	return g.Limit != nil && n >= *g.Limit
 }
 
 // Pseudo-columns that every source row carries before its key and value
@@ -348,8 +359,8 @@ func (g *Graph) Plan() []PlanLine {
 		line("MATERIALIZED", "Schema: "+schemaString(g.Output, g.KeyColumns))
 	} else {
 		d := []string{"Schema: " + schemaString(g.Output, g.KeyColumns)}
-		if g.Limit > 0 {
-			d = append(d, fmt.Sprintf("Limit: %d", g.Limit))
+		if g.Limit != nil {
+			d = append(d, fmt.Sprintf("Limit: %d", *g.Limit))
 		}
 		line("OUTPUT", d...)
 	}

@@ -277,15 +277,23 @@ func statementErrorBody(err error, stmt string, entities []any) errorBody {
 			code = codeBadStatement
 		}
 		msg := se.Message()
-		if se.Line > 0 {
-			msg = "line " + itoa(se.Line) + ":" + itoa(se.Col) + ": " + msg
-		}
 		if se.Statement != "" {
 			// ksqlDB's statement texts end with their semicolon.
 			stmt = strings.TrimSpace(se.Statement)
 			if !strings.HasSuffix(stmt, ";") {
 				stmt += ";"
 			}
+		}
+		if se.Syntax {
+			// ksqlDB's syntax error: "Syntax Error", its (empty) detail,
+			// the statement; Sluice's hint after them.
+			msg = se.Msg + "\n\nStatement: " + stmt
+			if se.Hint != "" {
+				msg += "\n" + se.Hint
+			}
+		}
+		if se.Line > 0 {
+			msg = "line " + itoa(se.Line) + ":" + itoa(se.Col) + ": " + msg
 		}
 		return errorBody{Type: "statement_error", Code: code, Message: msg, Statement: stmt, Entities: &entities}
 	}

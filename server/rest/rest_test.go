@@ -9,9 +9,9 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"net/http/httptest"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -238,6 +238,8 @@ func TestKSQLErrors(t *testing.T) {
 	}{
 		{name: "syntax", sql: "CREATE STREM x;", status: 400, code: 40001, typ: "statement_error", msg: "line 1:", statement: "CREATE STREM x"},
 		{name: "unknown source", sql: ordersDDL + "\nDESCRIBE nope;", status: 400, code: 40001, typ: "statement_error", msg: "line 2:10", statement: "DESCRIBE nope;", nEntities: 1, checkEnts: true},
+		{name: "token it cannot place", sql: "SHOW STREAMS;\nSELECT * FROM orders ORDER BY id;", status: 400, code: 40001, typ: "statement_error",
+			msg: "line 2:28: Syntax Error\n\nStatement: SELECT * FROM orders ORDER BY id;\nmismatched input 'BY'", statement: "SELECT * FROM orders ORDER BY id;", nEntities: 1, checkEnts: true},
 		{name: "query on /ksql", sql: "SELECT * FROM orders EMIT CHANGES;", status: 400, code: 40002, typ: "statement_error", msg: "should be issued to the websocket endpoint '/query'", statement: "SELECT * FROM orders EMIT CHANGES;"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
