@@ -1086,7 +1086,7 @@ func bindJoined(cat *catalog.Catalog, clause string, e ast.Expr, sc expr.Scope, 
 	if bad != nil {
 		return nil, errorf(bad.Pos, "'%s' is not a valid stream/table name or alias.", bad.Qualifier)
 	}
-	out, err := bind(cat, e, sc)
+	out, err := bindClause(cat, clause, e, sc)
 	if err == nil {
 		return out, nil
 	}
@@ -1098,6 +1098,8 @@ func bindJoined(cat *catalog.Catalog, clause string, e ast.Expr, sc expr.Scope, 
 	case strings.HasPrefix(pe.Msg, "column '"):
 		msg := strings.Replace(pe.Msg, "; known columns:", ". Known columns:", 1)
 		return nil, &Error{Pos: pe.Pos, Msg: clause + " " + msg}
+	case clause == "WHERE" && whereError(pe, e) != nil:
+		return nil, whereError(pe, e)
 	case clause == "WHERE":
 		return nil, &Error{Pos: pe.Pos, Msg: "Invalid Predicate: " + pe.Msg}
 	case clause == "SELECT":

@@ -231,7 +231,17 @@ func PlanPull(cat *catalog.Catalog, q *ast.Query, opts PullOptions) (*PullPlan, 
 			break
 		}
 	}
+	qualifier := src.Name
+	if ref.Alias != "" {
+		qualifier = ref.Alias
+	}
 	if plan.Query == nil {
+		// ksqlDB analyses the query (its columns, its expressions' types)
+		// before it finds the table cannot be read: those errors come
+		// first.
+		if _, err := PlanSelect(cat, expandStar(q, src, qualifier), QueryOptions{OffsetReset: "earliest", Ctx: opts.Ctx}); err != nil {
+			return nil, err
+		}
 		return nil, pullErr(ref.Pos, fmt.Sprintf("The `%s` table isn't queryable. To derive a queryable table, you can do 'CREATE TABLE QUERYABLE_%s AS SELECT * FROM %s'.", src.Name, src.Name, src.Name))
 	}
 	if opts.RowTime == nil || !opts.RowTime(plan.Query.Plan) {
@@ -239,15 +249,14 @@ func PlanPull(cat *catalog.Catalog, q *ast.Query, opts PullOptions) (*PullPlan, 
 			return nil, err
 		}
 	}
-	qualifier := src.Name
-	if ref.Alias != "" {
-		qualifier = ref.Alias
-	}
 	qp, err := PlanSelect(cat, expandStar(q, src, qualifier), QueryOptions{OffsetReset: "earliest", Ctx: opts.Ctx})
 	if err != nil {
 		return nil, err
 	}
 	if err := checkTableAccess(q, src, opts); err != nil {
+		return nil, err
+	}
+	if err := checkKeyValues(cat, q, src); err != nil {
 		return nil, err
 	}
 	g := qp.Graph

@@ -256,11 +256,8 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 			}
 			return nil, errorf(it.pos, "Reserved column name in select: `%s`. Please remove or alias the column.", it.name)
 		}
-		if _, dup := seen[it.name]; dup && rel.aggregated && persistent {
-			return nil, errorf(it.pos, "Duplicate value columns found in schema: `%s` %s", it.name, it.e.Type)
-		}
 		if _, dup := seen[it.name]; dup {
-			return nil, errorf(it.pos, "the projection has more than one column named %s; give one an alias with AS", it.name)
+			return nil, errorf(it.pos, "Duplicate value columns found in schema: `%s` %s\nThe projection has more than one column named %s; give one an alias with AS.", it.name, it.e.Type, it.name)
 		}
 		seen[it.name] = it.pos
 		proj.Exprs = append(proj.Exprs, it.e)
@@ -706,7 +703,7 @@ func bindIn(cat *catalog.Catalog, clause string, e ast.Expr, sc expr.Scope, qual
 	if bad != nil {
 		return nil, errorf(bad.Pos, "'%s' is not a valid stream/table name or alias; this query reads %s.", bad.Qualifier, qualifier)
 	}
-	out, err := bind(cat, e, sc)
+	out, err := bindClause(cat, clause, e, sc)
 	if err == nil {
 		return out, nil
 	}
@@ -719,6 +716,8 @@ func bindIn(cat *catalog.Catalog, clause string, e ast.Expr, sc expr.Scope, qual
 		msg := strings.Replace(pe.Msg, "; known columns:", ". Known columns:", 1)
 		msg = strings.Replace(msg, "' cannot be resolved", "' cannot be resolved", 1)
 		return nil, &Error{Pos: pe.Pos, Msg: clause + " " + msg}
+	case clause == "WHERE" && whereError(pe, e) != nil:
+		return nil, whereError(pe, e)
 	case clause == "WHERE":
 		return nil, &Error{Pos: pe.Pos, Msg: "Invalid Predicate: " + pe.Msg}
 	case clause == "SELECT":

@@ -493,10 +493,12 @@ var cmpNames = map[Op]string{
 	OpIsDistinct: "IS DISTINCT FROM", OpIsNotDistinct: "IS NOT DISTINCT FROM", OpIn: "IN",
 }
 
-// coerceLiteralPair implements ksqlDB's implicit literal conversion in
-// comparisons: a STRING literal compared with another type is parsed as
-// that type, and a non-string literal compared with a STRING becomes a
-// string.
+// coerceLiteralPair implements the implicit conversions of ksqlDB's
+// comparisons between a STRING and a TIMESTAMP, DATE or TIME (the only
+// pairs of different types it compares besides numbers): a STRING literal
+// compared with one is parsed as its type, and a literal of one compared
+// with a STRING becomes a string. Any other pair of types is left to
+// comparable: ksqlDB does not compare an INTEGER with '10'.
 func coerceLiteralPair(pos ast.Pos, l, r *Expr) (*Expr, *Expr, error) {
 	if l.Type == nil || r.Type == nil || l.Type.Kind == r.Type.Kind {
 		return l, r, nil
@@ -514,16 +516,24 @@ func coerceLiteralPair(pos ast.Pos, l, r *Expr) (*Expr, *Expr, error) {
 	}
 	var err error
 	switch {
-	case r.Op == OpLiteral && r.Value != nil && r.Type.Kind == types.String && isScalar(l.Type):
+	case r.Op == OpLiteral && r.Value != nil && r.Type.Kind == types.String && isTemporal(l.Type):
 		r, err = conv(r, l.Type)
-	case l.Op == OpLiteral && l.Value != nil && l.Type.Kind == types.String && isScalar(r.Type):
+	case l.Op == OpLiteral && l.Value != nil && l.Type.Kind == types.String && isTemporal(r.Type):
 		l, err = conv(l, r.Type)
-	case r.Op == OpLiteral && r.Value != nil && l.Type.Kind == types.String && isScalar(r.Type):
+	case r.Op == OpLiteral && r.Value != nil && l.Type.Kind == types.String && isTemporal(r.Type):
 		r, err = conv(r, types.StringType)
-	case l.Op == OpLiteral && l.Value != nil && r.Type.Kind == types.String && isScalar(l.Type):
+	case l.Op == OpLiteral && l.Value != nil && r.Type.Kind == types.String && isTemporal(l.Type):
 		l, err = conv(l, types.StringType)
 	}
 	return l, r, err
+}
+
+func isTemporal(t *types.Type) bool {
+	switch t.Kind {
+	case types.Timestamp, types.Date, types.Time:
+		return true
+	}
+	return false
 }
 
 func isScalar(t *types.Type) bool {
@@ -543,12 +553,26 @@ func (b *binder) bindComparison(pos ast.Pos, op Op, le, re ast.Expr) (*Expr, err
 	if err != nil {
 		return nil, err
 	}
+	if (l.Type == nil) != (r.Type == nil) {
+		// ksqlDB refuses a comparison with an untyped NULL (the NULL
+		// literal), naming the other side's base type.
+		return nil, errorf(pos, "Comparison with NULL not supported: %s %s %s\nUse 'IS NULL' or 'IS NOT NULL' instead.", nullOrKind(l.Type), cmpNames[op], nullOrKind(r.Type))
+	}
 	return b.compare(pos, op, l, r)
+}
+
+// nullOrKind names t's base type, or NULL for no type, as ksqlDB does in
+// its refusal of comparisons with NULL.
+func nullOrKind(t *types.Type) string {
+	if t == nil {
+		return "NULL"
+	}
+	return t.Kind.String()
 }
 
 func (b *binder) compare(pos ast.Pos, op Op, l, r *Expr) (*Expr, error) {
 	if l.Type == nil && r.Type == nil {
-		return nil, errorf(pos, "Comparison with NULL not supported: NULL %s NULL", cmpNames[op])
+		return nil, errorf(pos, "Comparison with NULL not supported: NULL %s NULL\nUse 'IS NULL' or 'IS NOT NULL' instead.", cmpNames[op])
 	}
 	if l.Type == nil {
 		l = retype(l, r.Type)

@@ -108,7 +108,14 @@ func TestBindErrors(t *testing.T) {
 		e    ast.Expr
 		want string
 	}{
-		{bin(ast.OpEq, col("I"), strLit("abc")), "invalid input syntax for type INTEGER"},
+		{bin(ast.OpEq, col("I"), strLit("abc")), "Cannot compare I (INTEGER) to 'abc' (STRING) with EQUAL."},
+		{bin(ast.OpEq, col("I"), strLit("10")), "Cannot compare I (INTEGER) to '10' (STRING) with EQUAL."},
+		{bin(ast.OpGt, intLit("11"), col("S")), "Cannot compare 11 (INTEGER) to S (STRING) with GREATER_THAN."},
+		{bin(ast.OpEq, col("T"), strLit("true")), "Cannot compare T (BOOLEAN) to 'true' (STRING) with EQUAL."},
+		{bin(ast.OpEq, col("I"), null()), "Comparison with NULL not supported: INTEGER = NULL\nUse 'IS NULL' or 'IS NOT NULL' instead."},
+		{bin(ast.OpLt, null(), col("A")), "Comparison with NULL not supported: NULL < ARRAY"},
+		{&ast.IsDistinct{L: col("S"), R: null()}, "Comparison with NULL not supported: STRING IS DISTINCT FROM NULL"},
+		{bin(ast.OpEq, col("TS"), strLit("not a time")), "not a time"},
 		{bin(ast.OpEq, col("T"), col("I")), "Cannot compare T (BOOLEAN) to I (INTEGER) with EQUAL."},
 		{col("FOO"), "column 'FOO' cannot be resolved; known columns: I, B, D, M, S, T, A, MP, ST, TS"},
 		{call("FOO"), "Can't find any functions with the name 'FOO'"},
