@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
+	"github.com/sluice-sql/sluice/format"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
@@ -16,7 +18,17 @@ import (
 // aggregate and group, kept in a state table of the task's TaskCache. Each
 // input row emits its group's new row: the pseudo-columns, the key values,
 // then one result per aggregate.
+//
+// A group's row time is the largest time of the records it took, as Kafka
+// Streams keeps it for an aggregation: the time of its rows (ROWTIME) and
+// of the records they emit. Its state value is each aggregate's state,
+// length-prefixed, in the order of the aggregates, then that time as 8
+// bytes big-endian. A value written before groups kept their time ends
+// after the aggregates: the group's time is unknown (noRowTime) until it
+// takes its next record, whose time it then gets.
 type aggregateOp struct {
+	// box boxes the times of output rows.
+	box       format.Arena
 	groupBy   []expr.Evaluator
 	keyTypes  []*types.Type
 	keyTexts  []string
@@ -33,6 +45,9 @@ type aggregateOp struct {
 	part      []byte // scratch for one group key value
 	accs      []expr.Accumulator
 	found     bool // load found the group's state
+	// val is where OnCommit encodes a group's state, and slab the chunk
+	// it copies the values it writes into (see slabChunk).
+	val, slab []byte
 	// live holds decoded groups between records, cur the one loaded
 	// last, dirty those changed since the last OnCommit.
 	live  map[string]*liveGroup
@@ -164,7 +179,6 @@ rows:
 		}
 		in := b.Row(i)
 		row := arena[used*w : (used+1)*w : (used+1)*w]
-		row[0] = b.Time(i)
 		row[1] = a.partition
 		row[2] = nil
 		if a.pseudoIn {
@@ -195,6 +209,8 @@ rows:
 		if err := a.load(); err != nil {
 			return err
 		}
+		ts := a.touch(b.Time(i))
+		row[0] = a.box.Int64(ts)
 		old := a.oldRow(row)
 		for j := range a.aggs {
 			c := &a.aggs[j]
@@ -228,7 +244,7 @@ rows:
 		if err := a.store(); err != nil {
 			return err
 		}
-		a.emit(row, old, b.Time(i))
+		a.emit(row, old, ts)
 		used++
 	}
 	a.counts.addNulls(nulls)
@@ -252,48 +268,66 @@ func (a *aggregateOp) load() error {
 	if err != nil {
 		return fmt.Errorf("exec: read aggregate state: %w", err)
 	}
-	if err := a.decodeState(v, ok); err != nil {
+	ts, err := a.decodeState(v, ok)
+	if err != nil {
 		return err
 	}
 	if a.live == nil {
 		a.live = map[string]*liveGroup{}
 	}
-	g := &liveGroup{key: string(a.key), accs: a.accs, stored: ok}
+	g := &liveGroup{key: string(a.key), accs: a.accs, stored: ok, rowTime: ts}
 	a.live[g.key] = g
 	a.cur = g
 	return nil
 }
 
+// noRowTime is the row time of a group that has none: a new group, or one
+// whose state was written before groups kept their time.
+const noRowTime = math.MinInt64
+
 // decodeState makes a.accs fresh accumulators of a group from its stored
-// state v, or empty ones when ok is false.
-func (a *aggregateOp) decodeState(v []byte, ok bool) error {
+// state v, or empty ones when ok is false, and returns the group's row
+// time (noRowTime when v keeps none).
+func (a *aggregateOp) decodeState(v []byte, ok bool) (int64, error) {
 	a.accs = make([]expr.Accumulator, len(a.aggs))
 	for j := range a.aggs {
 		c := &a.aggs[j]
 		acc, err := c.def.New(c.newTypes, c.ret, c.params)
 		if err != nil {
-			return fmt.Errorf("exec: %s: %w", c.text, err)
+			return noRowTime, fmt.Errorf("exec: %s: %w", c.text, err)
 		}
 		a.accs[j] = acc
 	}
 	a.found = ok
 	if !ok {
-		return nil
+		return noRowTime, nil
 	}
 	for j := range a.aggs {
 		n, k := binary.Uvarint(v)
 		if k <= 0 || n > uint64(len(v)-k) {
-			return fmt.Errorf("exec: corrupt aggregate state in %s", a.table)
+			return noRowTime, fmt.Errorf("exec: corrupt aggregate state in %s", a.table)
 		}
 		if err := a.accs[j].UnmarshalBinary(v[k : k+int(n)]); err != nil {
-			return fmt.Errorf("exec: corrupt aggregate state of %s in %s: %w", a.aggs[j].text, a.table, err)
+			return noRowTime, fmt.Errorf("exec: corrupt aggregate state of %s in %s: %w", a.aggs[j].text, a.table, err)
 		}
 		v = v[k+int(n):]
 	}
-	if len(v) != 0 {
-		return fmt.Errorf("exec: corrupt aggregate state in %s", a.table)
+	switch len(v) {
+	case 0:
+		// Written before groups kept their time.
+		return noRowTime, nil
+	case 8:
+		return int64(binary.BigEndian.Uint64(v)), nil
 	}
-	return nil
+	return noRowTime, fmt.Errorf("exec: corrupt aggregate state in %s", a.table)
+}
+
+// touch gives the group loaded last a record of time ts and returns the
+// group's new row time: the larger of ts and its time so far.
+func (a *aggregateOp) touch(ts int64) int64 {
+	g := a.cur
+	g.rowTime = max(g.rowTime, ts)
+	return g.rowTime
 }
 
 // store marks the group loaded last as changed; OnCommit writes it to the
@@ -308,20 +342,36 @@ func (a *aggregateOp) store() error {
 	return nil
 }
 
-// OnCommit writes every changed group's accumulators to the state table,
-// each one's state length-prefixed in the order of the aggregates, and
-// forgets the live groups when they are more than maxLiveGroups.
+// OnCommit writes every changed group's state to the state table (see
+// aggregateOp), the values encoded into chunks shared by several groups,
+// and forgets the live groups when they are more than maxLiveGroups.
 func (a *aggregateOp) OnCommit(context.Context, Emitter) error {
 	for _, g := range a.dirty {
-		var v []byte
+		a.val = a.val[:0]
 		for j, acc := range g.accs {
+			if r, ok := acc.(expr.ReusableAccumulator); ok {
+				var err error
+				if a.part, err = r.AppendBinary(a.part[:0]); err != nil {
+					return fmt.Errorf("exec: encode state of %s: %w", a.aggs[j].text, err)
+				}
+				a.val = binary.AppendUvarint(a.val, uint64(len(a.part)))
+				a.val = append(a.val, a.part...)
+				continue
+			}
 			p, err := acc.MarshalBinary()
 			if err != nil {
 				return fmt.Errorf("exec: encode state of %s: %w", a.aggs[j].text, err)
 			}
-			v = binary.AppendUvarint(v, uint64(len(p)))
-			v = append(v, p...)
+			a.val = binary.AppendUvarint(a.val, uint64(len(p)))
+			a.val = append(a.val, p...)
 		}
+		a.val = binary.BigEndian.AppendUint64(a.val, uint64(g.rowTime))
+		if len(a.slab)+len(a.val) > cap(a.slab) {
+			a.slab = make([]byte, 0, max(slabChunk, len(a.val)))
+		}
+		at := len(a.slab)
+		a.slab = append(a.slab, a.val...)
+		v := a.slab[at:len(a.slab):len(a.slab)]
 		if err := a.cache.Put(a.table, []byte(g.key), v); err != nil {
 			return fmt.Errorf("exec: write aggregate state: %w", err)
 		}
@@ -342,10 +392,11 @@ const maxLiveGroups = 100_000
 // liveGroup is a group's decoded accumulators, kept between records so
 // that a busy group is not decoded and encoded on every row.
 type liveGroup struct {
-	key    string
-	accs   []expr.Accumulator
-	stored bool // the group has state (stored, or to store at commit)
-	dirty  bool // changed since the last OnCommit
+	key     string
+	accs    []expr.Accumulator
+	rowTime int64 // the largest time of its records, or noRowTime
+	stored  bool  // the group has state (stored, or to store at commit)
+	dirty   bool  // changed since the last OnCommit
 }
 
 func (a *aggregateOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }

@@ -134,6 +134,36 @@ func TestAggregateTwoKeys(t *testing.T) {
 	}
 }
 
+// TestAggregateRowTime checks that a group's rows have the largest time
+// of its records, as Kafka Streams gives them: a record older than the
+// group's latest leaves its time as it is.
+func TestAggregateRowTime(t *testing.T) {
+	store := openStore(t, t.TempDir())
+	g := aggGraph("REGION")
+	q := &Query{graph: g, deps: Deps{ProcessingLog: "plog", Now: time.Now, State: store, Logger: discardLogger()}}
+	tk := &task{q: q, nKey: 1, nValue: 3, tsCol: -1}
+	if _, err := newTaskParts(tk, g); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	tk.out = func(_ context.Context, row []any) (bool, error) {
+		got = append(got, fmt.Sprint(row[0], row[topology.PseudoColumns:]))
+		return true, nil
+	}
+	late := orderRec(2, `{"region":"eu","amount":5}`)
+	late.Timestamp = time.UnixMilli(900)
+	recs := []*kafka.Record{orderRec(0, `{"region":"eu","amount":3}`), orderRec(1, `{"region":"us","amount":4}`), late, orderRec(3, `{"region":"eu","amount":1}`)}
+	tk.polled = recs
+	tk.decode(recs)
+	if err := tk.push(context.Background(), 0, &tk.in); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"1000 [eu 1 3]", "1001 [us 1 4]", "1000 [eu 2 8]", "1003 [eu 3 9]"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
 // TestAggregateStateKept checks that state written by one batch, flushed
 // and committed, is read back by a later task.
 func TestAggregateStateKept(t *testing.T) {

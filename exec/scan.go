@@ -54,7 +54,9 @@ func Materialized(g *topology.Graph) bool {
 }
 
 // RowTime reports whether the state ScanTable reads for g keeps the time
-// of each row: when it does not, the rows' ROWTIME is null.
+// of each row: when it does not, the rows' ROWTIME is null. An
+// aggregation's does, but a group whose state was written before groups
+// kept their time has a null ROWTIME until it takes its next record.
 func RowTime(g *topology.Graph) bool {
 	l, err := newLayout(g)
 	return err == nil && l.rowTime()
@@ -136,7 +138,8 @@ type scanner struct {
 }
 
 // add takes one row of the stateful step, and its time when the state
-// keeps it; it returns false once the scan should stop.
+// keeps it (noRowTime when the row has none); it returns false once the
+// scan should stop.
 func (s *scanner) add(row []any, ts int64) bool {
 	s.in.Append(row, ts, Insert)
 	if s.in.Len() >= scanBatch {
@@ -157,7 +160,7 @@ func (s *scanner) flush() error {
 		// A row the HAVING filter rejects is not in the table.
 		t := make([]any, 0, topology.PseudoColumns+len(row))
 		var rowTime any
-		if s.layout.rowTime() {
+		if s.layout.rowTime() && ts != noRowTime {
 			rowTime = ts
 		}
 		t = append(t, rowTime, s.partition, nil)
@@ -286,8 +289,9 @@ func (l *aggregateLayout) step() int              { return l.idx }
 func (l *aggregateLayout) schema() []types.Column { return l.st.Schema }
 func (l *aggregateLayout) keys() int              { return l.st.Keys }
 
-// rowTime is false: the accumulators do not keep their latest row's time.
-func (l *aggregateLayout) rowTime() bool { return false }
+// rowTime is true: a group keeps the largest time of its records (but
+// see noRowTime).
+func (l *aggregateLayout) rowTime() bool { return true }
 
 func (l *aggregateLayout) get(store *state.Store, partition int32, key []any, emit func(row []any, ts int64) bool) error {
 	if len(l.keyOf) != len(key) {
@@ -307,11 +311,11 @@ func (l *aggregateLayout) get(store *state.Store, partition int32, key []any, em
 	if err != nil {
 		return err
 	}
-	row, err := l.row(group, v)
+	row, ts, err := l.row(group, v)
 	if err != nil {
 		return err
 	}
-	emit(row, 0)
+	emit(row, ts)
 	return nil
 }
 
@@ -326,12 +330,12 @@ func (l *aggregateLayout) scan(store *state.Store, partition int32, b Bounds, em
 		if b.Key != nil && !b.Key(l.tableKey(group)) {
 			return true
 		}
-		row, err := l.row(group, v)
+		row, ts, err := l.row(group, v)
 		if err != nil {
 			failed = err
 			return false
 		}
-		return emit(row, 0)
+		return emit(row, ts)
 	})
 	if err != nil {
 		return err
@@ -410,14 +414,20 @@ func (l *aggregateLayout) decodeKey(k []byte) ([]any, error) {
 	return out, nil
 }
 
-// row builds the aggregate step's output row of one group from its state.
-func (l *aggregateLayout) row(group []any, v []byte) ([]any, error) {
+// row builds the aggregate step's output row of one group from its state,
+// and returns the group's row time (noRowTime when its state keeps none).
+func (l *aggregateLayout) row(group []any, v []byte) ([]any, int64, error) {
 	a := l.op
-	if err := a.decodeState(v, true); err != nil {
-		return nil, err
+	ts, err := a.decodeState(v, true)
+	if err != nil {
+		return nil, noRowTime, err
 	}
 	row := make([]any, 0, topology.PseudoColumns+len(group)+len(a.accs))
-	row = append(row, nil, nil, nil)
+	var rowTime any
+	if ts != noRowTime {
+		rowTime = ts
+	}
+	row = append(row, rowTime, nil, nil)
 	row = append(row, group...)
 	for _, acc := range a.accs {
 		// A failing aggregate shows null, as the query emitted it.
@@ -427,7 +437,7 @@ func (l *aggregateLayout) row(group []any, v []byte) ([]any, error) {
 		}
 		row = append(row, res)
 	}
-	return row, nil
+	return row, ts, nil
 }
 
 // windowLayout reads a windowed Aggregate step's state: the group key

@@ -154,3 +154,65 @@ func TestScanTableStops(t *testing.T) {
 		t.Fatalf("got %d calls and %d rows, want 1 call of %d rows", calls, rows, scanBatch)
 	}
 }
+
+// scanTimes scans the whole table of g and prints each row with its
+// ROWTIME first.
+func scanTimes(t *testing.T, store *state.Store, g *topology.Graph) string {
+	var got []string
+	err := ScanTable(context.Background(), store, g, 1, Bounds{}, func(_ context.Context, b *Batch) (bool, error) {
+		for i := 0; i < b.Len(); i++ {
+			row := b.Row(i)
+			got = append(got, fmt.Sprint(append([]any{row[0]}, row[topology.PseudoColumns:]...)))
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprint(got)
+}
+
+// TestScanTableAggregateRowTime checks that a group's ROWTIME is the
+// largest time of its records, in its rows and its state, and that state
+// written before groups kept their time reads with a null ROWTIME until
+// the group takes its next record.
+func TestScanTableAggregateRowTime(t *testing.T) {
+	store := openStore(t, t.TempDir())
+	g := totalsGraph(false)
+	if !RowTime(g) {
+		t.Fatal("an aggregate's state does not keep its rows' time")
+	}
+	late := orderRec(2, `{"region":"eu","amount":5}`)
+	late.Timestamp = time.UnixMilli(900)
+	tk := aggTask(t, g, store, []*kafka.Record{
+		orderRec(0, `{"region":"eu","amount":3}`),
+		orderRec(1, `{"region":"us","amount":4}`),
+		late,
+	})
+	commitTask(t, tk, store)
+	if got, want := scanTimes(t, store, g), "[[1000 eu 2 8] [1001 us 1 4]]"; got != want {
+		t.Fatalf("scan: got %v, want %v", got, want)
+	}
+
+	// The state of eu as it was written before groups kept their time:
+	// the aggregates' states alone.
+	var key, v []byte
+	err := store.Table(g.QueryID, 0, g.Steps[0].StateTable).Scan(nil, nil, func(k, val []byte) bool {
+		key, v = append([]byte(nil), k...), append([]byte(nil), val[:len(val)-8]...)
+		return false
+	})
+	if err != nil || v == nil {
+		t.Fatalf("no state: %v", err)
+	}
+	if err := store.Restore(g.QueryID, 0, g.Steps[0].StateTable, []state.Entry{{Key: key, Value: v}}, 0); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := scanTimes(t, store, g), "[[<nil> eu 2 8] [1001 us 1 4]]"; got != want {
+		t.Fatalf("old state: got %v, want %v", got, want)
+	}
+	tk = aggTask(t, g, store, []*kafka.Record{late})
+	commitTask(t, tk, store)
+	if got, want := scanTimes(t, store, g), "[[900 eu 3 13] [1001 us 1 4]]"; got != want {
+		t.Fatalf("old state updated: got %v, want %v", got, want)
+	}
+}

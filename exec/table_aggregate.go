@@ -72,7 +72,7 @@ func (a *aggregateOp) onChange(b *Batch, i int) error {
 		if row == nil {
 			continue
 		}
-		row[0] = b.Time(i)
+		row[0] = a.box.Int64(b.Time(i))
 		row[1] = a.partition
 		row[2] = nil
 		if a.pseudoIn {
@@ -117,12 +117,16 @@ func (a *aggregateOp) onChange(b *Batch, i int) error {
 
 // finish adds in to the loaded accumulators (unless retracted, when the
 // old row was just taken out), stores them under a.key and emits row with
-// their results.
+// their results, at the group's row time once it took the change's time.
 func (a *aggregateOp) finish(in, row, prev []any, time int64, retracted bool) error {
 	if !retracted {
 		if err := a.fold(in, false); err != nil {
 			return err
 		}
+	}
+	if t := a.touch(time); t != time {
+		// row has the change's time (see onChange): the group's is later.
+		row[0], time = a.box.Int64(t), t
 	}
 	nk := len(a.groupBy)
 	for j := range a.aggs {

@@ -446,7 +446,7 @@ func (t AggregateTable) ScanRows(s *state.Store, partition int32, fn func(row []
 			}
 			k = k[m+int(n):]
 		}
-		if derr = a.decodeState(v, true); derr != nil {
+		if _, derr = a.decodeState(v, true); derr != nil {
 			return false
 		}
 		for j := range a.aggs {
