@@ -167,6 +167,24 @@ func LoadFile(path string) (*File, error) {
 // a directory contributes its *.json files (not its subdirectories), in
 // name order.
 func LoadPaths(paths []string) ([]*File, error) {
+	names, err := CorpusFiles(paths)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]*File, 0, len(names))
+	for _, n := range names {
+		f, err := LoadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// CorpusFiles lists the corpus files paths name: a file as is, a
+// directory's *.json files (not its subdirectories'), in name order.
+func CorpusFiles(paths []string) ([]string, error) {
 	var names []string
 	for _, p := range paths {
 		st, err := os.Stat(p)
@@ -184,15 +202,7 @@ func LoadPaths(paths []string) ([]*File, error) {
 		sort.Strings(m)
 		names = append(names, m...)
 	}
-	files := make([]*File, 0, len(names))
-	for _, n := range names {
-		f, err := LoadFile(n)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, f)
-	}
-	return files, nil
+	return names, nil
 }
 
 // Family returns the paths of the corpus files of family name (stateless,

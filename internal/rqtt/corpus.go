@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -104,22 +103,9 @@ func Load(path string) (*File, error) {
 // a directory contributes its *.json files (not its subdirectories), in
 // name order.
 func LoadPaths(paths []string) ([]*File, error) {
-	var names []string
-	for _, p := range paths {
-		st, err := os.Stat(p)
-		if err != nil {
-			return nil, err
-		}
-		if !st.IsDir() {
-			names = append(names, p)
-			continue
-		}
-		m, err := filepath.Glob(filepath.Join(p, "*.json"))
-		if err != nil {
-			return nil, err
-		}
-		sort.Strings(m)
-		names = append(names, m...)
+	names, err := qtt.CorpusFiles(paths)
+	if err != nil {
+		return nil, err
 	}
 	files := make([]*File, 0, len(names))
 	for _, n := range names {
