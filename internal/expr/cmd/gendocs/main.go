@@ -97,6 +97,8 @@ func generate() ([]byte, error) {
 	b.WriteString("## Scalar functions\n\nA scalar function computes one value from the values of one row.\n\n")
 	writeTable(&b, scalars, false)
 	b.WriteString("\n## Aggregate functions\n\nAn aggregate function folds the rows of a group (`GROUP BY`, and a window if the query has one) into one value. " +
+		"A push query that aggregates without `GROUP BY` has a single group, all its rows (`SELECT COUNT(*) FROM s EMIT CHANGES`); " +
+		"`CREATE TABLE ... AS SELECT` needs `GROUP BY`. " +
 		"On a table source an aggregate must undo a row when the row changes or is deleted: the last column says which aggregates can; " +
 		"the others aggregate streams only.\n\n")
 	writeTable(&b, aggs, true)
