@@ -11,54 +11,18 @@ import (
 )
 
 // Kind says whether a source is a stream or a table.
-type Kind string
+type Kind = topology.SourceKind
 
 // The source kinds.
 const (
-	Stream Kind = "STREAM"
-	Table  Kind = "TABLE"
+	Stream = topology.Stream
+	Table  = topology.Table
 )
 
-// Source is a stream or table.
-type Source struct {
-	Name        string            `json:"name"`
-	Kind        Kind              `json:"kind"`
-	Topic       string            `json:"topic"`
-	Partitions  int32             `json:"partitions"`
-	KeyFormat   string            `json:"keyFormat"`
-	ValueFormat string            `json:"valueFormat"`
-	ValueProps  map[string]string `json:"valueProps,omitempty"`
-	KeyProps    map[string]string `json:"keyProps,omitempty"`
-	Key         []types.Column    `json:"key"`
-	Value       []types.Column    `json:"value"`
-	// Headers are columns read from record headers, after the value
-	// columns; HeaderKeys[i] is the header Headers[i] reads, or empty for
-	// all of them (a HEADERS column).
-	Headers    []types.Column `json:"headers,omitempty"`
-	HeaderKeys []string       `json:"headerKeys,omitempty"`
-	// Timestamp names the column holding record time; empty for the record
-	// timestamp. TimestampFormat is the Java date pattern of a STRING
-	// timestamp column.
-	Timestamp       string `json:"timestamp,omitempty"`
-	TimestampFormat string `json:"timestampFormat,omitempty"`
-	// Window, when set, says the keys are windowed (WINDOW_TYPE and
-	// WINDOW_SIZE, or a windowed aggregation's sink).
-	Window *topology.KeyWindow `json:"window,omitempty"`
-	// IsSource marks CREATE SOURCE STREAM/TABLE: read-only.
-	IsSource bool `json:"isSource,omitempty"`
-	// System marks a source every server declares at start (the
-	// processing log): it is not in the command log and cannot be dropped
-	// or replaced.
-	System bool `json:"system,omitempty"`
-	// SQL is the statement that created the source.
-	SQL string `json:"sql"`
-}
-
-// Columns returns key, value, then header columns.
-func (s *Source) Columns() []types.Column {
-	out := make([]types.Column, 0, len(s.Key)+len(s.Value)+len(s.Headers))
-	return append(append(append(out, s.Key...), s.Value...), s.Headers...)
-}
+// Source is a stream or table: the same type a plan's source node is
+// (topology.Source), as the catalog keeps it, with the statement that
+// created it.
+type Source = topology.Source
 
 // QueryState is a persistent query's desired state.
 type QueryState string
@@ -202,7 +166,7 @@ func (c *Command) check() error {
 		if c.Source == nil {
 			return fmt.Errorf("create_source without a source")
 		}
-		return c.Source.check()
+		return checkSource(c.Source)
 	case DropSource:
 		if c.Name == "" {
 			return fmt.Errorf("drop_source without a name")
@@ -221,7 +185,7 @@ func (c *Command) check() error {
 			if c.Source.Name != c.Query.Sink {
 				return fmt.Errorf("%s of query %s declares source %s, not its sink %s", c.Kind, c.Query.ID, c.Source.Name, c.Query.Sink)
 			}
-			return c.Source.check()
+			return checkSource(c.Source)
 		}
 	case TerminateQuery, SetQueryState:
 		if c.QueryID == "" {
@@ -243,7 +207,7 @@ func (c *Command) check() error {
 
 // check reports a source declaration that lacks a name, kind, topic,
 // formats or column types.
-func (s *Source) check() error {
+func checkSource(s *Source) error {
 	switch {
 	case s.Name == "":
 		return fmt.Errorf("a source without a name")

@@ -37,7 +37,8 @@ import (
 //
 //	go test ./engine -run TestReplayFixture -update-replay-fixture
 //
-// Writing it replays each log replayRuns times, and each output is kept
+// Writing it replays each log replayRuns times, every other time with the
+// partitions of each input produced in reverse order, and each output is kept
 // in the strictest form all those replays agree on (see replayOutput's
 // Mode), so that the fixture never asserts what the old server did not do
 // reliably either.
@@ -304,7 +305,10 @@ func captureCorpusFile(t *testing.T, path string) *replayFile {
 // topics on a fresh broker and engine (the topics the replayed queries
 // write start empty) and returns what every topic written by a running
 // query holds once the queries caught up.
-func replay(t *testing.T, f *replayFile, upto int) map[string][]replayRecord {
+//
+// With reversed set, each input topic's partitions are produced last
+// first, so that the queries meet them in another interleaving.
+func replay(t *testing.T, f *replayFile, upto int, reversed bool) map[string][]replayRecord {
 	commands := f.Commands[:upto]
 	live, written := logSinks(commands)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -357,6 +361,9 @@ func replay(t *testing.T, f *replayFile, upto int) map[string][]replayRecord {
 				kr.Headers = append(kr.Headers, kafka.Header{Key: h.Key, Value: bytesOf(h.Value)})
 			}
 			recs = append(recs, kr)
+		}
+		if reversed {
+			sort.SliceStable(recs, func(i, j int) bool { return recs[i].Partition > recs[j].Partition })
 		}
 		if len(recs) > 0 {
 			if err := prod.Produce(ctx, recs); err != nil {
@@ -453,7 +460,7 @@ func TestReplayFixture(t *testing.T) {
 			}
 			for _, c := range f.Cases {
 				t.Run(c.Query, func(t *testing.T) {
-					got := replay(t, &f, c.Upto)
+					got := replay(t, &f, c.Upto, false)
 					for _, o := range c.Outputs {
 						g := got[o.Topic]
 						switch o.Mode {
@@ -527,8 +534,8 @@ func writeReplayFixture(t *testing.T) {
 				upto := i + 1
 				live, _ := logSinks(f.Commands[:upto])
 				var runs []map[string][]replayRecord
-				for range replayRuns {
-					runs = append(runs, replay(t, f, upto))
+				for i := range replayRuns {
+					runs = append(runs, replay(t, f, upto, i%2 == 1))
 				}
 				rc := replayCase{Query: c.Query.ID, Upto: upto}
 				var names []string

@@ -60,7 +60,9 @@ func TestNullValuePushOutputCounted(t *testing.T) {
 	for _, table := range []bool{false, true} {
 		g := testGraph(t)
 		g.Steps, g.Sink = g.Steps[1:], nil
-		g.Source.Table = table
+		if table {
+			g.Source.Kind = topology.Table
+		}
 		tk := offlineTask(t, g)
 		shown := 0
 		tk.out = func(context.Context, []any) (bool, error) { shown++; return true, nil }
@@ -192,7 +194,7 @@ func TestNullValueFlatMapAndRepartitionCounted(t *testing.T) {
 func TestTableDeletesToPushOutput(t *testing.T) {
 	g := testGraph(t)
 	g.Sink = nil
-	g.Source.Table = true
+	g.Source.Kind = topology.Table
 	g.Steps[0].Retract = true
 	tk := offlineTask(t, g)
 	shown := 0

@@ -99,7 +99,7 @@ func rightGraph(g *topology.Graph, spec *topology.JoinSpec) *topology.Graph {
 // changes, a join of two tables). A row without a value there is then a
 // record of a stream whose value is null, not the delete of a key.
 func streamRows(g *topology.Graph) bool {
-	if g.Source.Table {
+	if g.Source.IsTable() {
 		return false
 	}
 	for _, st := range g.Steps {

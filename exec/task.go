@@ -836,7 +836,7 @@ func (t *task) decode(recs []*kafka.Record) {
 				continue
 			}
 		}
-		if r.Key == nil && t.g.Source.Table && t.nKey > 0 && !t.internal {
+		if r.Key == nil && t.g.Source.IsTable() && t.nKey > 0 && !t.internal {
 			t.recordError(nullTableKeyRecord, r)
 			continue
 		}

@@ -73,13 +73,12 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 	if len(q.GroupBy) > 0 && len(calls) == 0 {
 		return relation{}, nil, errorf(q.GroupBy[0].Position(), "GROUP BY requires aggregate functions in either the SELECT or HAVING clause.")
 	}
-	groups := groupKeys{texts: map[string]int{}, chains: map[chainShape]bool{}}
+	groups := newGroupKeys()
 	for i, ge := range q.GroupBy {
-		text := exprKey(ge, "")
-		if _, dup := groups.texts[text]; dup {
+		if _, dup := groups.find(ge); dup {
 			return relation{}, nil, errorf(ge.Position(), "Duplicate GROUP BY expression: %s", exprText(ge, qualifier))
 		}
-		groups.texts[text] = i
+		groups.add(ge, i)
 		if sh, ok := chainOf(ge); ok {
 			groups.chains[sh] = true
 		}
@@ -266,10 +265,7 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 	}
 	cs.ColumnScope = expr.ScopeOf(qualifier, step.Schema)
 	out.scope = cs.ColumnScope
-	gs := groupScope{callScope: cs, groups: groupKeys{texts: map[string]int{}, chains: groups.chains}}
-	for text, i := range groups.texts {
-		gs.groups.texts[text] = topology.PseudoColumns + i
-	}
+	gs := groupScope{callScope: cs, groups: groups.shifted(topology.PseudoColumns)}
 	out.calls = gs
 	out.aggregated = true
 	return out, append(steps, *step), nil
@@ -374,14 +370,59 @@ func (s groupScope) ResolveExpr(e ast.Expr) (int, string, *types.Type, bool) {
 	return i, s.ColumnScope[i].Name, s.ColumnScope[i].Type, true
 }
 
-// groupKeys are the GROUP BY expressions of a query, by their exprKey
-// texts, with the shapes of those that are chains of an associative
-// operator: a sub-chain of a long chain (a + b in a + b + c, which is one
-// Nary node) is printed and looked up only when a GROUP BY expression has
-// its shape, so a chain of many operands costs no more than its length.
+// groupKeys are the GROUP BY expressions of a query, compared
+// structurally (ast.Equal, qualifiers ignored) through their hashes, each
+// with its value, and the shapes of those that are chains of an
+// associative operator: a sub-chain of a long chain (a + b in a + b + c,
+// which is one Nary node) is hashed and looked up only when a GROUP BY
+// expression has its shape, so a chain of many operands costs no more
+// than its length.
 type groupKeys struct {
-	texts  map[string]int
+	hasher ast.Hasher
+	byHash map[uint64][]groupKey
 	chains map[chainShape]bool
+}
+
+// groupKey is one GROUP BY expression and its value.
+type groupKey struct {
+	e ast.Expr
+	i int
+}
+
+func newGroupKeys() groupKeys {
+	return groupKeys{hasher: ast.NewHasher(true), byHash: map[uint64][]groupKey{}, chains: map[chainShape]bool{}}
+}
+
+// add adds GROUP BY expression e with value i.
+func (g groupKeys) add(e ast.Expr, i int) {
+	h := g.hasher.Hash(e)
+	g.byHash[h] = append(g.byHash[h], groupKey{e, i})
+	if sh, ok := chainOf(e); ok {
+		g.chains[sh] = true
+	}
+}
+
+// find returns the value of the GROUP BY expression equal to e.
+func (g groupKeys) find(e ast.Expr) (int, bool) {
+	for _, k := range g.byHash[g.hasher.Hash(e)] {
+		if ast.Equal(k.e, e, true) {
+			return k.i, true
+		}
+	}
+	return 0, false
+}
+
+// shifted returns the same expressions with their values moved by n.
+func (g groupKeys) shifted(n int) groupKeys {
+	out := groupKeys{hasher: g.hasher, byHash: make(map[uint64][]groupKey, len(g.byHash)), chains: g.chains}
+	for h, ks := range g.byHash {
+		moved := make([]groupKey, len(ks))
+		for j, k := range ks {
+			moved[j] = groupKey{k.e, k.i + n}
+		}
+		out.byHash[h] = moved
+	}
+	return out
 }
 
 // chainShape is the operator and number of operands of a chain.
@@ -421,8 +462,7 @@ func (g groupKeys) lookup(e ast.Expr) (int, bool) {
 	if sh, ok := chainOf(e); ok && !g.chains[sh] {
 		return 0, false
 	}
-	i, ok := g.texts[exprKey(e, "")]
-	return i, ok
+	return g.find(e)
 }
 
 // prefix returns the number of leading operands of n (fewer than all)
@@ -432,38 +472,17 @@ func (g groupKeys) prefix(n *ast.Nary) int {
 		if !g.chains[chainShape{n.Op, k}] {
 			continue
 		}
-		if _, ok := g.texts[exprKey(n.Prefix(k), "")]; ok {
+		if _, ok := g.find(n.Prefix(k)); ok {
 			return k
 		}
 	}
 	return 0
 }
 
-// exprText prints e as ksqlDB's messages do: like exprKey, without
-// back-quotes.
+// exprText prints e as ksqlDB's messages do: every column qualified by
+// qualifier (none when empty), without back-quotes.
 func exprText(e ast.Expr, qualifier string) string {
-	return strings.ReplaceAll(exprKey(e, qualifier), "`", "")
-}
-
-// exprKey prints e with every column qualified by qualifier (none when
-// empty), so that expressions that differ only in qualification compare
-// equal.
-func exprKey(e ast.Expr, qualifier string) string {
-	var refs []*ast.ColumnRef
-	var saved []string
-	ast.Walk(e, func(n ast.Expr) bool {
-		if c, ok := n.(*ast.ColumnRef); ok {
-			refs = append(refs, c)
-			saved = append(saved, c.Qualifier)
-			c.Qualifier = qualifier
-		}
-		return true
-	})
-	text := ast.FormatExpr(e)
-	for i, c := range refs {
-		c.Qualifier = saved[i]
-	}
-	return text
+	return strings.ReplaceAll(ast.FormatExprQualified(e, qualifier), "`", "")
 }
 
 // callText prints an aggregate call as ksqlDB does, COUNT(*) reading
@@ -476,8 +495,7 @@ func callText(c *ast.FuncCall) string {
 }
 
 // ungrouped lists the columns e reads outside its aggregate calls and
-// outside sub-expressions equal to a GROUP BY expression (groups holds
-// their exprKey texts).
+// outside sub-expressions equal to a GROUP BY expression.
 func ungrouped(e ast.Expr, groups groupKeys) []string {
 	params := map[string]bool{}
 	ast.Walk(e, func(n ast.Expr) bool {
@@ -632,7 +650,7 @@ func checkGrouped(q *ast.Query, groups groupKeys, rel relation, qualifier string
 				continue
 			}
 			for _, c := range rel.scope[topology.PseudoColumns:] {
-				if _, ok := groups.texts[exprKey(&ast.ColumnRef{Name: c.Name}, "")]; !ok {
+				if _, ok := groups.find(&ast.ColumnRef{Name: c.Name}); !ok {
 					note(si.Pos, c.Name)
 				}
 			}

@@ -215,15 +215,7 @@ func checkCodecs(pos ast.Pos, keyFormat string, key []types.Column, kprops map[s
 }
 
 // SourceNode returns the plan node that reads s.
-func SourceNode(s *catalog.Source) *topology.Source {
-	return &topology.Source{
-		Name: s.Name, Topic: s.Topic, Partitions: s.Partitions,
-		KeyFormat: s.KeyFormat, ValueFormat: s.ValueFormat, ValueProps: s.ValueProps, KeyProps: s.KeyProps,
-		Key: s.Key, Value: s.Value, Headers: s.Headers, HeaderKeys: s.HeaderKeys,
-		Timestamp: s.Timestamp, TimestampFormat: s.TimestampFormat, Window: s.Window,
-		Table: s.Kind == catalog.Table,
-	}
-}
+func SourceNode(s *catalog.Source) *topology.Source { return s.PlanNode() }
 
 // checkInferred refuses inferred columns whose names clash.
 func checkInferred(pos ast.Pos, src *catalog.Source) error {

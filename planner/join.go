@@ -1012,65 +1012,13 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 		}
 	}
 	if persistent && opts.Target == nil {
-		cols := make([]types.Column, len(items))
-		for i, it := range items {
-			cols[i] = types.Column{Name: it.name, Type: it.e.Type}
-		}
-		p, _ := checkProps(opts.SinkProps, sinkProps)
-		if _, _, err := timestampColumn(p, cols); err != nil {
+		if err := checkSinkTimestamp(items, opts); err != nil {
 			return nil, err
 		}
 	}
 	g.KeyColumns = keys
-	seen := map[string]bool{}
-	proj := topology.Step{Kind: topology.Project}
-	for _, it := range items {
-		if persistent && reserved(it.name) && it.keyCol != it.name {
-			if it.aliased {
-				return nil, errorf(it.pos, "`%s` is a reserved column name. You cannot use it as an alias for a column.", it.name)
-			}
-			return nil, errorf(it.pos, "Reserved column name in select: `%s`. Please remove or alias the column.", it.name)
-		}
-		if seen[it.name] {
-			return nil, errorf(it.pos, "Duplicate value columns found in schema: `%s` %s", it.name, it.e.Type)
-		}
-		seen[it.name] = true
-		proj.Exprs = append(proj.Exprs, it.e)
-		proj.Schema = append(proj.Schema, types.Column{Name: it.name, Type: it.e.Type})
-	}
-	g.Output = proj.Schema
-	if !persistent {
-		keyWindow = nil
-	}
-	if keyWindow != nil {
-		g.Output = proj.Schema[:len(proj.Schema):len(proj.Schema)]
-		for b, c := range topology.WindowColumns() {
-			proj.Exprs = append(proj.Exprs, expr.Column(bounds[b], c.Name, c.Type))
-			proj.Schema = append(proj.Schema, c)
-		}
-	}
-	g.Steps = append(g.Steps, proj)
-	g.Limit = limitOf(q)
-	plan := &QueryPlan{Graph: g, Tombstone: tombstoneColumns(items)}
-	switch {
-	case opts.Target != nil:
-		if err := planInsertWindowed(plan, opts.Target, keyWindow, q.Pos); err != nil {
-			return nil, err
-		}
-	case persistent:
-		if err := planSink(plan, &first, opts, droppedKey); err != nil {
-			return nil, err
-		}
-		if jr.table && !aggregating {
-			materializeSink(g, opts)
-		}
-		if keyWindow != nil {
-			plan.Sink.Window = keyWindow
-			g.Sink.Window = keyWindow
-		}
-	}
-	topology.PruneSources(g)
-	return plan, nil
+	return finishSelect(g, q, opts, selectTail{items: items, keyWindow: keyWindow, bounds: bounds,
+		sinkSource: &first, droppedKey: droppedKey, materialize: jr.table && !aggregating})
 }
 
 // bindJoined binds e, an expression of clause, over a joined row, with

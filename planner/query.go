@@ -219,6 +219,8 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	if err := cancelled(opts.Ctx); err != nil {
 		return nil, err
 	}
+	// names are the projection's columns in SELECT order, as ksqlDB's
+	// rewritten statement of an error lists them.
 	names := make([]string, len(items))
 	for i, it := range items {
 		names[i] = it.name
@@ -226,12 +228,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	if persistent && opts.Target == nil {
 		// The TIMESTAMP column is checked before the key rules, as ksqlDB
 		// does.
-		cols := make([]types.Column, len(items))
-		for i, it := range items {
-			cols[i] = types.Column{Name: it.name, Type: it.e.Type}
-		}
-		p, _ := checkProps(opts.SinkProps, sinkProps)
-		if _, _, err := timestampColumn(p, cols); err != nil {
+		if err := checkSinkTimestamp(items, opts); err != nil {
 			return nil, err
 		}
 	}
@@ -241,59 +238,115 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 			return nil, err
 		}
 	}
+	tail := selectTail{items: items, sinkSource: src, droppedKey: len(q.PartitionBy) > 0 && len(rel.keys) == 0, materialize: table && !aggregating}
 	// A windowed result keeps its windows: the sink reads each row's
 	// bounds from two columns after the output.
-	var keyWindow *topology.KeyWindow
-	if persistent {
-		keyWindow = rel.window
+	if persistent && rel.window != nil {
+		tail.keyWindow = rel.window
+		for b, c := range topology.WindowColumns() {
+			idx, _, ok := rel.scope.Resolve("", c.Name)
+			if !ok {
+				return nil, fmt.Errorf("planner: windowed relation without %s", c.Name)
+			}
+			tail.bounds[b] = idx
+		}
 	}
-	seen := map[string]ast.Pos{}
+	if rel.aggregated {
+		tail.sinkError = func(err error) error {
+			var pe *Error
+			if errors.As(err, &pe) && strings.HasPrefix(pe.Msg, "key format: Key format does not support schema.") {
+				// ksqlDB names the statement as it rewrote it.
+				return &Error{Pos: pe.Pos, Msg: pe.Msg + "\nStatement: " + statementText(q, opts, names, src.Name, qualifier)}
+			}
+			return err
+		}
+	}
+	return finishSelect(g, q, opts, tail)
+}
+
+// checkSinkTimestamp refuses a sink's TIMESTAMP property that names none
+// of the projection's columns, or one of the wrong type.
+func checkSinkTimestamp(items []item, opts QueryOptions) error {
+	cols := make([]types.Column, len(items))
+	for i, it := range items {
+		cols[i] = types.Column{Name: it.name, Type: it.e.Type}
+	}
+	p, _ := checkProps(opts.SinkProps, sinkProps)
+	_, _, err := timestampColumn(p, cols)
+	return err
+}
+
+// selectTail is what a query's plan ends with, whatever it reads (one
+// source or a join): the projection, in output order with the key columns
+// of a persistent query first, and the sink.
+type selectTail struct {
+	items []item
+	// keyWindow, set for a windowed persistent result, is its sink's
+	// window; bounds are then the row indexes of its WINDOWSTART and
+	// WINDOWEND, which the sink reads after the output columns.
+	keyWindow *topology.KeyWindow
+	bounds    [2]int
+	// sinkSource is the source a new sink takes its formats and
+	// partitions from.
+	sinkSource *catalog.Source
+	// droppedKey says PARTITION BY dropped the key (PARTITION BY NULL).
+	droppedKey bool
+	// materialize says the sink is a table the query does not aggregate
+	// into, which it materializes.
+	materialize bool
+	// sinkError, when set, rewrites planSink's error.
+	sinkError func(error) error
+}
+
+// finishSelect appends the projection to g, the graph of q so far (whose
+// KeyColumns are set), and plans its sink, an INSERT INTO target or
+// nothing (a push query).
+func finishSelect(g *topology.Graph, q *ast.Query, opts QueryOptions, t selectTail) (*QueryPlan, error) {
+	persistent := opts.Sink != ""
+	seen := map[string]bool{}
 	proj := topology.Step{Kind: topology.Project}
-	for _, it := range items {
+	for _, it := range t.items {
 		if persistent && reserved(it.name) && it.keyCol != it.name {
 			if it.aliased {
 				return nil, errorf(it.pos, "`%s` is a reserved column name. You cannot use it as an alias for a column.", it.name)
 			}
 			return nil, errorf(it.pos, "Reserved column name in select: `%s`. Please remove or alias the column.", it.name)
 		}
-		if _, dup := seen[it.name]; dup {
+		if seen[it.name] {
 			return nil, errorf(it.pos, "Duplicate value columns found in schema: `%s` %s\nThe projection has more than one column named %s; give one an alias with AS.", it.name, it.e.Type, it.name)
 		}
-		seen[it.name] = it.pos
+		seen[it.name] = true
 		proj.Exprs = append(proj.Exprs, it.e)
 		proj.Schema = append(proj.Schema, types.Column{Name: it.name, Type: it.e.Type})
 	}
 	g.Output = proj.Schema
+	keyWindow := t.keyWindow
+	if !persistent {
+		keyWindow = nil
+	}
 	if keyWindow != nil {
 		g.Output = proj.Schema[:len(proj.Schema):len(proj.Schema)]
-		for _, c := range topology.WindowColumns() {
-			idx, t, ok := rel.scope.Resolve("", c.Name)
-			if !ok {
-				return nil, fmt.Errorf("planner: windowed relation without %s", c.Name)
-			}
-			proj.Exprs = append(proj.Exprs, expr.Column(idx, c.Name, t))
+		for b, c := range topology.WindowColumns() {
+			proj.Exprs = append(proj.Exprs, expr.Column(t.bounds[b], c.Name, c.Type))
 			proj.Schema = append(proj.Schema, c)
 		}
 	}
 	g.Steps = append(g.Steps, proj)
 	g.Limit = limitOf(q)
-	plan := &QueryPlan{Graph: g, Tombstone: tombstoneColumns(items)}
+	plan := &QueryPlan{Graph: g, Tombstone: tombstoneColumns(t.items)}
 	switch {
 	case opts.Target != nil:
 		if err := planInsertWindowed(plan, opts.Target, keyWindow, q.Pos); err != nil {
 			return nil, err
 		}
 	case persistent:
-		droppedKey := len(q.PartitionBy) > 0 && len(rel.keys) == 0
-		if err := planSink(plan, src, opts, droppedKey); err != nil {
-			var pe *Error
-			if rel.aggregated && errors.As(err, &pe) && strings.HasPrefix(pe.Msg, "key format: Key format does not support schema.") {
-				// ksqlDB names the statement as it rewrote it.
-				return nil, &Error{Pos: pe.Pos, Msg: pe.Msg + "\nStatement: " + statementText(q, opts, names, src.Name, qualifier)}
+		if err := planSink(plan, t.sinkSource, opts, t.droppedKey); err != nil {
+			if t.sinkError != nil {
+				return nil, t.sinkError(err)
 			}
 			return nil, err
 		}
-		if table && !aggregating {
+		if t.materialize {
 			materializeSink(g, opts)
 		}
 		if keyWindow != nil {

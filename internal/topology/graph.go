@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -54,7 +55,11 @@ const (
 
 // Source is a stream or table read from a topic.
 type Source struct {
-	Name        string            `json:"name"`
+	Name string `json:"name"`
+	// Kind says whether the source is a stream or a table: a record
+	// without a key cannot be one of a table's rows, so it goes to the
+	// processing log.
+	Kind        SourceKind        `json:"kind,omitempty"`
 	Topic       string            `json:"topic"`
 	Partitions  int32             `json:"partitions"`
 	KeyFormat   string            `json:"keyFormat"`
@@ -63,8 +68,9 @@ type Source struct {
 	KeyProps    map[string]string `json:"keyProps,omitempty"`
 	Key         []types.Column    `json:"key"`
 	Value       []types.Column    `json:"value"`
-	// Headers are read from record headers (HeaderKeys[i] names the
-	// header, empty for all of them).
+	// Headers are read from record headers, after the value columns
+	// (HeaderKeys[i] names the header Headers[i] reads, empty for all of
+	// them: a HEADERS column).
 	Headers    []types.Column `json:"headers,omitempty"`
 	HeaderKeys []string       `json:"headerKeys,omitempty"`
 	// Timestamp names the value or key column holding record time; empty
@@ -72,17 +78,69 @@ type Source struct {
 	// pattern of a STRING timestamp column.
 	Timestamp       string `json:"timestamp,omitempty"`
 	TimestampFormat string `json:"timestampFormat,omitempty"`
-	// Window, when set, says the topic's keys are windowed: each row
-	// carries WINDOWSTART and WINDOWEND after its key columns.
+	// Window, when set, says the topic's keys are windowed (WINDOW_TYPE
+	// and WINDOW_SIZE, or a windowed aggregation's sink): each row carries
+	// WINDOWSTART and WINDOWEND after its key columns.
 	Window *KeyWindow `json:"window,omitempty"`
-	// Table says the source is a table: a record without a key cannot
-	// be one of its rows, so it goes to the processing log.
-	Table bool `json:"table,omitempty"`
+	// IsSource marks CREATE SOURCE STREAM/TABLE: read-only.
+	IsSource bool `json:"isSource,omitempty"`
+	// System marks a source every server declares at start (the
+	// processing log): it is not in the command log and cannot be dropped
+	// or replaced.
+	System bool `json:"system,omitempty"`
+	// SQL is the statement that created the source; empty in a plan.
+	SQL string `json:"sql,omitempty"`
 	// Unused names the value columns the query never reads (see
 	// PruneSources): the value decoder leaves them null in the source row,
 	// though it still checks that a record holds them as the schema says.
-	// Empty means every column is read, as in plans written before it.
+	// Empty means every column is read, as in plans written before it;
+	// always empty in the catalog.
 	Unused []string `json:"unused,omitempty"`
+}
+
+// SourceKind says whether a source is a stream or a table.
+type SourceKind string
+
+// The source kinds; an empty kind is a stream.
+const (
+	Stream SourceKind = "STREAM"
+	Table  SourceKind = "TABLE"
+)
+
+// IsTable reports whether the source is a table.
+func (s *Source) IsTable() bool { return s.Kind == Table }
+
+// UnmarshalJSON reads a source, also as plans before Kind wrote it: with
+// "table": true for a table.
+func (s *Source) UnmarshalJSON(b []byte) error {
+	type plain Source
+	var v struct {
+		plain
+		Table bool `json:"table"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*s = Source(v.plain)
+	if s.Kind == "" && v.Table {
+		s.Kind = Table
+	}
+	return nil
+}
+
+// Columns returns key, value, then header columns.
+func (s *Source) Columns() []types.Column {
+	out := make([]types.Column, 0, len(s.Key)+len(s.Value)+len(s.Headers))
+	return append(append(append(out, s.Key...), s.Value...), s.Headers...)
+}
+
+// PlanNode returns the plan node that reads s: a copy without what only
+// the catalog keeps (the statement's text, and the System and IsSource
+// marks, which the catalog's rules read).
+func (s *Source) PlanNode() *Source {
+	n := *s
+	n.SQL, n.System, n.IsSource, n.Unused = "", false, false, nil
+	return &n
 }
 
 // Schema is the row layout a source emits: the pseudo-columns, then key

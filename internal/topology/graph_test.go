@@ -2,8 +2,11 @@ package topology
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sluice-sql/sluice/internal/types"
 )
 
 // A stored plan without "limit" has no LIMIT; LIMIT 0 is kept as a limit.
@@ -57,5 +60,47 @@ func TestGraphLimitReached(t *testing.T) {
 		if got := g.LimitReached(tc.n); got != tc.want {
 			t.Errorf("limit %v after %d rows: %v, want %v", tc.limit, tc.n, got, tc.want)
 		}
+	}
+}
+
+// TestSourceJSON checks that a source node reads back as written, and that
+// a table source of a plan written before Kind existed ("table": true)
+// still reads as a table.
+func TestSourceJSON(t *testing.T) {
+	s := &Source{Name: "USERS", Kind: Table, Topic: "users", Partitions: 2, KeyFormat: "KAFKA", ValueFormat: "JSON",
+		Key: []types.Column{{Name: "ID", Type: types.StringType}}, Unused: []string{"X"}}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Source
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(&back, s) {
+		t.Errorf("read back %+v, want %+v", back, *s)
+	}
+	for _, tt := range []struct {
+		json  string
+		table bool
+	}{
+		{`{"name":"U","topic":"u","table":true}`, true},
+		{`{"name":"S","topic":"s"}`, false},
+		{`{"name":"S","topic":"s","kind":"STREAM"}`, false},
+		{`{"name":"U","topic":"u","kind":"TABLE"}`, true},
+	} {
+		var got Source
+		if err := json.Unmarshal([]byte(tt.json), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.IsTable() != tt.table {
+			t.Errorf("%s: IsTable() = %v", tt.json, got.IsTable())
+		}
+	}
+	// A plan node keeps nothing only the catalog needs.
+	cat := *s
+	cat.SQL, cat.System, cat.IsSource = "CREATE SOURCE TABLE ...", true, true
+	if n := cat.PlanNode(); n.SQL != "" || n.System || n.IsSource || n.Unused != nil || n.Kind != Table {
+		t.Errorf("PlanNode() = %+v", *n)
 	}
 }

@@ -26,6 +26,15 @@ func FormatExpr(e Expr) string {
 	return p.String()
 }
 
+// FormatExprQualified is FormatExpr with every column reference qualified
+// by qualifier instead of its own qualifier (none when qualifier is
+// empty). It leaves e unchanged.
+func FormatExprQualified(e Expr, qualifier string) string {
+	p := printer{qualifier: &qualifier}
+	p.expr(e)
+	return p.String()
+}
+
 // FormatType prints a type as SQL that the parser reads back: like
 // types.Type.String, but a custom type prints as its name and STRUCT field
 // names are quoted only when they need it.
@@ -92,6 +101,9 @@ var reservedWords = func() map[string]bool {
 // printer accumulates SQL text.
 type printer struct {
 	strings.Builder
+	// qualifier, when set, replaces every column reference's qualifier
+	// (an empty one prints none).
+	qualifier *string
 }
 
 func (p *printer) ident(name string) { p.WriteString(QuoteIdent(name)) }
@@ -477,8 +489,12 @@ func (p *printer) operand(e Expr) {
 func (p *printer) expr(e Expr) {
 	switch e := e.(type) {
 	case *ColumnRef:
-		if e.Qualifier != "" {
-			p.ident(e.Qualifier)
+		q := e.Qualifier
+		if p.qualifier != nil {
+			q = *p.qualifier
+		}
+		if q != "" {
+			p.ident(q)
 			p.WriteString(".")
 		}
 		p.ident(e.Name)
