@@ -77,7 +77,7 @@ lint:
 FUZZTIME ?= 30s
 fuzz:
 	$(GO) test ./parser -run '^$$' -fuzz FuzzParse -fuzztime $(FUZZTIME)
-	$(GO) test ./internal/expr -run '^$$' -fuzz '^FuzzEval$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./internal/eval -run '^$$' -fuzz '^FuzzEval$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./format -run '^$$' -fuzz '^FuzzProtobufDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./format -run '^$$' -fuzz '^FuzzJSONDecode$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./format -run '^$$' -fuzz '^FuzzDelimitedDecode$$' -fuzztime $(FUZZTIME)

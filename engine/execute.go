@@ -8,10 +8,10 @@ import (
 	"strings"
 
 	"github.com/sluice-sql/sluice/engine/api"
-	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/parser"
 	"github.com/sluice-sql/sluice/parser/ast"
 	"github.com/sluice-sql/sluice/planner"
+	"github.com/sluice-sql/sluice/planner/bind"
 )
 
 // Execute runs the statements of sql in order in session s. It stops at the
@@ -223,7 +223,7 @@ func statementError(st ast.Statement, err error) *StatementError {
 	}
 	out := &StatementError{Statement: st.SQL(), Msg: err.Error(), Code: CodeBadStatement}
 	var pe *planner.Error
-	var ee *expr.Error
+	var ee *bind.Error
 	switch {
 	case errors.As(err, &pe):
 		out.Line, out.Col, out.Msg = pe.Pos.Line, pe.Pos.Col, pe.Msg

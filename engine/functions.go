@@ -4,14 +4,14 @@ import (
 	"sort"
 
 	"github.com/sluice-sql/sluice/engine/api"
-	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/parser/ast"
 	"github.com/sluice-sql/sluice/planner"
 )
 
 // functionList lists the scalar and table functions by name.
 func functionList() []api.FunctionInfo {
-	names := expr.FuncNames()
+	names := eval.FuncNames()
 	tf := planner.TableFunctions()
 	for n := range tf {
 		names = append(names, n)
@@ -23,7 +23,7 @@ func functionList() []api.FunctionInfo {
 			out = append(out, api.FunctionInfo{Name: n, Type: "TABLE", Description: d})
 			continue
 		}
-		f, _ := expr.LookupFunc(n)
+		f, _ := eval.LookupFunc(n)
 		out = append(out, api.FunctionInfo{Name: n, Type: "SCALAR", Description: f.Description})
 	}
 	return out
@@ -33,7 +33,7 @@ func describeFunction(st *ast.DescribeFunction) (Result, error) {
 	if d, ok := planner.TableFunctions()[st.Name]; ok {
 		return entity(&api.FunctionDescription{Function: api.FunctionInfo{Name: st.Name, Type: "TABLE", Description: d}}), nil
 	}
-	f, ok := expr.LookupFunc(st.Name)
+	f, ok := eval.LookupFunc(st.Name)
 	if !ok {
 		return Result{}, userError(st.Pos, "function %s does not exist; SHOW FUNCTIONS lists the functions", st.Name)
 	}

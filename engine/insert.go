@@ -8,11 +8,12 @@ import (
 	"github.com/sluice-sql/sluice/catalog"
 	"github.com/sluice-sql/sluice/exec"
 	"github.com/sluice-sql/sluice/format"
-	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/parser/ast"
+	"github.com/sluice-sql/sluice/planner/bind"
 )
 
 // noColumns is the scope of INSERT VALUES expressions: constants only.
@@ -199,14 +200,14 @@ func (e *Engine) constant(x ast.Expr) (any, *types.Type, error) {
 	if ref != nil {
 		return nil, nil, userError(ref.Pos, "VALUES takes constants only; '%s' is a column reference", ref.Name)
 	}
-	if err := expr.ResolveTypes(x, e.cat.Type); err != nil {
+	if err := bind.ResolveTypes(x, e.cat.Type); err != nil {
 		return nil, nil, err
 	}
-	b, err := expr.Bind(x, noColumns{})
+	b, err := bind.Bind(x, noColumns{})
 	if err != nil {
 		return nil, nil, err
 	}
-	ev, err := expr.Compile(b)
+	ev, err := eval.Compile(b)
 	if err != nil {
 		return nil, nil, err
 	}

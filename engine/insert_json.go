@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/types"
 )
 
@@ -25,28 +25,28 @@ func fromJSON(v any, t *types.Type) (any, error) {
 	case nil:
 		return nil, nil
 	case bool:
-		return expr.Coerce(x, types.BooleanType, t)
+		return eval.Coerce(x, types.BooleanType, t)
 	case json.Number:
 		if i, err := strconv.ParseInt(x.String(), 10, 64); err == nil {
 			// Typed as SQL types an integer literal, so that it fits an
 			// INTEGER column.
 			if i == int64(int32(i)) {
-				return expr.Coerce(int32(i), types.IntType, t)
+				return eval.Coerce(int32(i), types.IntType, t)
 			}
-			return expr.Coerce(i, types.BigintType, t)
+			return eval.Coerce(i, types.BigintType, t)
 		}
 		if t.Kind == types.Decimal {
 			d, err := types.ParseDec(x.String())
 			if err != nil {
 				return nil, err
 			}
-			return expr.Coerce(d, types.DecimalOf(max(d.Precision(), d.Scale), d.Scale), t)
+			return eval.Coerce(d, types.DecimalOf(max(d.Precision(), d.Scale), d.Scale), t)
 		}
 		f, err := x.Float64()
 		if err != nil {
 			return nil, err
 		}
-		return expr.Coerce(f, types.DoubleType, t)
+		return eval.Coerce(f, types.DoubleType, t)
 	case string:
 		if t.Kind == types.Bytes {
 			b, err := base64.StdEncoding.DecodeString(x)
@@ -55,7 +55,7 @@ func fromJSON(v any, t *types.Type) (any, error) {
 			}
 			return b, nil
 		}
-		return expr.Coerce(x, types.StringType, t)
+		return eval.Coerce(x, types.StringType, t)
 	case []any:
 		if t.Kind != types.Array {
 			return nil, fmt.Errorf("a JSON array cannot be a %s", t)
@@ -93,7 +93,7 @@ func fromJSON(v any, t *types.Type) (any, error) {
 			sort.Strings(keys)
 			m := &types.MapValue{Keys: make([]any, len(keys)), Values: make([]any, len(keys))}
 			for i, k := range keys {
-				kv, err := expr.Coerce(k, types.StringType, t.Key)
+				kv, err := eval.Coerce(k, types.StringType, t.Key)
 				if err != nil {
 					return nil, err
 				}
@@ -160,7 +160,7 @@ func assignValue(v any, t, to *types.Type) (any, error) {
 			}
 			out := &types.MapValue{Keys: make([]any, len(m.Keys)), Values: make([]any, len(m.Values))}
 			for i := range m.Keys {
-				k, err := expr.Coerce(m.Keys[i], t.Key, to.Key)
+				k, err := eval.Coerce(m.Keys[i], t.Key, to.Key)
 				if err != nil {
 					return nil, err
 				}
@@ -173,7 +173,7 @@ func assignValue(v any, t, to *types.Type) (any, error) {
 			return out, nil
 		}
 	}
-	return expr.Coerce(v, t, to)
+	return eval.Coerce(v, t, to)
 }
 
 // hasStruct reports whether t is or holds a STRUCT.

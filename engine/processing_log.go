@@ -12,11 +12,12 @@ import (
 
 	"github.com/sluice-sql/sluice/catalog"
 	"github.com/sluice-sql/sluice/exec"
-	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/parser/ast"
 	"github.com/sluice-sql/sluice/planner"
+	"github.com/sluice-sql/sluice/planner/bind"
 )
 
 // ProcessingLogStream is the stream every server declares at start over
@@ -155,9 +156,9 @@ func (e *Engine) replayLog(ctx context.Context, st *ast.Replay) (Result, error) 
 	if exec.Replayable(q.Plan) != nil {
 		return Result{}, userError(st.QueryIDPos, "cannot replay the records of %s: REPLAY runs them through a fresh copy of the query's pipeline, which only a query without aggregation, join or table source allows; re-produce the records to its input topic instead", st.QueryID)
 	}
-	var where expr.Evaluator
+	var where eval.Evaluator
 	if st.Where != nil {
-		b, err := expr.Bind(st.Where, expr.ScopeOf("", processingLogColumns))
+		b, err := bind.Bind(st.Where, bind.ScopeOf("", processingLogColumns))
 		if err != nil {
 			var pe *planner.Error
 			if errors.As(err, &pe) {
@@ -168,7 +169,7 @@ func (e *Engine) replayLog(ctx context.Context, st *ast.Replay) (Result, error) 
 		if b.Type == nil || b.Type.Kind != types.Boolean {
 			return Result{}, userError(st.Pos, "REPLAY ... WHERE needs a BOOLEAN condition, not %v", b.Type)
 		}
-		if where, err = expr.Compile(b); err != nil {
+		if where, err = eval.Compile(b); err != nil {
 			return Result{}, internal("cannot compile the REPLAY condition: %v", err)
 		}
 	}
@@ -200,7 +201,7 @@ func (e *Engine) replayLog(ctx context.Context, st *ast.Replay) (Result, error) 
 		keep := le.Type == exec.DeserializationError
 		if where != nil {
 			v, err := where.Eval(processingLogRow(&le.ProcessingLogEntry))
-			keep = err == nil && expr.Truthy(v)
+			keep = err == nil && eval.Truthy(v)
 		}
 		if !keep {
 			next = min(next, le.logOffset)

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/sluice-sql/sluice/engine/api"
-	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/parser/ast"
 	"github.com/sluice-sql/sluice/planner"
 )
@@ -402,8 +402,8 @@ func (e *Engine) effectiveProperties(s *Session) []api.Property {
 		{Name: propOffsetReset, Scope: "DEFAULT", Value: "latest"},
 		{Name: propDefaultKeyFormat, Scope: "DEFAULT", Value: "KAFKA"},
 		{Name: propDefaultValueFormat, Scope: "DEFAULT"},
-		{Name: propCollectListLimit, Scope: "DEFAULT", Value: strconv.Itoa(expr.DefaultCollectLimit)},
-		{Name: propCollectSetLimit, Scope: "DEFAULT", Value: strconv.Itoa(expr.DefaultCollectLimit)},
+		{Name: propCollectListLimit, Scope: "DEFAULT", Value: strconv.Itoa(eval.DefaultCollectLimit)},
+		{Name: propCollectSetLimit, Scope: "DEFAULT", Value: strconv.Itoa(eval.DefaultCollectLimit)},
 		{Name: propPullTableScan, Scope: "DEFAULT", Value: "true"},
 		{Name: propPullRangeScan, Scope: "DEFAULT", Value: "true"},
 		{Name: propPullLimit, Scope: "DEFAULT", Value: "true"},

@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/sluice-sql/sluice/format"
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
@@ -29,7 +30,7 @@ import (
 type aggregateOp struct {
 	// box boxes the times of output rows.
 	box       format.Arena
-	groupBy   []expr.Evaluator
+	groupBy   []eval.Evaluator
 	keyTypes  []*types.Type
 	keyTexts  []string
 	aggs      []aggCall
@@ -43,7 +44,7 @@ type aggregateOp struct {
 	arena     []any
 	key       []byte
 	part      []byte // scratch for one group key value
-	accs      []expr.Accumulator
+	accs      []eval.Accumulator
 	found     bool // load found the group's state
 	// val is where OnCommit encodes a group's state, and slab the chunk
 	// it copies the values it writes into (see slabChunk).
@@ -60,9 +61,9 @@ type aggregateOp struct {
 
 // aggCall is one compiled aggregate of the step.
 type aggCall struct {
-	def      *expr.Aggregate
+	def      *eval.Aggregate
 	text     string
-	args     []expr.Evaluator
+	args     []eval.Evaluator
 	argTexts []string
 	argTypes []*types.Type
 	// newTypes are the types of every argument, value and literal, as
@@ -81,7 +82,7 @@ func newAggregateOp(st topology.Step, in []types.Column) (*aggregateOp, error) {
 	op.pseudoIn = len(in) >= topology.PseudoColumns &&
 		in[0].Name == topology.RowTime && in[1].Name == topology.RowPartition && in[2].Name == topology.RowOffset
 	for _, e := range st.GroupBy {
-		ev, err := expr.Compile(e)
+		ev, err := eval.Compile(e)
 		if err != nil {
 			return nil, err
 		}
@@ -90,14 +91,14 @@ func newAggregateOp(st topology.Step, in []types.Column) (*aggregateOp, error) {
 		op.keyTexts = append(op.keyTexts, e.String())
 	}
 	for _, a := range st.Aggs {
-		def, ok := expr.LookupAggregate(a.Func)
+		def, ok := eval.LookupAggregate(a.Func)
 		if !ok {
 			return nil, fmt.Errorf("exec: unknown aggregate %s", a.Func)
 		}
 		c := aggCall{def: def, text: a.Func}
 		var checkTypes []*types.Type
 		for _, e := range a.Args {
-			ev, err := expr.Compile(e)
+			ev, err := eval.Compile(e)
 			if err != nil {
 				return nil, err
 			}
@@ -107,7 +108,7 @@ func newAggregateOp(st topology.Step, in []types.Column) (*aggregateOp, error) {
 		}
 		checkTypes = append(checkTypes, c.argTypes...)
 		for _, p := range a.Params {
-			ev, err := expr.Compile(p)
+			ev, err := eval.Compile(p)
 			if err != nil {
 				return nil, err
 			}
@@ -135,7 +136,7 @@ func newAggregateOp(st topology.Step, in []types.Column) (*aggregateOp, error) {
 		}
 		op.aggs = append(op.aggs, c)
 	}
-	op.accs = make([]expr.Accumulator, len(op.aggs))
+	op.accs = make([]eval.Accumulator, len(op.aggs))
 	return op, nil
 }
 
@@ -234,7 +235,7 @@ rows:
 				}
 				a.accs[j].Add(vs)
 			}
-			res, err := expr.AccumulatorResult(a.accs[j])
+			res, err := eval.AccumulatorResult(a.accs[j])
 			if err != nil {
 				a.errs.RowError("error computing "+c.text+": "+err.Error(), in)
 				res = nil
@@ -289,7 +290,7 @@ const noRowTime = math.MinInt64
 // state v, or empty ones when ok is false, and returns the group's row
 // time (noRowTime when v keeps none).
 func (a *aggregateOp) decodeState(v []byte, ok bool) (int64, error) {
-	a.accs = make([]expr.Accumulator, len(a.aggs))
+	a.accs = make([]eval.Accumulator, len(a.aggs))
 	for j := range a.aggs {
 		c := &a.aggs[j]
 		acc, err := c.def.New(c.newTypes, c.ret, c.params)
@@ -349,7 +350,7 @@ func (a *aggregateOp) OnCommit(context.Context, Emitter) error {
 	for _, g := range a.dirty {
 		a.val = a.val[:0]
 		for j, acc := range g.accs {
-			if r, ok := acc.(expr.ReusableAccumulator); ok {
+			if r, ok := acc.(eval.ReusableAccumulator); ok {
 				var err error
 				if a.part, err = r.AppendBinary(a.part[:0]); err != nil {
 					return fmt.Errorf("exec: encode state of %s: %w", a.aggs[j].text, err)
@@ -393,7 +394,7 @@ const maxLiveGroups = 100_000
 // that a busy group is not decoded and encoded on every row.
 type liveGroup struct {
 	key     string
-	accs    []expr.Accumulator
+	accs    []eval.Accumulator
 	rowTime int64 // the largest time of its records, or noRowTime
 	stored  bool  // the group has state (stored, or to store at commit)
 	dirty   bool  // changed since the last OnCommit

@@ -3,13 +3,14 @@ package exec
 import (
 	"context"
 
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/expr"
 )
 
 // filterOp drops rows whose predicate is not true, and a stream's rows
 // without a value (counted apart from the rows the predicate rejects).
 type filterOp struct {
-	pred    expr.Evaluator
+	pred    eval.Evaluator
 	retract bool
 	text    string
 	errs    ErrorSink
@@ -18,7 +19,7 @@ type filterOp struct {
 }
 
 func newFilterOp(e *expr.Expr, retract bool) (*filterOp, error) {
-	ev, err := expr.Compile(e)
+	ev, err := eval.Compile(e)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +65,7 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 		if err != nil {
 			f.errs.RowError("error evaluating WHERE "+f.text+": "+err.Error(), row)
 		}
-		pass := expr.Truthy(v)
+		pass := eval.Truthy(v)
 		if !pass {
 			dropped++
 		}
@@ -92,7 +93,7 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 // if it failed when it was new.
 func (f *filterOp) passes(row []any) bool {
 	v, _ := f.pred.Eval(row)
-	return expr.Truthy(v)
+	return eval.Truthy(v)
 }
 
 func (f *filterOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/expr"
 )
 
@@ -10,7 +11,7 @@ import (
 // element of the longest array argument, carrying the input columns and one
 // element of each array (null where an array is shorter).
 type flatMapOp struct {
-	args   []expr.Evaluator
+	args   []eval.Evaluator
 	texts  []string
 	errs   ErrorSink
 	counts *counters
@@ -22,7 +23,7 @@ type flatMapOp struct {
 func newFlatMapOp(es []*expr.Expr) (*flatMapOp, error) {
 	f := &flatMapOp{lists: make([][]any, len(es))}
 	for _, e := range es {
-		ev, err := expr.Compile(e)
+		ev, err := eval.Compile(e)
 		if err != nil {
 			return nil, err
 		}

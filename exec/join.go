@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
@@ -43,7 +44,7 @@ type joinOp struct {
 	kind joinKind
 	// keys evaluate the join key over a left (0) or right (1) row;
 	// keyTypes are its column types.
-	keys     [2][]expr.Evaluator
+	keys     [2][]eval.Evaluator
 	keyTexts [2][]string
 	keyTypes []*types.Type
 	// schemas are the sides' row layouts; codecs encode a table side's
@@ -117,7 +118,7 @@ func newJoinOp(st topology.Step, in []types.Column, leftMat, rightMat bool) (*jo
 	}
 	for side, es := range [2][]*expr.Expr{spec.LeftKey, spec.RightKey} {
 		for _, e := range es {
-			ev, err := expr.Compile(e)
+			ev, err := eval.Compile(e)
 			if err != nil {
 				return nil, err
 			}

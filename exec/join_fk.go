@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
@@ -22,11 +23,11 @@ import (
 // co-partitioned ones; Kafka Streams' subscription topics, which lift the
 // restriction, are not built.
 type foreignKeyFn struct {
-	fk       expr.Evaluator
+	fk       eval.Evaluator
 	fkText   string
 	fkType   *types.Type
 	index    string
-	rightKey []expr.Evaluator // the right table's key, over a right row
+	rightKey []eval.Evaluator // the right table's key, over a right row
 	rkTypes  []*types.Type
 	fkbuf    []byte
 	oldbuf   []byte
@@ -53,7 +54,7 @@ func ForeignKeyIndexChangelog(spec *topology.JoinSpec) string {
 
 func (f *foreignKeyFn) init(j *joinOp, st topology.Step) error {
 	spec := st.Join
-	ev, err := expr.Compile(spec.ForeignKey)
+	ev, err := eval.Compile(spec.ForeignKey)
 	if err != nil {
 		return err
 	}
@@ -66,7 +67,7 @@ func (f *foreignKeyFn) init(j *joinOp, st topology.Step) error {
 		for k := range nLeft {
 			c := j.schemas[leftPort][topology.PseudoColumns+k]
 			e := expr.Column(topology.PseudoColumns+k, c.Name, c.Type)
-			ev, _ := expr.Compile(e)
+			ev, _ := eval.Compile(e)
 			j.keys[leftPort] = append(j.keys[leftPort], ev)
 			j.keyTexts[leftPort] = append(j.keyTexts[leftPort], e.String())
 			j.keyTypes = append(j.keyTypes, c.Type)
@@ -81,8 +82,8 @@ func (f *foreignKeyFn) init(j *joinOp, st topology.Step) error {
 		// matches.
 		nRight = 1
 		c := j.schemas[rightPort][topology.PseudoColumns]
-		ev, _ := expr.Compile(expr.Column(topology.PseudoColumns, c.Name, c.Type))
-		f.rightKey = []expr.Evaluator{ev}
+		ev, _ := eval.Compile(expr.Column(topology.PseudoColumns, c.Name, c.Type))
+		f.rightKey = []eval.Evaluator{ev}
 		f.rkTypes = []*types.Type{c.Type}
 	} else {
 		f.rightKey = j.keys[rightPort]

@@ -15,6 +15,7 @@ import (
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/parser/ast"
+	"github.com/sluice-sql/sluice/planner/bind"
 )
 
 // testGraph is SELECT ID, NAME, AMOUNT * 2 AS DOUBLED FROM ORDERS WHERE
@@ -26,20 +27,20 @@ func testGraph(t testing.TB) *topology.Graph {
 		Value: []types.Column{{Name: "NAME", Type: types.StringType}, {Name: "AMOUNT", Type: types.BigintType}},
 	}
 	in := src.Schema()
-	sc := expr.ScopeOf("ORDERS", in)
-	bind := func(e ast.Expr) *expr.Expr {
-		b, err := expr.Bind(e, sc)
+	sc := bind.ScopeOf("ORDERS", in)
+	bound := func(e ast.Expr) *expr.Expr {
+		b, err := bind.Bind(e, sc)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return b
 	}
 	amount := &ast.ColumnRef{Name: "AMOUNT"}
-	pred := bind(&ast.Binary{Op: ast.OpGt, L: amount, R: &ast.Literal{Kind: ast.IntLit, Text: "10"}})
+	pred := bound(&ast.Binary{Op: ast.OpGt, L: amount, R: &ast.Literal{Kind: ast.IntLit, Text: "10"}})
 	exprs := []*expr.Expr{
-		bind(&ast.ColumnRef{Name: "ID"}),
-		bind(&ast.ColumnRef{Name: "NAME"}),
-		bind(&ast.Binary{Op: ast.OpMul, L: amount, R: &ast.Literal{Kind: ast.IntLit, Text: "2"}}),
+		bound(&ast.ColumnRef{Name: "ID"}),
+		bound(&ast.ColumnRef{Name: "NAME"}),
+		bound(&ast.Binary{Op: ast.OpMul, L: amount, R: &ast.Literal{Kind: ast.IntLit, Text: "2"}}),
 	}
 	out := []types.Column{{Name: "ID", Type: types.StringType}, {Name: "NAME", Type: types.StringType}, {Name: "DOUBLED", Type: types.BigintType}}
 	return &topology.Graph{

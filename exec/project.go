@@ -3,12 +3,13 @@ package exec
 import (
 	"context"
 
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/expr"
 )
 
 // projectOp computes output columns from input rows.
 type projectOp struct {
-	exprs []expr.Evaluator
+	exprs []eval.Evaluator
 	// keyOnly marks the expressions that read nothing but key columns
 	// (or nothing): the only ones computed for a NullValue row.
 	keyOnly []bool
@@ -30,7 +31,7 @@ type projectOp struct {
 func newProjectOp(es []*expr.Expr, inKeys map[int]bool) (*projectOp, error) {
 	p := &projectOp{}
 	for _, e := range es {
-		ev, err := expr.Compile(e)
+		ev, err := eval.Compile(e)
 		if err != nil {
 			return nil, err
 		}

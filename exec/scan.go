@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
@@ -431,7 +432,7 @@ func (l *aggregateLayout) row(group []any, v []byte) ([]any, int64, error) {
 	row = append(row, group...)
 	for _, acc := range a.accs {
 		// A failing aggregate shows null, as the query emitted it.
-		res, err := expr.AccumulatorResult(acc)
+		res, err := eval.AccumulatorResult(acc)
 		if err != nil {
 			res = nil
 		}
@@ -535,7 +536,7 @@ func (l *windowLayout) scanKey(store *state.Store, partition int32, gk []byte, b
 		row = append(row, start, end)
 		for _, acc := range l.op.accs {
 			// A failing aggregate shows null, as the query emitted it.
-			res, err := expr.AccumulatorResult(acc)
+			res, err := eval.AccumulatorResult(acc)
 			if err != nil {
 				res = nil
 			}

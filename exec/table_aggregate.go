@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
 )
@@ -130,7 +131,7 @@ func (a *aggregateOp) finish(in, row, prev []any, time int64, retracted bool) er
 	}
 	nk := len(a.groupBy)
 	for j := range a.aggs {
-		res, err := expr.AccumulatorResult(a.accs[j])
+		res, err := eval.AccumulatorResult(a.accs[j])
 		if err != nil {
 			a.errs.RowError("error computing "+a.aggs[j].text+": "+err.Error(), in)
 			res = nil
@@ -224,7 +225,7 @@ func (a *aggregateOp) oldRow(row []any) []any {
 	old := a.changes.slab.alloc(len(row))
 	copy(old, row[:topology.PseudoColumns+nk])
 	for j := range a.aggs {
-		res, err := expr.AccumulatorResult(a.accs[j])
+		res, err := eval.AccumulatorResult(a.accs[j])
 		if err == nil {
 			old[topology.PseudoColumns+nk+j] = res
 		}

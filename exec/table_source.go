@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
@@ -451,7 +452,7 @@ func (t AggregateTable) ScanRows(s *state.Store, partition int32, fn func(row []
 		}
 		for j := range a.aggs {
 			// A failing aggregate shows null, as the query emitted it.
-			res, err := expr.AccumulatorResult(a.accs[j])
+			res, err := eval.AccumulatorResult(a.accs[j])
 			if err == nil {
 				row[topology.PseudoColumns+nk+j] = res
 			}

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"github.com/sluice-sql/sluice/format"
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
@@ -86,7 +87,7 @@ type windowAggregateOp struct {
 	// slots, slotAccs and slotKeys are the rest of the chunks newSlot
 	// carves slots from.
 	slots    []winSlot
-	slotAccs []expr.Accumulator
+	slotAccs []eval.Accumulator
 	slotKeys []byte
 	// slab is where OnCommit encodes the values it writes, a chunk
 	// shared by several windows.
@@ -98,10 +99,10 @@ type windowAggregateOp struct {
 	key   []byte // the group key of the row at hand
 	skey  []byte // a state key
 	val   []byte
-	accs  []expr.Accumulator
-	tmp   []expr.Accumulator
+	accs  []eval.Accumulator
+	tmp   []eval.Accumulator
 	// reuse says every aggregate's accumulator is an
-	// expr.ReusableAccumulator: time windows then load o.accs with a
+	// eval.ReusableAccumulator: time windows then load o.accs with a
 	// window's state, or fresh, the fresh state, instead of creating
 	// accumulators per record.
 	reuse bool
@@ -142,7 +143,7 @@ func newWindowAggregateOp(st topology.Step, in []types.Column) (*windowAggregate
 	return &windowAggregateOp{
 		agg: a, w: w, table: st.StateTable, streamTime: math.MinInt64, seed: maphash.MakeSeed(),
 		segs: map[int64]*segment{}, sessions: map[string][]span{},
-		accs: make([]expr.Accumulator, len(a.aggs)), tmp: make([]expr.Accumulator, len(a.aggs)),
+		accs: make([]eval.Accumulator, len(a.aggs)), tmp: make([]eval.Accumulator, len(a.aggs)),
 	}, nil
 }
 
@@ -157,7 +158,7 @@ func (o *windowAggregateOp) Open(ctx context.Context, oc *OpContext) error {
 	}
 	o.reuse = true
 	for _, acc := range o.accs {
-		r, ok := acc.(expr.ReusableAccumulator)
+		r, ok := acc.(eval.ReusableAccumulator)
 		if !ok {
 			o.reuse = false
 			break
@@ -448,7 +449,7 @@ func (o *windowAggregateOp) loadSlot(seg *segment, h uint64, start int64, presen
 func (o *windowAggregateOp) newSlot(n int) *winSlot {
 	if len(o.slots) == 0 {
 		o.slots = make([]winSlot, slotChunk)
-		o.slotAccs = make([]expr.Accumulator, slotChunk*len(o.agg.aggs))
+		o.slotAccs = make([]eval.Accumulator, slotChunk*len(o.agg.aggs))
 	}
 	s := &o.slots[0]
 	o.slots = o.slots[1:]
@@ -763,7 +764,7 @@ func (o *windowAggregateOp) groupKeys(k []byte) ([]any, error) {
 
 // makeRow returns an output row: the pseudo-columns, keys, the window
 // bounds, then the results of accs (nulls when accs is nil).
-func (o *windowAggregateOp) makeRow(in []any, keys []any, start, end, rowTime int64, accs []expr.Accumulator) []any {
+func (o *windowAggregateOp) makeRow(in []any, keys []any, start, end, rowTime int64, accs []eval.Accumulator) []any {
 	a := o.agg
 	nk := len(keys)
 	row := o.row()
@@ -775,7 +776,7 @@ func (o *windowAggregateOp) makeRow(in []any, keys []any, start, end, rowTime in
 	row[topology.PseudoColumns+nk] = o.box.Int64(start)
 	row[topology.PseudoColumns+nk+1] = o.box.Int64(end)
 	for j := range accs {
-		if r, ok := accs[j].(expr.NumberResult); ok {
+		if r, ok := accs[j].(eval.NumberResult); ok {
 			// A number is boxed from the operator's arena.
 			if i, f, isInt, ok := r.NumberResult(); ok {
 				if isInt {
@@ -786,7 +787,7 @@ func (o *windowAggregateOp) makeRow(in []any, keys []any, start, end, rowTime in
 				continue
 			}
 		}
-		res, err := expr.AccumulatorResult(accs[j])
+		res, err := eval.AccumulatorResult(accs[j])
 		if err != nil {
 			o.errs.RowError("error computing "+a.aggs[j].text+": "+err.Error(), in)
 			res = nil
@@ -799,7 +800,7 @@ func (o *windowAggregateOp) makeRow(in []any, keys []any, start, end, rowTime in
 // emitRow appends an output row of window [start, end) with the results
 // of accs, or a delete of the window for a NullValue kind. When a HAVING
 // filter follows, old is the window's previous row (nil for none).
-func (o *windowAggregateOp) emitRow(in []any, keys []any, start, end, rowTime int64, kind ChangeKind, old []any, accs []expr.Accumulator) {
+func (o *windowAggregateOp) emitRow(in []any, keys []any, start, end, rowTime int64, kind ChangeKind, old []any, accs []eval.Accumulator) {
 	if kind != Insert {
 		accs = nil
 	}
@@ -812,7 +813,7 @@ func (o *windowAggregateOp) emitRow(in []any, keys []any, start, end, rowTime in
 }
 
 // add folds one input row into accs.
-func (o *windowAggregateOp) add(in []any, accs []expr.Accumulator) {
+func (o *windowAggregateOp) add(in []any, accs []eval.Accumulator) {
 	a := o.agg
 	for j := range a.aggs {
 		c := &a.aggs[j]
@@ -841,7 +842,7 @@ func (o *windowAggregateOp) add(in []any, accs []expr.Accumulator) {
 
 // decode fills dst with fresh accumulators, then, when found, their state
 // from v: each one's length-prefixed state in the order of the aggregates.
-func (o *windowAggregateOp) decode(v []byte, found bool, dst []expr.Accumulator) error {
+func (o *windowAggregateOp) decode(v []byte, found bool, dst []eval.Accumulator) error {
 	a := o.agg
 	for j := range a.aggs {
 		c := &a.aggs[j]
@@ -872,7 +873,7 @@ func (o *windowAggregateOp) decode(v []byte, found bool, dst []expr.Accumulator)
 
 // loadAccs is decode into accs, reusing their accumulators when they
 // can.
-func (o *windowAggregateOp) loadAccs(v []byte, found bool, accs []expr.Accumulator) error {
+func (o *windowAggregateOp) loadAccs(v []byte, found bool, accs []eval.Accumulator) error {
 	if !o.reuse || len(accs) > 0 && accs[0] == nil {
 		return o.decode(v, found, accs)
 	}
@@ -901,9 +902,9 @@ func (o *windowAggregateOp) loadAccs(v []byte, found bool, accs []expr.Accumulat
 }
 
 // encode appends the state of accs to buf.
-func (o *windowAggregateOp) encode(buf []byte, accs []expr.Accumulator) ([]byte, error) {
+func (o *windowAggregateOp) encode(buf []byte, accs []eval.Accumulator) ([]byte, error) {
 	for j, acc := range accs {
-		if r, ok := acc.(expr.ReusableAccumulator); ok {
+		if r, ok := acc.(eval.ReusableAccumulator); ok {
 			var err error
 			if o.state, err = r.AppendBinary(o.state[:0]); err != nil {
 				return nil, fmt.Errorf("exec: encode state of %s: %w", o.agg.aggs[j].text, err)
@@ -981,7 +982,7 @@ var maxLiveWindows = 100_000
 type winSlot struct {
 	key     []byte // the state key: the group key, then the 8-byte start
 	rowTime int64  // the time of its latest row
-	accs    []expr.Accumulator
+	accs    []eval.Accumulator
 	dirty   bool     // changed since the last OnCommit
 	gone    bool     // dirty, but its window left state
 	next    *winSlot // another live window of the same group hash

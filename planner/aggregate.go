@@ -6,10 +6,12 @@ import (
 
 	"github.com/sluice-sql/sluice/catalog"
 	"github.com/sluice-sql/sluice/format"
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/parser/ast"
+	"github.com/sluice-sql/sluice/planner/bind"
 )
 
 // isAggregate reports whether n calls an aggregate function.
@@ -18,7 +20,7 @@ func isAggregate(n ast.Expr) (*ast.FuncCall, bool) {
 	if !ok {
 		return nil, false
 	}
-	_, agg := expr.LookupAggregate(c.Name)
+	_, agg := eval.LookupAggregate(c.Name)
 	return c, agg
 }
 
@@ -223,7 +225,7 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 
 	cs := callScope{calls: map[*ast.FuncCall]int{}}
 	for i, c := range calls {
-		agg, _ := expr.LookupAggregate(c.Name)
+		agg, _ := eval.LookupAggregate(c.Name)
 		call := topology.AggCall{Func: agg.Name, Star: c.Star, Limit: opts.AggregateLimits[agg.Name]}
 		var argTypes []*types.Type
 		nLit := agg.LiteralCount(len(c.Args))
@@ -263,7 +265,7 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 		cs.calls[c] = len(step.Schema)
 		step.Schema = append(step.Schema, types.Column{Name: fmt.Sprintf("KSQL_AGG_VARIABLE_%d", i), Type: ret})
 	}
-	cs.ColumnScope = expr.ScopeOf(qualifier, step.Schema)
+	cs.ColumnScope = bind.ScopeOf(qualifier, step.Schema)
 	out.scope = cs.ColumnScope
 	gs := groupScope{callScope: cs, groups: groups.shifted(topology.PseudoColumns)}
 	out.calls = gs
@@ -277,7 +279,7 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 // input, then ROWPARTITION and ROWOFFSET again. It returns the step and the
 // scope of its rows, in which the input's columns (pseudo-columns too)
 // keep their names and values.
-func groupRekey(groupBy []*expr.Expr, in expr.ColumnScope, qualifier string) (topology.Step, expr.ColumnScope) {
+func groupRekey(groupBy []*expr.Expr, in bind.ColumnScope, qualifier string) (topology.Step, bind.ColumnScope) {
 	step := topology.Step{Kind: topology.Rekey, Keys: len(groupBy)}
 	add := func(e *expr.Expr, c types.Column) {
 		step.Exprs = append(step.Exprs, e)
@@ -299,14 +301,14 @@ func groupRekey(groupBy []*expr.Expr, in expr.ColumnScope, qualifier string) (to
 	for i := 1; i < topology.PseudoColumns; i++ {
 		add(expr.Column(i, in[i].Name, in[i].Type), types.Column{Name: in[i].Name, Type: in[i].Type})
 	}
-	sc := expr.ScopeOf(qualifier, step.Schema)
+	sc := bind.ScopeOf(qualifier, step.Schema)
 	for i := topology.PseudoColumns; i < len(in); i++ {
 		// The input's columns keep their qualifiers (a join's sources).
 		sc[len(groupBy)+i].Qualifier = in[i].Qualifier
 	}
 	for i := 1; i < topology.PseudoColumns; i++ {
 		// The repartition record's own coordinates are not selectable.
-		sc[i] = expr.ScopeColumn{Name: "KSQL_REPARTITION_" + sc[i].Name, Type: sc[i].Type}
+		sc[i] = bind.ScopeColumn{Name: "KSQL_REPARTITION_" + sc[i].Name, Type: sc[i].Type}
 	}
 	return step, sc
 }
@@ -322,8 +324,8 @@ func unknownFunction(q *ast.Query) error {
 			if !ok || bad != nil {
 				return bad == nil
 			}
-			_, scalar := expr.LookupFunc(c.Name)
-			_, agg := expr.LookupAggregate(c.Name)
+			_, scalar := eval.LookupFunc(c.Name)
+			_, agg := eval.LookupAggregate(c.Name)
 			if !scalar && !agg && !tableFuncs[c.Name] {
 				bad = c
 			}
@@ -361,7 +363,7 @@ type groupScope struct {
 	groups groupKeys
 }
 
-// ResolveExpr implements expr.ExprResolver.
+// ResolveExpr implements bind.ExprResolver.
 func (s groupScope) ResolveExpr(e ast.Expr) (int, string, *types.Type, bool) {
 	i, ok := s.groups.lookup(e)
 	if !ok {
@@ -582,10 +584,10 @@ func windowBoundsOutsideSelect(q *ast.Query) error {
 // windowBoundsInWhere rejects a WHERE that reads a window bound of a
 // windowed aggregation over rows that have no window: the bounds exist
 // only after the grouping, which the filter comes before. As ksqlDB, the
-// other columns are resolved first (bind binds the WHERE in the scope
+// other columns are resolved first (bindWhere binds the WHERE in the scope
 // given, and its error wins); then the filter's type check finds the bound
 // unknown.
-func windowBoundsInWhere(q *ast.Query, windowedSource bool, sc describedScope, bind func(expr.Scope) error) error {
+func windowBoundsInWhere(q *ast.Query, windowedSource bool, sc describedScope, bindWhere func(bind.Scope) error) error {
 	if q.Where == nil || q.Window == nil || windowedSource {
 		return nil
 	}
@@ -599,7 +601,7 @@ func windowBoundsInWhere(q *ast.Query, windowedSource bool, sc describedScope, b
 	if bound == nil {
 		return nil
 	}
-	if err := bind(withWindowBounds{sc}); err != nil {
+	if err := bindWhere(withWindowBounds{sc}); err != nil {
 		return err
 	}
 	return errorf(bound.Pos, "Error in WHERE expression: Unknown column %s.", bound.Name)
@@ -611,11 +613,11 @@ type withWindowBounds struct{ scope describedScope }
 
 // describedScope is a scope that names its columns in its errors.
 type describedScope interface {
-	expr.Scope
-	expr.ScopeDescriber
+	bind.Scope
+	bind.ScopeDescriber
 }
 
-// Resolve implements expr.Scope.
+// Resolve implements bind.Scope.
 func (s withWindowBounds) Resolve(qualifier, name string) (int, *types.Type, bool) {
 	if windowBound(name) {
 		return 0, types.BigintType, true
@@ -623,12 +625,12 @@ func (s withWindowBounds) Resolve(qualifier, name string) (int, *types.Type, boo
 	return s.scope.Resolve(qualifier, name)
 }
 
-// Explain implements expr.ScopeDescriber.
+// Explain implements bind.ScopeDescriber.
 func (s withWindowBounds) Explain(qualifier, name string) error {
 	return s.scope.Explain(qualifier, name)
 }
 
-// Names implements expr.ScopeDescriber.
+// Names implements bind.ScopeDescriber.
 func (s withWindowBounds) Names() []string { return s.scope.Names() }
 
 // checkGrouped rejects select items and HAVING conditions that read

@@ -4,5 +4,5 @@
 // for, and emits a topology.Graph: data only, printed by EXPLAIN, stored in
 // the command log, and built into running tasks by exec.
 //
-//	ast.Query ──bind (catalog, expr.Bind)──▶ steps ──rules──▶ topology.Graph
+//	ast.Query ──bind (catalog, bind.Bind)──▶ steps ──rules──▶ topology.Graph
 package planner

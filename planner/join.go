@@ -12,6 +12,7 @@ import (
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/parser/ast"
+	"github.com/sluice-sql/sluice/planner/bind"
 )
 
 // joinInput is one stream or table a FROM with joins reads.
@@ -37,14 +38,14 @@ func (k keyRef) text() string { return k.alias + "." + k.name }
 // keep their names, qualified by their source's alias; an unqualified
 // ROWTIME, ROWPARTITION or ROWOFFSET is the joined row's own.
 type joinScope struct {
-	cols expr.ColumnScope
+	cols bind.ColumnScope
 	// names are the columns' names in the joined row (L_A), empty for the
 	// columns a star does not select (pseudo-columns, keys, internal
 	// columns).
 	names []string
 }
 
-// Resolve implements expr.Scope.
+// Resolve implements bind.Scope.
 func (s joinScope) Resolve(qualifier, name string) (int, *types.Type, bool) {
 	if qualifier == "" {
 		for i := 0; i < topology.PseudoColumns; i++ {
@@ -56,7 +57,7 @@ func (s joinScope) Resolve(qualifier, name string) (int, *types.Type, bool) {
 	return s.cols.Resolve(qualifier, name)
 }
 
-// Explain implements expr.ScopeDescriber with ksqlDB's message for an
+// Explain implements bind.ScopeDescriber with ksqlDB's message for an
 // ambiguous column.
 func (s joinScope) Explain(qualifier, name string) error {
 	if _, _, ok := s.Resolve(qualifier, name); ok {
@@ -74,7 +75,7 @@ func (s joinScope) Explain(qualifier, name string) error {
 	return nil
 }
 
-// Names implements expr.ScopeDescriber.
+// Names implements bind.ScopeDescriber.
 func (s joinScope) Names() []string {
 	var out []string
 	for _, c := range s.cols {
@@ -191,7 +192,7 @@ func pseudoRefs(q *ast.Query, joins []*ast.Join) map[string][]string {
 type joinSide struct {
 	steps  []topology.Step
 	schema []types.Column
-	scope  expr.ColumnScope
+	scope  bind.ColumnScope
 	names  []string
 }
 
@@ -200,7 +201,7 @@ type joinSide struct {
 // to the end.
 func sourceSide(in joinInput, pseudo []string) joinSide {
 	schema := SourceNode(in.src).Schema()
-	side := joinSide{schema: schema, scope: expr.ScopeOf(in.alias, schema)}
+	side := joinSide{schema: schema, scope: bind.ScopeOf(in.alias, schema)}
 	for i := 0; i < topology.PseudoColumns; i++ {
 		// An unqualified pseudo-column is the joined row's; a qualified
 		// one is the copy made below.
@@ -225,7 +226,7 @@ func sourceSide(in joinInput, pseudo []string) joinSide {
 		i := slices.IndexFunc(schema[:topology.PseudoColumns], func(c types.Column) bool { return c.Name == p })
 		st.Exprs = append(st.Exprs, expr.Column(i, p, schema[i].Type))
 		st.Schema = append(st.Schema, types.Column{Name: in.alias + "_" + p, Type: schema[i].Type})
-		side.scope = append(side.scope, expr.ScopeColumn{Qualifier: in.alias, Name: p, Type: schema[i].Type})
+		side.scope = append(side.scope, bind.ScopeColumn{Qualifier: in.alias, Name: p, Type: schema[i].Type})
 		side.names = append(side.names, "")
 	}
 	side.steps = append(side.steps, st)
@@ -239,9 +240,9 @@ func sourceSide(in joinInput, pseudo []string) joinSide {
 // the side's row after its pseudo-columns.
 func rekeySide(side *joinSide, key *expr.Expr, partitions int32, topic string, place keyPlacement) {
 	rekey := topology.Step{Kind: topology.Rekey, Keys: 1}
-	scope := expr.ColumnScope{}
+	scope := bind.ColumnScope{}
 	names := []string{}
-	add := func(e *expr.Expr, c types.Column, sc expr.ScopeColumn, name string) {
+	add := func(e *expr.Expr, c types.Column, sc bind.ScopeColumn, name string) {
 		rekey.Exprs = append(rekey.Exprs, e)
 		rekey.Schema = append(rekey.Schema, c)
 		scope = append(scope, sc)
@@ -251,7 +252,7 @@ func rekeySide(side *joinSide, key *expr.Expr, partitions int32, topic string, p
 		c := side.schema[i]
 		add(expr.Column(i, c.Name, c.Type), c, side.scope[i], "")
 	}
-	add(key, types.Column{Name: "KSQL_JOIN_KEY", Type: key.Type}, expr.ScopeColumn{Type: key.Type}, "")
+	add(key, types.Column{Name: "KSQL_JOIN_KEY", Type: key.Type}, bind.ScopeColumn{Type: key.Type}, "")
 	for i := topology.PseudoColumns; i < len(side.schema); i++ {
 		c := side.schema[i]
 		add(expr.Column(i, c.Name, c.Type), c, side.scope[i], side.names[i])
@@ -401,10 +402,10 @@ func resolveOn(e ast.Expr, inputs []joinInput, quals map[*ast.ColumnRef]string) 
 
 // bindOn binds one side of a join condition over a side's row, every
 // column read through the alias resolveOn found for it.
-func bindOn(cat *catalog.Catalog, e ast.Expr, sc expr.Scope, quals map[*ast.ColumnRef]string) (*expr.Expr, error) {
+func bindOn(cat *catalog.Catalog, e ast.Expr, sc bind.Scope, quals map[*ast.ColumnRef]string) (*expr.Expr, error) {
 	var out *expr.Expr
 	var err error
-	withQualifiers(e, quals, func() { out, err = bind(cat, e, sc) })
+	withQualifiers(e, quals, func() { out, err = bindExpr(cat, e, sc) })
 	return out, err
 }
 
@@ -655,23 +656,23 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		// the right row's columns.
 		next := &joinRel{g: g, inputs: inputs[:i+2], table: leftTable && rightTable, partitions: leftPartitions}
 		var schema []types.Column
-		var scope expr.ColumnScope
+		var scope bind.ColumnScope
 		var names []string
-		add := func(c types.Column, sc expr.ScopeColumn, name string) {
+		add := func(c types.Column, sc bind.ScopeColumn, name string) {
 			schema = append(schema, c)
 			scope = append(scope, sc)
 			names = append(names, name)
 		}
 		for k := 0; k < topology.PseudoColumns; k++ {
 			c := left.schema[k]
-			add(c, expr.ScopeColumn{Name: c.Name, Type: c.Type}, "")
+			add(c, bind.ScopeColumn{Name: c.Name, Type: c.Type}, "")
 		}
 		if foreign {
 			next.keys = leftKeys
 			for k := 0; k < leftKeys; k++ {
 				c := left.schema[topology.PseudoColumns+k]
 				sc := left.scope[topology.PseudoColumns+k]
-				add(types.Column{Name: left.names[topology.PseudoColumns+k], Type: c.Type}, expr.ScopeColumn{Type: c.Type}, "")
+				add(types.Column{Name: left.names[topology.PseudoColumns+k], Type: c.Type}, bind.ScopeColumn{Type: c.Type}, "")
 				next.foreign = append(next.foreign, keyRef{alias: sc.Qualifier, name: sc.Name})
 			}
 		} else {
@@ -686,10 +687,10 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 			next.synthetic = len(next.viable) == 0
 			name := syntheticKey(inputs[:i+2])
 			next.synthName = name
-			sc := expr.ScopeColumn{Name: name, Type: lexpr.Type}
+			sc := bind.ScopeColumn{Name: name, Type: lexpr.Type}
 			if !next.synthetic {
 				name = next.viable[0].joined()
-				sc = expr.ScopeColumn{Type: lexpr.Type}
+				sc = bind.ScopeColumn{Type: lexpr.Type}
 			}
 			if hasMap(lexpr.Type) {
 				return nil, errorf(j.On.Position(), "Map keys, including types that contain maps, are not supported as they may lead to unexpected behavior due to inconsistent serialization. Key column name: `%s`. Column type: %s. See https://github.com/confluentinc/ksql/issues/6621 for more.", name, lexpr.Type)
@@ -701,7 +702,7 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 			name := left.names[k]
 			if name == "" && k == topology.PseudoColumns && sc.Qualifier == "" && sc.Name != "" {
 				// An earlier join's synthetic key is no longer selectable.
-				sc = expr.ScopeColumn{Type: sc.Type}
+				sc = bind.ScopeColumn{Type: sc.Type}
 			}
 			if name != "" {
 				c.Name = name
@@ -899,7 +900,7 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 	for i, in := range jr.inputs {
 		aliases[i] = in.alias
 	}
-	if err := windowBoundsInWhere(q, jr.window != nil, jr.scope, func(s expr.Scope) error {
+	if err := windowBoundsInWhere(q, jr.window != nil, jr.scope, func(s bind.Scope) error {
 		_, err := bindJoined(cat, "WHERE", q.Where, s, aliases)
 		return err
 	}); err != nil {
@@ -1023,7 +1024,7 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 
 // bindJoined binds e, an expression of clause, over a joined row, with
 // ksqlDB's message for a qualifier that names no source.
-func bindJoined(cat *catalog.Catalog, clause string, e ast.Expr, sc expr.Scope, aliases []string) (*expr.Expr, error) {
+func bindJoined(cat *catalog.Catalog, clause string, e ast.Expr, sc bind.Scope, aliases []string) (*expr.Expr, error) {
 	var bad *ast.ColumnRef
 	ast.Walk(e, func(x ast.Expr) bool {
 		if c, ok := x.(*ast.ColumnRef); ok && bad == nil && c.Qualifier != "" && !slices.Contains(aliases, c.Qualifier) {
@@ -1336,9 +1337,9 @@ func canonicalText(e ast.Expr, sc joinScope) string {
 func joinPartitionBy(cat *catalog.Catalog, list []ast.Expr, jr *joinRel, aliases []string, opts QueryOptions) (relation, *joinRel, []topology.Step, error) {
 	out := relation{keyExpr: map[string]string{}, keyMsg: map[string]string{}, keyPos: map[string]ast.Pos{}}
 	rekey := topology.Step{Kind: topology.Rekey}
-	var scope expr.ColumnScope
+	var scope bind.ColumnScope
 	var names []string
-	add := func(e *expr.Expr, c types.Column, sc expr.ScopeColumn, name string) {
+	add := func(e *expr.Expr, c types.Column, sc bind.ScopeColumn, name string) {
 		rekey.Exprs = append(rekey.Exprs, e)
 		rekey.Schema = append(rekey.Schema, c)
 		scope = append(scope, sc)
@@ -1366,7 +1367,7 @@ func joinPartitionBy(cat *catalog.Catalog, list []ast.Expr, jr *joinRel, aliases
 			return relation{}, nil, nil, err
 		}
 		var name string
-		keyScope := expr.ScopeColumn{Type: e.Type}
+		keyScope := bind.ScopeColumn{Type: e.Type}
 		switch x := pe.(type) {
 		case *ast.ColumnRef:
 			name = x.Name

@@ -8,6 +8,7 @@ import (
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/parser/ast"
+	"github.com/sluice-sql/sluice/planner/bind"
 )
 
 // partitionBy plans PARTITION BY: a step that rekeys each row. Its output
@@ -37,7 +38,7 @@ func partitionBy(cat *catalog.Catalog, list []ast.Expr, rel relation, src *catal
 				return relation{}, nil, errorf(pe.Position(), "PARTITION BY column '%s' cannot be resolved. '%s' must be a column in the source schema since PARTITION BY is applied on the input.", cr.Name, cr.Name)
 			}
 		}
-		e, err := bind(cat, pe, rel.scope)
+		e, err := bindExpr(cat, pe, rel.scope)
 		if err != nil {
 			return relation{}, nil, err
 		}
@@ -93,7 +94,7 @@ func partitionBy(cat *catalog.Catalog, list []ast.Expr, rel relation, src *catal
 		}
 	}
 	step.Keys = len(keys)
-	out.scope = expr.ScopeOf(qualifier, step.Schema)
+	out.scope = bind.ScopeOf(qualifier, step.Schema)
 	out.keys = keys
 	return out, step, nil
 }

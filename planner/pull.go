@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
@@ -543,7 +544,7 @@ func constant(e *expr.Expr, t *types.Type) (any, bool) {
 	if len(expr.Columns(e)) > 0 {
 		return nil, false
 	}
-	ev, err := expr.Compile(e)
+	ev, err := eval.Compile(e)
 	if err != nil {
 		return nil, false
 	}
@@ -554,7 +555,7 @@ func constant(e *expr.Expr, t *types.Type) (any, bool) {
 	if !e.Type.IsNumeric() || !t.IsNumeric() {
 		return nil, false
 	}
-	cast, err := expr.Compile(&expr.Expr{Op: expr.OpCast, Type: t, Args: []*expr.Expr{expr.Literal(v, e.Type)}})
+	cast, err := eval.Compile(&expr.Expr{Op: expr.OpCast, Type: t, Args: []*expr.Expr{expr.Literal(v, e.Type)}})
 	if err != nil {
 		return nil, false
 	}

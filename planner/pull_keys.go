@@ -4,9 +4,11 @@ import (
 	"fmt"
 
 	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/parser/ast"
+	"github.com/sluice-sql/sluice/planner/bind"
 )
 
 // checkKeyValues resolves, as ksqlDB does before a pull query on the table
@@ -115,12 +117,12 @@ func resolveKey(cat *catalog.Catalog, e ast.Expr, key types.Column, cmp ast.Expr
 	if lit, ok := e.(*ast.Literal); ok && lit.Kind == ast.NullLit {
 		return errorf(cmp.Position(), "Primary key columns can not be NULL: %s", ksqlText(cmp))
 	}
-	b, err := bind(cat, e, expr.ColumnScope(nil))
+	b, err := bindExpr(cat, e, bind.ColumnScope(nil))
 	if err != nil {
 		// The WHERE clause bound: nothing that reads no column fails.
 		return nil
 	}
-	ev, err := expr.Compile(b)
+	ev, err := eval.Compile(b)
 	if err != nil {
 		return nil
 	}
@@ -150,7 +152,7 @@ func strictConvert(v any, from, to *types.Type) bool {
 	if from.Equal(to) || !isScalarType(to) {
 		return true
 	}
-	c, err := expr.Compile(&expr.Expr{Op: expr.OpCast, Type: to, Args: []*expr.Expr{expr.Literal(v, from)}})
+	c, err := eval.Compile(&expr.Expr{Op: expr.OpCast, Type: to, Args: []*expr.Expr{expr.Literal(v, from)}})
 	if err != nil {
 		return false
 	}
@@ -216,7 +218,7 @@ func javaText(v any, t *types.Type) string {
 	if s, ok := v.(string); ok {
 		return s
 	}
-	c, err := expr.Compile(&expr.Expr{Op: expr.OpCast, Type: types.StringType, Args: []*expr.Expr{expr.Literal(v, t)}})
+	c, err := eval.Compile(&expr.Expr{Op: expr.OpCast, Type: types.StringType, Args: []*expr.Expr{expr.Literal(v, t)}})
 	if err == nil {
 		if s, err := c.Eval(nil); err == nil {
 			if s, ok := s.(string); ok {

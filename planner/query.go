@@ -12,6 +12,7 @@ import (
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/parser/ast"
+	"github.com/sluice-sql/sluice/planner/bind"
 )
 
 // QueryOptions say what kind of query a SELECT is planned for.
@@ -139,11 +140,11 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	if ref.Alias != "" {
 		qualifier = ref.Alias
 	}
-	sc := expr.ScopeOf(qualifier, in)
+	sc := bind.ScopeOf(qualifier, in)
 	g := &topology.Graph{QueryID: opts.QueryID, Source: node, OffsetReset: opts.OffsetReset}
 	var err error
 
-	if err := windowBoundsInWhere(q, src.Window != nil, sc, func(s expr.Scope) error {
+	if err := windowBoundsInWhere(q, src.Window != nil, sc, func(s bind.Scope) error {
 		_, err := bindIn(cat, "WHERE", q.Where, s, qualifier)
 		return err
 	}); err != nil {
@@ -389,7 +390,7 @@ func schemaText(cols []types.Column, keys int) string {
 
 // uniqueName returns name, or name_N for the smallest N that no column of
 // the scope and no item so far uses.
-func uniqueName(name string, sc expr.ColumnScope, items []item) string {
+func uniqueName(name string, sc bind.ColumnScope, items []item) string {
 	taken := func(n string) bool {
 		for _, c := range sc {
 			if c.Name == n {
@@ -427,7 +428,7 @@ type item struct {
 // keyExpr holds the expression that computes each key as written (to match
 // select items) and keyMsg the same qualified by the source (for messages).
 type relation struct {
-	scope   expr.ColumnScope
+	scope   bind.ColumnScope
 	keys    []types.Column
 	keyExpr map[string]string
 	keyMsg  map[string]string
@@ -440,7 +441,7 @@ type relation struct {
 	aggregated bool
 	// calls, when set, binds table function calls to the columns a
 	// flat-map step added.
-	calls expr.Scope
+	calls bind.Scope
 	// window, when set, says the rows are windowed: they carry
 	// WINDOWSTART and WINDOWEND, and a sink writes windowed keys.
 	window *topology.KeyWindow
@@ -450,7 +451,7 @@ type relation struct {
 }
 
 // bindScope is the scope select items bind in.
-func (r relation) bindScope() expr.Scope {
+func (r relation) bindScope() bind.Scope {
 	if r.calls != nil {
 		return r.calls
 	}
@@ -743,7 +744,7 @@ func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions, droppedKe
 
 // bindIn binds e, an expression of clause (SELECT, WHERE, PARTITION BY),
 // with ksqlDB's wording for the errors it names by clause.
-func bindIn(cat *catalog.Catalog, clause string, e ast.Expr, sc expr.Scope, qualifier string) (*expr.Expr, error) {
+func bindIn(cat *catalog.Catalog, clause string, e ast.Expr, sc bind.Scope, qualifier string) (*expr.Expr, error) {
 	var bad *ast.ColumnRef
 	ast.Walk(e, func(x ast.Expr) bool {
 		// A join's relation (no single qualifier) resolves qualifiers
@@ -790,16 +791,16 @@ func reserved(name string) bool {
 	return false
 }
 
-// bind resolves custom type names in e's CASTs against the catalog, then
+// bindExpr resolves custom type names in e's CASTs against the catalog, then
 // binds e in scope sc.
-func bind(cat *catalog.Catalog, e ast.Expr, sc expr.Scope) (*expr.Expr, error) {
-	err := expr.ResolveTypes(e, cat.Type)
+func bindExpr(cat *catalog.Catalog, e ast.Expr, sc bind.Scope) (*expr.Expr, error) {
+	err := bind.ResolveTypes(e, cat.Type)
 	var out *expr.Expr
 	if err == nil {
-		out, err = expr.Bind(e, sc)
+		out, err = bind.Bind(e, sc)
 	}
 	if err != nil {
-		var be *expr.Error
+		var be *bind.Error
 		if errors.As(err, &be) {
 			return nil, &Error{Pos: be.Pos, Msg: be.Msg}
 		}

@@ -5,10 +5,10 @@ import (
 	"strings"
 
 	"github.com/sluice-sql/sluice/catalog"
-	"github.com/sluice-sql/sluice/internal/expr"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/parser/ast"
+	"github.com/sluice-sql/sluice/planner/bind"
 )
 
 // tableFuncs are the table functions: each turns one input row into as many
@@ -32,11 +32,11 @@ func isTableFunc(n ast.Expr) (*ast.FuncCall, bool) {
 // callScope is a scope whose row also holds the results of table function
 // calls, which bind to those columns.
 type callScope struct {
-	expr.ColumnScope
+	bind.ColumnScope
 	calls map[*ast.FuncCall]int
 }
 
-// ResolveCall implements expr.CallResolver.
+// ResolveCall implements bind.CallResolver.
 func (s callScope) ResolveCall(c *ast.FuncCall) (int, string, *types.Type, bool) {
 	i, ok := s.calls[c]
 	if !ok {
@@ -100,7 +100,7 @@ func tableFunctions(cat *catalog.Catalog, items []ast.SelectItem, rel relation, 
 		cs.calls[c] = len(step.Schema)
 		step.Schema = append(step.Schema, types.Column{Name: fmt.Sprintf("KSQL_SYNTH_%d", i), Type: arg.Type.Elem})
 	}
-	cs.ColumnScope = expr.ScopeOf(qualifier, step.Schema)
+	cs.ColumnScope = bind.ScopeOf(qualifier, step.Schema)
 	out.scope = cs.ColumnScope
 	out.calls = cs
 	return out, step, nil

@@ -4,7 +4,7 @@ import (
 	"slices"
 
 	"github.com/sluice-sql/sluice/catalog"
-	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/parser/ast"
 )
@@ -15,7 +15,7 @@ func checkRetractable(calls []*ast.FuncCall) error {
 	var names []string
 	var pos ast.Pos
 	for _, c := range calls {
-		agg, _ := expr.LookupAggregate(c.Name)
+		agg, _ := eval.LookupAggregate(c.Name)
 		if agg.Retractable || slices.Contains(names, agg.Name) {
 			continue
 		}
@@ -27,7 +27,7 @@ func checkRetractable(calls []*ast.FuncCall) error {
 	if len(names) == 0 {
 		return nil
 	}
-	return errorf(pos, "%v", expr.TableSourceError(names))
+	return errorf(pos, "%v", eval.TableSourceError(names))
 }
 
 // materializeSource puts a Materialize step first in g, whose source is a

@@ -13,6 +13,7 @@ import (
 	"github.com/sluice-sql/sluice/internal/javatime"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/parser/ast"
+	"github.com/sluice-sql/sluice/planner/bind"
 )
 
 // A WHERE clause is bound as ksqlDB reads it:
@@ -419,12 +420,12 @@ func rewriteExpr(e ast.Expr, fn func(ast.Expr) ast.Expr) ast.Expr {
 
 // bindClause binds e, an expression of clause, in scope sc; a WHERE
 // clause after pseudoTimestamps.
-func bindClause(cat *catalog.Catalog, clause string, e ast.Expr, sc expr.Scope) (*expr.Expr, error) {
+func bindClause(cat *catalog.Catalog, clause string, e ast.Expr, sc bind.Scope) (*expr.Expr, error) {
 	if clause == "WHERE" {
 		var err error
 		if e, err = pseudoTimestamps(e); err != nil {
 			return nil, err
 		}
 	}
-	return bind(cat, e, sc)
+	return bindExpr(cat, e, sc)
 }

@@ -22,7 +22,7 @@ const (
 	OpNot // NOT Args[0]
 	// OpAdd, OpMul, OpConcat, OpAnd and OpOr take two or more arguments: a
 	// chain of one of them, a + b + c, is one node meaning the left-nested
-	// ((a + b) + c), typed and evaluated so (see chain.go).
+	// ((a + b) + c), typed and evaluated so (see package eval).
 	OpAdd
 	OpSub
 	OpMul

@@ -6,8 +6,8 @@ import (
 	"github.com/sluice-sql/sluice/internal/types"
 )
 
-// asDecimal returns the DECIMAL type an integer or decimal widens to.
-func asDecimal(t *types.Type) *types.Type {
+// AsDecimal returns the DECIMAL type an integer or decimal widens to.
+func AsDecimal(t *types.Type) *types.Type {
 	switch t.Kind {
 	case types.Int:
 		return types.DecimalOf(10, 0)
@@ -31,9 +31,9 @@ func numRank(k types.Kind) int {
 	return 0
 }
 
-// arithType returns the result type of l op r for numeric l and r, with
+// ArithType returns the result type of l op r for numeric l and r, with
 // ksqlDB's decimal precision and scale rules.
-func arithType(op Op, l, r *types.Type) *types.Type {
+func ArithType(op Op, l, r *types.Type) *types.Type {
 	rk := numRank(l.Kind)
 	if numRank(r.Kind) > rk {
 		rk = numRank(r.Kind)
@@ -46,7 +46,7 @@ func arithType(op Op, l, r *types.Type) *types.Type {
 	case 4:
 		return types.DoubleType
 	}
-	a, b := asDecimal(l), asDecimal(r)
+	a, b := AsDecimal(l), AsDecimal(r)
 	p1, s1, p2, s2 := a.Precision, a.Scale, b.Precision, b.Scale
 	var p, s int
 	switch op {
@@ -71,10 +71,10 @@ func arithType(op Op, l, r *types.Type) *types.Type {
 	return types.DecimalOf(p, s)
 }
 
-// commonType returns the type that values of all ts can be widened to: the
+// CommonType returns the type that values of all ts can be widened to: the
 // widest numeric type, or the one shared type. nil entries (untyped NULL)
 // are ignored; the result is nil when all are nil.
-func commonType(ts []*types.Type) (*types.Type, error) {
+func CommonType(ts []*types.Type) (*types.Type, error) {
 	var out *types.Type
 	for _, t := range ts {
 		if t == nil {
@@ -84,7 +84,7 @@ func commonType(ts []*types.Type) (*types.Type, error) {
 			out = t
 			continue
 		}
-		w, ok := widen(out, t)
+		w, ok := Widen(out, t)
 		if !ok {
 			return nil, fmt.Errorf("types %s and %s are incompatible", out, t)
 		}
@@ -93,7 +93,11 @@ func commonType(ts []*types.Type) (*types.Type, error) {
 	return out, nil
 }
 
-func widen(a, b *types.Type) (*types.Type, bool) {
+// Widen returns the type that values of both a and b can be widened to,
+// and false when they have none: the wider numeric type, or for ARRAY, MAP
+// and STRUCT the same rule element by element (a STRUCT takes the union of
+// the fields).
+func Widen(a, b *types.Type) (*types.Type, bool) {
 	if a.Equal(b) {
 		return a, true
 	}
@@ -103,7 +107,7 @@ func widen(a, b *types.Type) (*types.Type, bool) {
 		case ra == 4 || rb == 4:
 			return types.DoubleType, true
 		case ra == 3 || rb == 3:
-			x, y := asDecimal(a), asDecimal(b)
+			x, y := AsDecimal(a), AsDecimal(b)
 			s := max(x.Scale, y.Scale)
 			p := s + max(x.Precision-x.Scale, y.Precision-y.Scale)
 			return types.DecimalOf(min(p, 38), s), true
@@ -117,14 +121,14 @@ func widen(a, b *types.Type) (*types.Type, bool) {
 	}
 	switch a.Kind {
 	case types.Array:
-		e, ok := widen(a.Elem, b.Elem)
+		e, ok := Widen(a.Elem, b.Elem)
 		if !ok {
 			return nil, false
 		}
 		return types.ArrayOf(e), true
 	case types.Map:
-		k, ok1 := widen(a.Key, b.Key)
-		v, ok2 := widen(a.Elem, b.Elem)
+		k, ok1 := Widen(a.Key, b.Key)
+		v, ok2 := Widen(a.Elem, b.Elem)
 		if !ok1 || !ok2 {
 			return nil, false
 		}
@@ -137,7 +141,7 @@ func widen(a, b *types.Type) (*types.Type, bool) {
 			found := false
 			for i, f := range fields {
 				if f.Name == g.Name {
-					w, ok := widen(f.Type, g.Type)
+					w, ok := Widen(f.Type, g.Type)
 					if !ok {
 						return nil, false
 					}
@@ -155,8 +159,8 @@ func widen(a, b *types.Type) (*types.Type, bool) {
 	return nil, false
 }
 
-// comparable reports whether values of l and r can be compared with op.
-func comparable(op Op, l, r *types.Type) bool {
+// Comparable reports whether values of l and r can be compared with op.
+func Comparable(op Op, l, r *types.Type) bool {
 	if l.IsNumeric() && r.IsNumeric() {
 		return true
 	}
@@ -168,7 +172,7 @@ func comparable(op Op, l, r *types.Type) bool {
 		if op != OpEq && op != OpNe && op != OpIsDistinct && op != OpIsNotDistinct && op != OpIn {
 			return false
 		}
-		_, ok := widen(l, r)
+		_, ok := Widen(l, r)
 		if !ok && l.Kind == types.Struct {
 			return structsComparable(l, r)
 		}
@@ -180,7 +184,7 @@ func comparable(op Op, l, r *types.Type) bool {
 func structsComparable(l, r *types.Type) bool {
 	for _, f := range l.Fields {
 		for _, g := range r.Fields {
-			if f.Name == g.Name && !comparable(OpEq, f.Type, g.Type) {
+			if f.Name == g.Name && !Comparable(OpEq, f.Type, g.Type) {
 				return false
 			}
 		}

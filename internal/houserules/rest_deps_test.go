@@ -14,28 +14,40 @@ import (
 // engine's typed results: it depends on neither the SQL parser nor the
 // catalog, not even through another package.
 func TestRESTRendersOnly(t *testing.T) {
+	for _, rel := range moduleDeps(t, "./server/rest") {
+		for _, banned := range []string{"parser", "catalog", "engine", "planner", "exec"} {
+			if rel == banned || strings.HasPrefix(rel, banned+"/") && !(banned == "engine" && rel == "engine/api") {
+				t.Errorf("server/rest depends on %s%s: it renders the engine's results (engine/api) and needs no %s", module, rel, banned)
+			}
+		}
+	}
+}
+
+// module is the path of this module, with the slash that follows it.
+const module = "github.com/sluice-sql/sluice/"
+
+// moduleDeps returns the packages of this module that pkg depends on, pkg
+// included and tests excluded, by their path below the module's, as go
+// list -deps finds them. It skips t when there is no go command.
+func moduleDeps(t *testing.T, pkg string) []string {
+	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		t.Skipf("the go command is not on PATH: %v", err)
 	}
-	cmd := exec.Command(goTool, "list", "-deps", "./server/rest")
+	cmd := exec.Command(goTool, "list", "-deps", pkg)
 	cmd.Dir = filepath.Join("..", "..")
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list -deps ./server/rest: %v", err)
+		t.Fatalf("go list -deps %s: %v", pkg, err)
 	}
-	const module = "github.com/sluice-sql/sluice/"
+	var deps []string
 	for dep := range strings.FieldsSeq(string(out)) {
-		rel, ok := strings.CutPrefix(dep, module)
-		if !ok {
-			continue
-		}
-		for _, banned := range []string{"parser", "catalog", "engine", "planner", "exec"} {
-			if rel == banned || strings.HasPrefix(rel, banned+"/") && !(banned == "engine" && rel == "engine/api") {
-				t.Errorf("server/rest depends on %s: it renders the engine's results (engine/api) and needs no %s", dep, banned)
-			}
+		if rel, ok := strings.CutPrefix(dep, module); ok {
+			deps = append(deps, rel)
 		}
 	}
+	return deps
 }
 
 // TestEngineHasNoTextTable checks that the engine answers with typed

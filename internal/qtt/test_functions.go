@@ -3,7 +3,7 @@ package qtt
 import (
 	"errors"
 
-	"github.com/sluice-sql/sluice/internal/expr"
+	"github.com/sluice-sql/sluice/internal/eval"
 	"github.com/sluice-sql/sluice/internal/types"
 )
 
@@ -12,7 +12,7 @@ import (
 // behaviour the corpus spells out; the server binary never links them.
 func init() {
 	register := func(name string, ret *types.Type) {
-		expr.Register(&expr.Func{
+		eval.Register(&eval.Func{
 			Name:        name,
 			Description: "Test function of the conformance corpus: returns its first argument, fails when the second is false.",
 			Check: func(a []*types.Type) (*types.Type, error) {
@@ -21,8 +21,8 @@ func init() {
 				}
 				return ret, nil
 			},
-			Build: func([]*types.Type, *types.Type) (expr.Impl, error) {
-				return expr.Strict(func(v []any) (any, error) {
+			Build: func([]*types.Type, *types.Type) (eval.Impl, error) {
+				return eval.Strict(func(v []any) (any, error) {
 					if !v[1].(bool) {
 						return nil, errors.New(name + " was evaluated")
 					}
@@ -33,14 +33,14 @@ func init() {
 	}
 	register("WHENCONDITION", types.BooleanType)
 	register("WHENRESULT", types.IntType)
-	expr.Register(badUDF)
+	eval.Register(badUDF)
 }
 
 // badUDF is ksqlDB's BAD_UDF test function as the group-by cases use it:
 // on a STRING it returns null on every other call, starting with the first
 // (each compiled call counts its own calls); on an INT it always fails; on
 // a BOOLEAN it fails when the argument is true and returns 0 otherwise.
-var badUDF = &expr.Func{
+var badUDF = &eval.Func{
 	Name:        "BAD_UDF",
 	Description: "Test function of the conformance corpus: null every other call on a STRING, fails on an INT.",
 	Check: func(a []*types.Type) (*types.Type, error) {
@@ -54,11 +54,11 @@ var badUDF = &expr.Func{
 		}
 		return nil, errors.New("Function 'BAD_UDF' does not accept these parameters")
 	},
-	Build: func(a []*types.Type, _ *types.Type) (expr.Impl, error) {
+	Build: func(a []*types.Type, _ *types.Type) (eval.Impl, error) {
 		switch a[0].Kind {
 		case types.String:
 			calls := 0
-			return func(row []any, args []expr.ArgFunc) (any, error) {
+			return func(row []any, args []eval.ArgFunc) (any, error) {
 				calls++
 				if calls%2 == 1 {
 					return nil, nil
@@ -66,9 +66,9 @@ var badUDF = &expr.Func{
 				return args[0](row)
 			}, nil
 		case types.Int:
-			return func([]any, []expr.ArgFunc) (any, error) { return nil, errors.New("boom!") }, nil
+			return func([]any, []eval.ArgFunc) (any, error) { return nil, errors.New("boom!") }, nil
 		}
-		return expr.Strict(func(v []any) (any, error) {
+		return eval.Strict(func(v []any) (any, error) {
 			if v[0].(bool) {
 				return nil, errors.New("boom!")
 			}
