@@ -17,6 +17,9 @@ func (c *cursor) create(src ast.Source) (ast.Statement, error) {
 		}
 		orReplace = true
 	}
+	if c.atConnector() {
+		return c.createConnector(src, orReplace)
+	}
 	if c.accept("TYPE") {
 		if orReplace {
 			return nil, c.errAt(c.toks[c.i-1], "CREATE OR REPLACE TYPE is not supported; drop the type first")
@@ -30,7 +33,7 @@ func (c *cursor) create(src ast.Source) (ast.Statement, error) {
 	}
 	if !c.peek().is("STREAM") && !c.peek().is("TABLE") {
 		t := c.peek()
-		return nil, c.errAt(t, "expected STREAM, TABLE or TYPE after CREATE but found "+t.describe())
+		return nil, c.errAt(t, "expected STREAM, TABLE, TYPE, SOURCE CONNECTOR or SINK CONNECTOR after CREATE but found "+t.describe())
 	}
 	kind, _ := c.sourceKind("CREATE")
 	ifNotExists := false
