@@ -50,27 +50,24 @@ func (c *cursor) createConnector(src ast.Source, orReplace bool) (ast.Statement,
 	if err := c.expect("WITH", "; a connector's configuration follows WITH, as in WITH ('connector.class'='...', ...)"); err != nil {
 		return nil, err
 	}
-	var spans [][2]int
-	if s.Props, spans, err = c.connectorProperties(); err != nil {
+	if s.Props, err = c.connectorProperties(); err != nil {
 		return nil, err
 	}
 	if err := c.end("the connector's WITH (...)"); err != nil {
 		return nil, err
 	}
-	s.Text = maskedText(c.src, src, s.Props, spans)
+	s.Text = maskText(c.toks, src.Text, src.Offset)
 	return s, nil
 }
 
 // connectorProperties parses "(name = literal, ...)" after WITH. A name is
 // a quoted string or identifier, whose case is kept, or a bare word, which
-// is upper-cased as ksqlDB does. spans are the byte offsets of each value's
-// literal in the text.
-func (c *cursor) connectorProperties() ([]ast.ConnectorProperty, [][2]int, error) {
+// is upper-cased as ksqlDB does.
+func (c *cursor) connectorProperties() ([]ast.ConnectorProperty, error) {
 	if err := c.expectOp("(", "after WITH, as in WITH ('connector.class'='...', ...),"); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var ps []ast.ConnectorProperty
-	var spans [][2]int
 	seen := map[string]bool{}
 	for {
 		t := c.peek()
@@ -79,58 +76,60 @@ func (c *cursor) connectorProperties() ([]ast.ConnectorProperty, [][2]int, error
 		case tkString, tkQIdent, tkWord:
 			name = t.val
 		default:
-			return nil, nil, c.errAt(t, "expected a connector property name, e.g. 'connector.class', but found "+t.describe())
+			return nil, c.errAt(t, "expected a connector property name, e.g. 'connector.class', but found "+t.describe())
 		}
 		c.next()
 		if seen[name] {
-			return nil, nil, c.errAt(t, "duplicate property "+name)
+			return nil, c.errAt(t, "duplicate property "+name)
 		}
 		seen[name] = true
 		if err := c.expectOp("=", "after property "+name+", as in '"+name+"'='value',"); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		vt := c.peek()
 		lit, err := c.propValue(name)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		v := lit.Text
 		if lit.Kind == ast.BoolLit {
 			v = strings.ToLower(v)
 		}
 		ps = append(ps, ast.ConnectorProperty{Pos: c.pos(t), Name: name, Value: v})
-		spans = append(spans, [2]int{vt.off, c.toks[c.i-1].end})
 		if c.acceptOp(",") {
 			continue
 		}
 		if c.acceptOp(")") {
-			return ps, spans, nil
+			return ps, nil
 		}
 		t = c.peek()
-		return nil, nil, c.errAt(t, "expected ',' or ')' in the WITH list but found "+t.describe())
+		return nil, c.errAt(t, "expected ',' or ')' in the WITH list but found "+t.describe())
 	}
 }
 
-// maskedText is the statement's text with each secret-looking value (see
-// package secret) written as '[hidden]', so that the text a statement
-// echoes (replies, errors, logs) keeps none.
-func maskedText(text string, src ast.Source, props []ast.ConnectorProperty, spans [][2]int) string {
-	start := src.Offset
+// maskText returns text, the statement of toks (text starts at byte off of
+// the source the tokens point into), with each secret-looking value of a
+// name = value pair (see package secret) written as '[hidden]': the text a
+// statement echoes (replies, errors, logs) keeps none.
+func maskText(toks []token, text string, off int) string {
 	var b strings.Builder
-	at := start
-	for i, p := range props {
-		shown := secret.Value(p.Name, p.Value)
-		if shown == p.Value {
+	at := 0
+	for i := 0; i+2 < len(toks); i++ {
+		n, eq, v := toks[i], toks[i+1], toks[i+2]
+		if !eq.isOp("=") || (n.kind != tkString && n.kind != tkQIdent && n.kind != tkWord) || v.kind != tkString {
 			continue
 		}
-		b.WriteString(text[at:spans[i][0]])
+		shown := secret.Value(n.val, v.val)
+		if shown == v.val || v.off-off < at || v.end-off > len(text) {
+			continue
+		}
+		b.WriteString(text[at : v.off-off])
 		b.WriteString(ast.QuoteString(shown))
-		at = spans[i][1]
+		at = v.end - off
 	}
-	if at == start {
-		return src.Text
+	if at == 0 {
+		return text
 	}
-	b.WriteString(text[at : start+len(src.Text)])
+	b.WriteString(text[at:])
 	return b.String()
 }
 

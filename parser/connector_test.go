@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -96,5 +97,25 @@ func TestConnectorStatementErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: err %v, want one saying %q", in, err, want)
 		}
+	}
+}
+
+func TestSyntaxErrorHidesSecrets(t *testing.T) {
+	bad := "CREATE SOURCE CONNECTOR c WITH ('database.password'='s3cret' 'x'='y')"
+	_, err := Parse("SHOW STREAMS;\n" + bad)
+	var pe *Error
+	if !errors.As(err, &pe) {
+		t.Fatalf("err = %v", err)
+	}
+	if strings.Contains(pe.Statement, "s3cret") || !strings.Contains(pe.Statement, "'database.password'='[hidden]'") {
+		t.Errorf("Parse's error shows %q", pe.Statement)
+	}
+	sc, err := NewScript(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sc.Next(func(string) (string, bool) { return "", false })
+	if !errors.As(err, &pe) || strings.Contains(pe.Statement, "s3cret") {
+		t.Errorf("Script's error: %v (statement %q)", err, pe.Statement)
 	}
 }
