@@ -187,7 +187,7 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 		if !retryable(status) || attempt >= c.opts.Attempts {
 			return err
 		}
-		c.log.Warn("Kafka Connect call failed; trying again", "method", method, "path", path, "status", status, "attempt", attempt, "error", err.Error())
+		c.log.Warn("Kafka Connect call failed; trying again", "method", method, "path", path, "status", status, "attempt", attempt, "error", redact(ctx, err.Error()))
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -284,3 +284,19 @@ func errorMessage(resp *http.Response, data []byte) string {
 }
 
 func esc(name string) string { return url.PathEscape(name) }
+
+type redactKey struct{}
+
+// WithRedaction returns ctx with hide, which the client applies to what it
+// logs of the calls made in ctx: the worker's messages may echo a secret of
+// the configuration being sent.
+func WithRedaction(ctx context.Context, hide func(string) string) context.Context {
+	return context.WithValue(ctx, redactKey{}, hide)
+}
+
+func redact(ctx context.Context, s string) string {
+	if hide, ok := ctx.Value(redactKey{}).(func(string) string); ok && hide != nil {
+		return hide(s)
+	}
+	return s
+}

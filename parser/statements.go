@@ -78,6 +78,8 @@ func (c *cursor) explain(src ast.Source) (ast.Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	// EXPLAIN of a CREATE CONNECTOR echoes no secret of it either.
+	src.Text = maskText(c.toks, src.Text, src.Offset)
 	return &ast.Explain{Source: src, Statement: inner}, nil
 }
 
