@@ -161,7 +161,10 @@ func NewKeyCodecSR(format string, cols []types.Column, props map[string]string, 
 		return nil, err
 	}
 	if name := strings.Trim(props[SchemaFullName], "'"); name != "" {
-		return newConnectJSONCodec(cols, len(cols) == 1, name)
+		// In Connect's envelope a key is a struct of its columns, even of
+		// one: Connect's sinks take a record key's fields as the names of
+		// the key columns.
+		return newConnectJSONCodec(cols, false, name)
 	}
 	return newJSONCodec(cols, len(cols) == 1), nil
 }

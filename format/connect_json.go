@@ -25,7 +25,11 @@ import (
 // DATE as days since the epoch (Date), TIME as milliseconds of the day
 // (Time), BYTES as base64. Every column is optional, as SQL columns are
 // nullable; a null row is a null record (a tombstone), as without the
-// envelope. Decoding reads the payload and skips the schema.
+// envelope. A key is a struct of its columns, even of one (Connect's
+// sinks name a table's key columns after a record key's fields; Debezium
+// writes its keys so); a value of one column is unwrapped with
+// WRAP_SINGLE_VALUE=false, as without the envelope. Decoding reads the
+// payload and skips the schema.
 
 // connectJSONCodec wraps the JSON codec's payload in Connect's envelope.
 type connectJSONCodec struct {

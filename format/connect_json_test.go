@@ -85,7 +85,7 @@ func TestConnectJSONKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `{"schema":{"type":"string","optional":false,"name":"sluice.CountsKey"},"payload":"paid"}`; string(b) != want {
+	if want := `{"schema":{"type":"struct","fields":[{"type":"string","optional":true,"field":"STATUS"}],"optional":false,"name":"sluice.CountsKey"},"payload":{"STATUS":"paid"}}`; string(b) != want {
 		t.Errorf("key %s, want %s", b, want)
 	}
 	got := []any{nil}

@@ -31,8 +31,8 @@
 # package with apt-get when it is missing and this runs as root.
 #
 # Environment: CONNECT_VERSION (4.4.0), DEBEZIUM_VERSION (3.6.1.Final, the
-# PostgreSQL source), DEBEZIUM_JDBC_VERSION (3.6.1.Final, falling back to
-# 3.4.0.Final when Maven Central does not serve it), SLUICE_CONNECT_CACHE
+# PostgreSQL source), DEBEZIUM_JDBC_VERSION (3.4.0.Final, the JDBC sink:
+# Maven Central does not serve its 3.6.1.Final), SLUICE_CONNECT_CACHE
 # (~/.cache/sluice/connect-$CONNECT_VERSION), SLUICE_CONNECT_DIR (worker
 # files, $TMPDIR/sluice-connect), SLUICE_PG_DIR ($TMPDIR/sluice-pg),
 # CONNECT_HEAP (768m).
@@ -40,8 +40,9 @@ set -euo pipefail
 
 version=${CONNECT_VERSION:-4.4.0}
 dbz=${DEBEZIUM_VERSION:-3.6.1.Final}
-dbz_jdbc=${DEBEZIUM_JDBC_VERSION:-3.6.1.Final}
-dbz_jdbc_fallback=3.4.0.Final
+# The JDBC sink's 3.6.1.Final is not served by Maven Central (tried); its
+# 3.4.0.Final is.
+dbz_jdbc=${DEBEZIUM_JDBC_VERSION:-3.4.0.Final}
 cache=${SLUICE_CONNECT_CACHE:-$HOME/.cache/sluice/connect-$version}
 dir=${SLUICE_CONNECT_DIR:-${TMPDIR:-/tmp}/sluice-connect}
 pgdir=${SLUICE_PG_DIR:-${TMPDIR:-/tmp}/sluice-pg}
@@ -87,6 +88,14 @@ EOF
 		-DoutputDirectory="$d/libs" -DincludeScope=runtime >"$d/mvn.log" 2>&1
 }
 
+# debezium_kafka prints the Kafka version Debezium VERSION was built with,
+# from its build parent's pom in the local Maven repository.
+debezium_kafka() {
+	local repo=${MAVEN_REPO:-$HOME/.m2/repository}
+	sed -n 's:.*<version.kafka>\(.*\)</version.kafka>.*:\1:p' \
+		"$repo/io/debezium/debezium-build-parent/$1/debezium-build-parent-$1.pom" 2>/dev/null | head -1
+}
+
 fetch() {
 	if [ -f "$cache/.complete" ]; then
 		return
@@ -100,23 +109,36 @@ fetch() {
 		{ cat "$cache/runtime/mvn.log" >&2; die "could not fetch org.apache.kafka:connect-runtime:$version"; }
 	resolve "$cache/plugins-src/debezium-postgres" "io.debezium:debezium-connector-postgres:$dbz" ||
 		{ cat "$cache/plugins-src/debezium-postgres/mvn.log" >&2; die "could not fetch io.debezium:debezium-connector-postgres:$dbz"; }
-	if ! resolve "$cache/plugins-src/debezium-jdbc" "io.debezium:debezium-connector-jdbc:$dbz_jdbc"; then
-		echo "connect.sh: io.debezium:debezium-connector-jdbc:$dbz_jdbc is not served; taking $dbz_jdbc_fallback" >&2
-		dbz_jdbc=$dbz_jdbc_fallback
-		resolve "$cache/plugins-src/debezium-jdbc" "io.debezium:debezium-connector-jdbc:$dbz_jdbc" ||
-			{ cat "$cache/plugins-src/debezium-jdbc/mvn.log" >&2; die "could not fetch io.debezium:debezium-connector-jdbc:$dbz_jdbc"; }
-	fi
+	resolve "$cache/plugins-src/debezium-jdbc" "io.debezium:debezium-connector-jdbc:$dbz_jdbc" ||
+		{ cat "$cache/plugins-src/debezium-jdbc/mvn.log" >&2; die "could not fetch io.debezium:debezium-connector-jdbc:$dbz_jdbc"; }
 	# Each plugin directory holds its jars but not those of the worker's
-	# own API (Connect isolates plugins and shares its API with them).
+	# own API (Connect isolates plugins and shares its API with them), nor
+	# Jackson: the worker's Jackson modules are found by the plugins'
+	# ServiceLoader too (Hibernate, in the JDBC sink, registers every
+	# module it finds), and a plugin's own jackson-databind does not take
+	# them...
 	rm -rf "$cache/plugins"
-	for p in debezium-postgres debezium-jdbc; do
+	local p v kv
+	for p in debezium-postgres:$dbz debezium-jdbc:$dbz_jdbc; do
+		v=${p#*:} p=${p%%:*}
 		mkdir -p "$cache/plugins/$p"
 		for j in "$cache/plugins-src/$p/libs/"*.jar; do
 			case $(basename "$j") in
-			connect-api-* | kafka-clients-* | slf4j-api-* | connect-runtime-* | connect-json-* | connect-transforms-*) ;;
+			connect-api-* | kafka-clients-* | slf4j-api-* | connect-runtime-* | connect-json-* | connect-transforms-* | jackson-*) ;;
 			*) cp "$j" "$cache/plugins/$p/" ;;
 			esac
 		done
+		# ...but for the kafka-clients the plugin was built with, whose
+		# classes a later Kafka moved (Debezium 3.6 on Kafka 4.3 uses
+		# org.apache.kafka.common.utils.Sanitizer, which Kafka 4.4 moved to
+		# .internals): the worker's classes come first, and a plugin finds
+		# in its own directory only those the worker lacks.
+		kv=$(debezium_kafka "$v")
+		if [ -n "$kv" ] && [ "$kv" != "$version" ]; then
+			mvn -q -B dependency:copy -Dartifact="org.apache.kafka:kafka-clients:$kv" -Dtransitive=false \
+				-DoutputDirectory="$cache/plugins/$p" >>"$cache/plugins-src/$p/mvn.log" 2>&1 ||
+				{ cat "$cache/plugins-src/$p/mvn.log" >&2; die "could not fetch org.apache.kafka:kafka-clients:$kv for $p"; }
+		fi
 	done
 	echo "debezium-connector-postgres $dbz" >"$cache/versions"
 	echo "debezium-connector-jdbc $dbz_jdbc" >>"$cache/versions"
