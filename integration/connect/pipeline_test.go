@@ -158,22 +158,21 @@ func (e *env) exec(sql string) []engine.Result {
 // passes, and then fails with what cond last said.
 func (e *env) eventually(what string, limit time.Duration, cond func() (bool, string)) {
 	e.t.Helper()
-	deadline := time.Now().Add(limit)
 	start := time.Now()
-	wait := 50 * time.Millisecond
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	poll := time.NewTicker(100 * time.Millisecond)
+	defer poll.Stop()
 	for {
 		ok, last := cond()
 		if ok {
 			e.t.Logf("timing: %s after %s", what, time.Since(start).Round(time.Millisecond))
 			return
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-deadline.C:
 			e.t.Fatalf("%s: not within %s; last: %s", what, limit, last)
-		}
-		// Polling interval of the barrier, not a wait for the stream.
-		time.Sleep(wait)
-		if wait < time.Second {
-			wait *= 2
+		case <-poll.C:
 		}
 	}
 }
