@@ -50,7 +50,7 @@ func newConnectJSONCodec(cols []types.Column, bare bool, name string) (*connectJ
 	} else {
 		fields := make([]types.Field, len(cols))
 		for i, c := range cols {
-			fields[i] = types.Field{Name: c.Name, Type: c.Type}
+			fields[i] = types.Field(c)
 		}
 		if err := connectSchema(&schema, types.StructOf(fields...), false, name); err != nil {
 			return nil, err

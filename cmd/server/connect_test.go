@@ -113,7 +113,7 @@ func TestConnectorsOverRESTAndShell(t *testing.T) {
 		t.Errorf("the worker got %v", w.Config("pg-src"))
 	}
 
-	status, ents, raw = ksql(create)
+	status, _, raw = ksql(create)
 	if status != 409 || !strings.Contains(raw, `"error_code":40900`) || !strings.Contains(raw, "Connector pg-src already exists") || strings.Contains(raw, "pw-hunter2") {
 		t.Errorf("CREATE again: %d %s", status, raw)
 	}
