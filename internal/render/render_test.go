@@ -117,8 +117,8 @@ func TestConnectorEntities(t *testing.T) {
 		t.Errorf("JSON: %s", DescriptionJSON(d))
 	}
 	for e, want := range map[*sluicev1.Entity]string{
-		{Kind: &sluicev1.Entity_Connector{Connector: &sluicev1.ConnectorInfo{Name: "PG"}}}:                  "Created connector PG\n",
-		{Kind: &sluicev1.Entity_DroppedConnector{DroppedConnector: &sluicev1.DroppedConnector{Name: "PG"}}}: "Dropped connector \"PG\"\n",
+		{Kind: &sluicev1.Entity_Connector{Connector: &sluicev1.ConnectorInfo{Name: "PG"}}}:                   "Created connector PG\n",
+		{Kind: &sluicev1.Entity_DroppedConnector{DroppedConnector: &sluicev1.DroppedConnector{Name: "PG"}}}:  "Dropped connector \"PG\"\n",
 		{Kind: &sluicev1.Entity_Warning{Warning: &sluicev1.Warning{Message: "Connector PG already exists"}}}: "Connector PG already exists\n",
 		{Kind: &sluicev1.Entity_Connectors{Connectors: &sluicev1.ConnectorList{Connectors: []*sluicev1.ConnectorSummary{
 			{Name: "PG", Type: "source", Class: "C", State: "RUNNING (1/1 tasks RUNNING)"}, {Name: "X"}}}}}: "Connector Name | Type | Class | Status\nPG | SOURCE | C | RUNNING (1/1 tasks RUNNING)\nX | UNKNOWN |  | \n",
