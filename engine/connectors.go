@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -94,14 +95,9 @@ func connectorConfig(st *ast.CreateConnector) map[string]string {
 // javaMap writes cfg as Java prints a map, {k=v, k2=v2}, in key order with
 // secrets hidden: ksqlDB's message names the configuration so.
 func javaMap(cfg map[string]string) string {
-	keys := make([]string, 0, len(cfg))
-	for k := range cfg {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + secret.Value(k, cfg[k])
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(cfg)) {
+		parts = append(parts, k+"="+secret.Value(k, cfg[k]))
 	}
 	return "{" + strings.Join(parts, ", ") + "}"
 }
@@ -272,13 +268,8 @@ func (e *Engine) showConnectors(ctx context.Context, c *connect.Client, st *ast.
 	if err != nil {
 		return Result{}, connectError(st, nil, "Failed to list connectors: ", "", err)
 	}
-	names := make([]string, 0, len(all))
-	for n := range all {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	l := &api.ConnectorList{Connectors: []api.ConnectorSummary{}}
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(all)) {
 		x := all[n]
 		if x.Info == nil {
 			if st.Scope == ast.AllConnectors {

@@ -32,15 +32,9 @@ func (c *cursor) createConnector(src ast.Source, orReplace bool) (ast.Statement,
 		s.Kind = ast.SinkConnector
 	}
 	c.next() // CONNECTOR
-	if c.peek().is("IF") {
-		c.next()
-		if err := c.expect("NOT", "; write IF NOT EXISTS"); err != nil {
-			return nil, err
-		}
-		if err := c.expect("EXISTS", "; write IF NOT EXISTS"); err != nil {
-			return nil, err
-		}
-		s.IfNotExists = true
+	var err error
+	if s.IfNotExists, err = c.ifNotExists(); err != nil {
+		return nil, err
 	}
 	n, nt, err := c.name("the name of the connector")
 	if err != nil {

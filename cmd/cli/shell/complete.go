@@ -338,27 +338,6 @@ func contextAt(toks []string) compContext {
 			}
 		}
 		switch at(i) {
-		case "CONNECTOR":
-			i++
-			if at(i) == "IF" {
-				switch n - i {
-				case 1:
-					return only("NOT")
-				case 2:
-					return only("EXISTS")
-				}
-				i += 3
-			}
-			switch n - i {
-			case 0:
-				if at(i-1) == "EXISTS" {
-					return only() // the new name
-				}
-				return only("IF")
-			case 1:
-				return only("WITH")
-			}
-			return only() // the connector's properties
 		case "TYPE":
 			switch n - i {
 			case 1:
@@ -366,7 +345,8 @@ func contextAt(toks []string) compContext {
 			case 2:
 				return only("AS")
 			}
-		case "STREAM", "TABLE":
+		case "STREAM", "TABLE", "CONNECTOR":
+			what := at(i)
 			i++
 			if at(i) == "IF" {
 				switch n - i {
@@ -384,7 +364,13 @@ func contextAt(toks []string) compContext {
 				}
 				return only("IF") // the new name, or IF NOT EXISTS
 			case 1:
+				if what == "CONNECTOR" {
+					return only("WITH")
+				}
 				return only("AS", "WITH")
+			}
+			if what == "CONNECTOR" {
+				return only() // the connector's properties
 			}
 		}
 	case "DROP":
