@@ -153,6 +153,7 @@ url() {
 up() {
 	local bootstrap=${1:?up needs the broker bootstrap address, e.g. \$(scripts/kafka.sh bootstrap)}
 	command -v java >/dev/null || die "Java (17 or later) is needed to run Kafka Connect"
+	command -v curl >/dev/null || die "curl is needed to see the worker's REST API come up (Debian: apt-get install curl)"
 	if [ -f "$dir/pid" ] && kill -0 "$(cat "$dir/pid")" 2>/dev/null; then
 		die "already up in $dir; run scripts/connect.sh down first"
 	fi
