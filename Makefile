@@ -5,7 +5,7 @@ BIN       ?= bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 
-.PHONY: bench crash all build run test test-kafka unit corpus linear lint fuzz fmt proto proto-check release release-check clean
+.PHONY: bench crash all build run test test-kafka test-connect unit corpus linear lint fuzz fmt proto proto-check release release-check clean
 
 all: build
 
@@ -65,6 +65,33 @@ test-kafka:
 	  echo "test-kafka: 3-node cluster up at $$addr in $$(($$(date +%s) - t)) s"; \
 	  t=$$(date +%s); SLUICE_TEST_KAFKA=$$addr SLUICE_TEST_KAFKA_NODES=3 $(GO) test -count=1 -timeout 15m -v -run 'TestClusterFaults' ./integration/...; \
 	  echo "test-kafka: cluster tests took $$(($$(date +%s) - t)) s"
+
+# The connector statements end to end (./integration/connect): a broker of
+# its own (scripts/kafka.sh, port SLUICE_KAFKA_CONNECT_PORT, default
+# 19692), a Kafka Connect worker with Debezium's PostgreSQL source and JDBC
+# sink and a throw-away PostgreSQL (scripts/connect.sh, which fetches them
+# from Maven Central and installs Debian's postgresql if missing): rows of
+# a PostgreSQL table through Debezium into a Sluice TABLE, counted by a
+# CTAS and upserted by the JDBC sink into PostgreSQL. All are stopped
+# however it ends. Prints the time of each part and of the whole. Under
+# CI=true a missing Java, PostgreSQL or plugin fails it.
+CONNECT_SH := ./scripts/connect.sh
+test-connect:
+	@export SLUICE_KAFKA_PORT=$${SLUICE_KAFKA_CONNECT_PORT:-19692} SLUICE_KAFKA_DIR=$${TMPDIR:-/tmp}/sluice-kafka-connect; \
+	  if $(KAFKA_SH) bootstrap >/dev/null 2>&1 || bash -c "exec 3<>/dev/tcp/127.0.0.1/$$SLUICE_KAFKA_PORT" 2>/dev/null; then \
+	    echo "test-connect: a broker is up on port $$SLUICE_KAFKA_PORT already: stop it (scripts/kafka.sh down with its SLUICE_KAFKA_PORT and SLUICE_KAFKA_DIR) or set SLUICE_KAFKA_CONNECT_PORT"; exit 1; fi; \
+	  trap '$(CONNECT_SH) down >/dev/null 2>&1 || true; $(CONNECT_SH) pg-down >/dev/null 2>&1 || true; $(KAFKA_SH) down >/dev/null 2>&1 || true' EXIT; set -e; \
+	  all=$$(date +%s); t=$$all; $(KAFKA_SH) fetch; $(CONNECT_SH) fetch; \
+	  echo "test-connect: fetch took $$(($$(date +%s) - t)) s"; \
+	  t=$$(date +%s); addr=$$($(KAFKA_SH) up); pg=$$($(CONNECT_SH) pg-up); url=$$($(CONNECT_SH) up $$addr); \
+	  echo "test-connect: broker at $$addr, PostgreSQL on port $$pg, Connect worker at $$url, up in $$(($$(date +%s) - t)) s"; \
+	  t=$$(date +%s); out=$$(mktemp); \
+	  status=0; SLUICE_TEST_CONNECT=$$url SLUICE_TEST_KAFKA=$$addr SLUICE_TEST_PG_PORT=$$pg \
+	    $(GO) test -count=1 -timeout 10m -v ./integration/connect >$$out 2>&1 || status=$$?; cat $$out; \
+	  if [ "$$status" = 0 ] && ! grep -q -- '--- PASS: TestConnectPipeline' $$out; then echo "test-connect: TestConnectPipeline did not run"; status=1; fi; \
+	  rm -f $$out; [ "$$status" = 0 ] || { tail -40 $${SLUICE_CONNECT_DIR:-$${TMPDIR:-/tmp}/sluice-connect}/worker.log; exit $$status; }; \
+	  echo "test-connect: the tests took $$(($$(date +%s) - t)) s"; \
+	  echo "test-connect: took $$(($$(date +%s) - all)) s in all"
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/connect"
 	"github.com/sluice-sql/sluice/exec"
 	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/state"
@@ -70,6 +71,13 @@ type Config struct {
 	// is refused with ksqlDB's message. Zero is DefaultMaxPushQueries;
 	// negative refuses every push query (ksqlDB's 0).
 	MaxPushQueries int
+	// Connect is the Kafka Connect worker the connector statements (CREATE
+	// SOURCE|SINK CONNECTOR, DROP, DESCRIBE, SHOW CONNECTORS) ask; nil
+	// refuses them with an error that says how to configure one.
+	Connect *connect.Client
+	// ConnectTopics are the Kafka Connect worker's own topics (its config,
+	// offset and status storage): read-only whatever ReadOnlyTopics says.
+	ConnectTopics []string
 }
 
 // Engine is Sluice's one API: it runs statements, persistent queries and

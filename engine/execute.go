@@ -257,6 +257,9 @@ func userError(pos ast.Pos, format string, args ...any) error {
 }
 
 func (e *Engine) executeOne(ctx context.Context, s *Session, st ast.Statement) (Result, error) {
+	if r, ok, err := e.connectorStatement(ctx, st); ok {
+		return r, err
+	}
 	switch st := st.(type) {
 	case *ast.CreateSource:
 		return e.createSource(ctx, s, st)

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/sluice-sql/sluice/parser/ast"
@@ -62,6 +63,11 @@ func newTopicGuard(cfg Config, processingLog string) (*topicGuard, error) {
 	patterns := cfg.ReadOnlyTopics
 	if patterns == nil {
 		patterns = DefaultReadOnlyTopics
+	}
+	// The Kafka Connect worker's own topics are read-only whatever
+	// ksql.readonly.topics says.
+	for _, t := range cfg.ConnectTopics {
+		patterns = append(slices.Clip(patterns), regexp.QuoteMeta(t))
 	}
 	for _, p := range patterns {
 		re, err := regexp.Compile("^(?:" + p + ")$")

@@ -50,7 +50,9 @@ func checkFormat(prop, format string) (string, error) {
 
 // NewValueCodec returns the codec for record values of the given format over
 // cols. props are the source's WITH properties (upper-case names):
-// WRAP_SINGLE_VALUE, and VALUE_DELIMITER for DELIMITED.
+// WRAP_SINGLE_VALUE, VALUE_DELIMITER for DELIMITED, and for JSON a
+// SchemaFullName, which writes and reads Kafka Connect's JSON envelope
+// (see connect_json.go).
 func NewValueCodec(format string, cols []types.Column, props map[string]string) (Codec, error) {
 	return NewValueCodecSR(format, cols, props, SR{})
 }
@@ -105,6 +107,9 @@ func NewValueCodecSR(format string, cols []types.Column, props map[string]string
 	if err := checkJSONTypes(cols); err != nil {
 		return nil, err
 	}
+	if name := strings.Trim(props[SchemaFullName], "'"); name != "" {
+		return newConnectJSONCodec(cols, !wrap, name)
+	}
 	return newJSONCodec(cols, !wrap), nil
 }
 
@@ -154,6 +159,12 @@ func NewKeyCodecSR(format string, cols []types.Column, props map[string]string, 
 	}
 	if err := checkJSONTypes(cols); err != nil {
 		return nil, err
+	}
+	if name := strings.Trim(props[SchemaFullName], "'"); name != "" {
+		// In Connect's envelope a key is a struct of its columns, even of
+		// one: Connect's sinks take a record key's fields as the names of
+		// the key columns.
+		return newConnectJSONCodec(cols, false, name)
 	}
 	return newJSONCodec(cols, len(cols) == 1), nil
 }

@@ -55,7 +55,9 @@ const (
 	// SchemaID is the id of the schema the encoder writes with.
 	SchemaID = "SCHEMA_ID"
 	// SchemaFullName is the full name of the record (AVRO) or message
-	// (PROTOBUF) the codec reads and writes.
+	// (PROTOBUF) the codec reads and writes; given to JSON, it names the
+	// schema of Kafka Connect's envelope the codec writes and reads (see
+	// connect_json.go).
 	SchemaFullName = "SCHEMA_FULL_NAME"
 )
 

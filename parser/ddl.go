@@ -17,6 +17,9 @@ func (c *cursor) create(src ast.Source) (ast.Statement, error) {
 		}
 		orReplace = true
 	}
+	if c.atConnector() {
+		return c.createConnector(src, orReplace)
+	}
 	if c.accept("TYPE") {
 		if orReplace {
 			return nil, c.errAt(c.toks[c.i-1], "CREATE OR REPLACE TYPE is not supported; drop the type first")
@@ -30,19 +33,12 @@ func (c *cursor) create(src ast.Source) (ast.Statement, error) {
 	}
 	if !c.peek().is("STREAM") && !c.peek().is("TABLE") {
 		t := c.peek()
-		return nil, c.errAt(t, "expected STREAM, TABLE or TYPE after CREATE but found "+t.describe())
+		return nil, c.errAt(t, "expected STREAM, TABLE, TYPE, SOURCE CONNECTOR or SINK CONNECTOR after CREATE but found "+t.describe())
 	}
 	kind, _ := c.sourceKind("CREATE")
-	ifNotExists := false
-	if c.peek().is("IF") {
-		c.next()
-		if err := c.expect("NOT", "; write IF NOT EXISTS"); err != nil {
-			return nil, err
-		}
-		if err := c.expect("EXISTS", "; write IF NOT EXISTS"); err != nil {
-			return nil, err
-		}
-		ifNotExists = true
+	ifNotExists, err := c.ifNotExists()
+	if err != nil {
+		return nil, err
 	}
 	name, nt, err := c.name("the name of the " + kind.String())
 	if err != nil {
@@ -89,6 +85,20 @@ func (c *cursor) create(src ast.Source) (ast.Statement, error) {
 	}
 	return &ast.CreateSource{Source: src, Kind: kind, OrReplace: orReplace, IsSource: isSource,
 		IfNotExists: ifNotExists, Name: name, NamePos: c.pos(nt), Columns: cols, Props: props}, nil
+}
+
+// ifNotExists consumes IF NOT EXISTS, if it is there.
+func (c *cursor) ifNotExists() (bool, error) {
+	if !c.peek().is("IF") {
+		return false, nil
+	}
+	c.next()
+	for _, w := range []string{"NOT", "EXISTS"} {
+		if err := c.expect(w, "; write IF NOT EXISTS"); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // columnDefs parses "col TYPE [constraint], ..." up to and including the
@@ -266,15 +276,9 @@ func (c *cursor) checkWindowProps(ps ast.Properties) error {
 // createType parses the rest of CREATE TYPE [IF NOT EXISTS] name AS type.
 func (c *cursor) createType(src ast.Source) (ast.Statement, error) {
 	ct := &ast.CreateType{Source: src}
-	if c.peek().is("IF") {
-		c.next()
-		if err := c.expect("NOT", "; write IF NOT EXISTS"); err != nil {
-			return nil, err
-		}
-		if err := c.expect("EXISTS", "; write IF NOT EXISTS"); err != nil {
-			return nil, err
-		}
-		ct.IfNotExists = true
+	var err error
+	if ct.IfNotExists, err = c.ifNotExists(); err != nil {
+		return nil, err
 	}
 	n, _, err := c.name("the name of the type")
 	if err != nil {

@@ -25,7 +25,7 @@ func Parse(text string) ([]ast.Statement, error) {
 			if err != nil {
 				var pe *Error
 				if errors.As(err, &pe) && pe.Statement == "" {
-					pe.Statement = text[toks[start].off:toks[i-1].end]
+					pe.Statement = maskText(toks[start:i], text[toks[start].off:toks[i-1].end], toks[start].off)
 				}
 				return nil, err
 			}

@@ -84,7 +84,7 @@ func (s *Script) parse(src string, toks []token, text string) (ast.Statement, er
 	if err != nil {
 		var pe *Error
 		if errors.As(err, &pe) && pe.Statement == "" {
-			pe.Statement = text
+			pe.Statement = maskText(toks, text, toks[0].off)
 		}
 		return nil, err
 	}

@@ -13,11 +13,14 @@ var showKinds = map[string]ast.ShowKind{
 // show parses SHOW|LIST what [EXTENDED].
 func (c *cursor) show(src ast.Source) (ast.Statement, error) {
 	verb := c.next().upper()
+	if c.peek().is("CONNECTORS") || (c.peek().is("SOURCE") || c.peek().is("SINK")) && c.peekAt(1).is("CONNECTORS") {
+		return c.showConnectors(src, verb)
+	}
 	c.accept("ALL") // SHOW ALL TOPICS lists internal topics too; the engine lists all.
 	t := c.peek()
 	k, ok := showKinds[t.upper()]
 	if t.kind != tkWord || !ok {
-		return nil, c.errAt(t, "expected what to "+verb+" but found "+t.describe()+"; write one of STREAMS, TABLES, QUERIES, TOPICS, FUNCTIONS, PROPERTIES, VARIABLES, TYPES")
+		return nil, c.errAt(t, "expected what to "+verb+" but found "+t.describe()+"; write one of STREAMS, TABLES, QUERIES, TOPICS, FUNCTIONS, PROPERTIES, VARIABLES, TYPES, CONNECTORS")
 	}
 	c.i++
 	s := &ast.Show{Source: src, What: k, Extended: c.accept("EXTENDED")}
@@ -27,6 +30,9 @@ func (c *cursor) show(src ast.Source) (ast.Statement, error) {
 // describe parses DESCRIBE [EXTENDED] name | DESCRIBE FUNCTION name.
 func (c *cursor) describe(src ast.Source) (ast.Statement, error) {
 	c.next()
+	if c.peek().is("CONNECTOR") && c.peekAt(1).isName() {
+		return c.describeConnector(src)
+	}
 	if c.peek().is("FUNCTION") && c.peekAt(1).isName() {
 		c.next()
 		n, _, _ := c.name("a function name")
@@ -72,6 +78,8 @@ func (c *cursor) explain(src ast.Source) (ast.Statement, error) {
 	if err != nil {
 		return nil, err
 	}
+	// EXPLAIN of a CREATE CONNECTOR echoes no secret of it either.
+	src.Text = maskText(c.toks, src.Text, src.Offset)
 	return &ast.Explain{Source: src, Statement: inner}, nil
 }
 
@@ -154,6 +162,9 @@ func (c *cursor) sourceKind(after string) (ast.SourceKind, error) {
 // drop parses DROP STREAM|TABLE [IF EXISTS] name [DELETE TOPIC] and DROP TYPE.
 func (c *cursor) drop(src ast.Source) (ast.Statement, error) {
 	c.next()
+	if c.peek().is("CONNECTOR") {
+		return c.dropConnector(src)
+	}
 	if c.accept("TYPE") {
 		d := &ast.DropType{Source: src}
 		if c.peek().is("IF") {
@@ -170,7 +181,7 @@ func (c *cursor) drop(src ast.Source) (ast.Statement, error) {
 		d.Name = n
 		return d, c.end("DROP TYPE " + n)
 	}
-	k, err := c.sourceKind("DROP (or TYPE)")
+	k, err := c.sourceKind("DROP (or TYPE, CONNECTOR)")
 	if err != nil {
 		return nil, err
 	}

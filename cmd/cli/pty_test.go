@@ -46,7 +46,7 @@ type testServer struct {
 	eng    *engine.Engine
 }
 
-func startTestServer(t *testing.T) *testServer {
+func startTestServer(t *testing.T, configure ...func(*engine.Config)) *testServer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	dir := t.TempDir()
@@ -59,7 +59,11 @@ func startTestServer(t *testing.T) *testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eng, err := engine.Open(ctx, engine.Config{Kafka: client, DataDir: filepath.Join(dir, "state"), ServiceID: "sluice", Logger: log})
+	cfg := engine.Config{Kafka: client, DataDir: filepath.Join(dir, "state"), ServiceID: "sluice", Logger: log}
+	for _, c := range configure {
+		c(&cfg)
+	}
+	eng, err := engine.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -143,6 +143,8 @@ type config struct {
 	// resulting TLS and SASL configuration.
 	kafkaSec kafkaSecurity
 	kafka    kafka.Config
+	// connect is how the server reaches a Kafka Connect worker.
+	connect connectSettings
 	// sources says where each setting not at its default came from;
 	// ignored are the config file's keys that are not Sluice's.
 	sources map[string]string
@@ -241,10 +243,15 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.DurationVar(&c.sessionTimeout, "cluster-session-timeout", 6*time.Second, "how long a --cluster waits for a silent server before moving its partitions to the others")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	c.kafkaSec.register(fs)
+	c.connect.register(fs)
 	all := maps.Clone(aliases)
 	for k, f := range kafkaAliases {
 		all[k] = serverconfig.Alias{Flag: f}
 	}
+	for k, f := range connectAliases {
+		all[k] = serverconfig.Alias{Flag: f}
+	}
+	all["ksql.connect.request.timeout.ms"] = serverconfig.Alias{Flag: "connect-timeout", Convert: millis}
 	loader := &serverconfig.Loader{EnvPrefix: "SLUICE_", ConfigFlag: "config", Aliases: all, Getenv: getenv, Resolve: configProperty}
 	res, err := loader.Load(fs, args)
 	if err != nil {
@@ -319,6 +326,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		return c, errors.New("the Kafka TLS and SASL settings need --bootstrap-servers: the playground broker takes plain connections")
 	}
 	if err := c.kafkaSec.apply(&c.kafka); err != nil {
+		return c, err
+	}
+	if err := c.connect.check(); err != nil {
 		return c, err
 	}
 	if c.cluster && len(c.bootstrap) == 0 {
@@ -475,6 +485,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		ownTopics = append(ownTopics, registry.DefaultTopic)
 	}
 	ready0.Registry = regAddr
+	connectClient, connectTopics, err := cfg.connect.client(log.With("component", "connect"))
+	if err != nil {
+		return err
+	}
 	ecfg := engine.Config{
 		Kafka:     client,
 		DataDir:   filepath.Join(cfg.dataDir, "state"),
@@ -488,6 +502,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		OwnTopics:           ownTopics,
 		StatementTimeout:    engineTimeout(cfg.statementTimeout),
 		MaxPushQueries:      engineLimit(cfg.maxPushQueries),
+		Connect:             connectClient,
+		ConnectTopics:       connectTopics,
 	}
 	if cfg.cluster {
 		cc, fwd, err := clusterConfig(cfg, grpcLis.Addr().String(), sec)
@@ -550,7 +566,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 	log.Info("serving", "grpc", ready0.GRPC, "http", ready0.HTTP, "tls", sec.tls != nil, "mtls", cfg.tlsClientCA != "",
 		"basic_auth", sec.users != nil, "kafka", strings.Join(brokers, ","), "kafka_client", cfg.kafkaClient,
 		"kafka_tls", cfg.kafka.TLS != nil, "kafka_sasl", saslMechanism(cfg.kafka.SASL),
-		"schema_registry", registryURL(cfg, ready0.Registry), "service_id", cfg.serviceID, "data_dir", cfg.dataDir, "headless", cfg.queriesFile != "", "version", version)
+		"schema_registry", registryURL(cfg, ready0.Registry), "connect", connectURL(connectClient), "service_id", cfg.serviceID, "data_dir", cfg.dataDir, "headless", cfg.queriesFile != "", "version", version)
 	if ready != nil {
 		ready(ready0)
 	}

@@ -197,13 +197,90 @@ type QueryDescription struct {
 	Plan []PlanLine
 }
 
-func (*SourceList) entity()          {}
-func (*SourceDescription) entity()   {}
-func (*QueryList) entity()           {}
-func (*TopicList) entity()           {}
-func (*PropertyList) entity()        {}
-func (*VariableList) entity()        {}
-func (*TypeList) entity()            {}
-func (*FunctionList) entity()        {}
-func (*FunctionDescription) entity() {}
-func (*QueryDescription) entity()    {}
+// The connector types, as Kafka Connect names them.
+const (
+	ConnectorSource  = "source"
+	ConnectorSink    = "sink"
+	ConnectorUnknown = "unknown"
+)
+
+// ConnectorState is the state of a connector or of one of its tasks, as
+// the Kafka Connect worker reports it: RUNNING, PAUSED, STOPPED, FAILED,
+// UNASSIGNED or RESTARTING; Trace is a FAILED one's stack trace.
+type ConnectorState struct {
+	State    string
+	WorkerID string
+	Trace    string
+}
+
+// ConnectorTask is a connector's task.
+type ConnectorTask struct {
+	ID int
+	ConnectorState
+}
+
+// ConnectorInfo answers CREATE CONNECTOR: the connector the worker
+// created (ksqlDB's CreateConnectorEntity). Config shows secrets as
+// [hidden].
+type ConnectorInfo struct {
+	Name string
+	// Type is ConnectorSource, ConnectorSink or ConnectorUnknown.
+	Type   string
+	Config map[string]string
+	// Tasks are the ids of its tasks, when the worker made them already.
+	Tasks []int
+}
+
+// ConnectorSummary is a connector of SHOW CONNECTORS: State is ksqlDB's
+// summary, "RUNNING (1/1 tasks RUNNING)", or the connector's state when it
+// does not run.
+type ConnectorSummary struct {
+	Name, Type, Class, State string
+}
+
+// ConnectorList answers SHOW CONNECTORS.
+type ConnectorList struct {
+	Connectors []ConnectorSummary
+	// Warnings say which connectors could not be described.
+	Warnings []string
+}
+
+// ConnectorDescription answers DESCRIBE CONNECTOR, from what the worker
+// says now: the connector's class, type, state and tasks, its topics and
+// the Sluice sources over them, and its configuration (secrets as
+// [hidden]).
+type ConnectorDescription struct {
+	Name, Class, Type string
+	Connector         ConnectorState
+	Tasks             []ConnectorTask
+	Topics            []string
+	Sources           []SourceInfo
+	Config            map[string]string
+	// Warnings say what could not be found out (the topics, when the
+	// worker did not list them).
+	Warnings []string
+}
+
+// ConnectorDropped answers DROP CONNECTOR (ksqlDB's DropConnectorEntity).
+type ConnectorDropped struct{ Name string }
+
+// Warning answers a statement that did nothing and says why (ksqlDB's
+// WarningEntity): CREATE CONNECTOR IF NOT EXISTS of one that exists, DROP
+// CONNECTOR IF EXISTS of one that does not.
+type Warning struct{ Message string }
+
+func (*ConnectorInfo) entity()        {}
+func (*ConnectorList) entity()        {}
+func (*ConnectorDescription) entity() {}
+func (*ConnectorDropped) entity()     {}
+func (*Warning) entity()              {}
+func (*SourceList) entity()           {}
+func (*SourceDescription) entity()    {}
+func (*QueryList) entity()            {}
+func (*TopicList) entity()            {}
+func (*PropertyList) entity()         {}
+func (*VariableList) entity()         {}
+func (*TypeList) entity()             {}
+func (*FunctionList) entity()         {}
+func (*FunctionDescription) entity()  {}
+func (*QueryDescription) entity()     {}

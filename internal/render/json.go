@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/json"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -16,7 +17,7 @@ import (
 // object (DescriptionJSON), where a listing's rows are objects each.
 func Described(e *sluicev1.Entity) bool {
 	switch e.GetKind().(type) {
-	case *sluicev1.Entity_Source, *sluicev1.Entity_Function, *sluicev1.Entity_Plan:
+	case *sluicev1.Entity_Source, *sluicev1.Entity_Function, *sluicev1.Entity_Plan, *sluicev1.Entity_ConnectorDescription:
 		return true
 	}
 	return false
@@ -35,6 +36,8 @@ func DescriptionJSON(e *sluicev1.Entity) string {
 		writeMessage(&b, k.Function.ProtoReflect())
 	case *sluicev1.Entity_Plan:
 		writeMessage(&b, k.Plan.ProtoReflect())
+	case *sluicev1.Entity_ConnectorDescription:
+		writeMessage(&b, k.ConnectorDescription.ProtoReflect())
 	default:
 		writeMessage(&b, e.ProtoReflect())
 	}
@@ -69,18 +72,22 @@ func writeMessage(b *strings.Builder, m protoreflect.Message) {
 			}
 			b.WriteByte(']')
 		case fd.IsMap():
+			// Keys in order, so that the same map writes the same text.
+			var keys []protoreflect.MapKey
+			v.Map().Range(func(k protoreflect.MapKey, _ protoreflect.Value) bool {
+				keys = append(keys, k)
+				return true
+			})
+			sort.Slice(keys, func(i, j int) bool { return keys[i].String() < keys[j].String() })
 			b.WriteByte('{')
-			n := 0
-			v.Map().Range(func(k protoreflect.MapKey, mv protoreflect.Value) bool {
+			for n, k := range keys {
 				if n > 0 {
 					b.WriteByte(',')
 				}
-				n++
 				writeJSONString(b, k.String())
 				b.WriteByte(':')
-				writeScalar(b, fd.MapValue(), mv, false)
-				return true
-			})
+				writeScalar(b, fd.MapValue(), v.Map().Get(k), false)
+			}
 			b.WriteByte('}')
 		case fd.Kind() == protoreflect.MessageKind && !m.Has(fd):
 			b.WriteString("null")

@@ -107,6 +107,9 @@ func Rows(h *sluicev1.StreamHeader, rows []*sluicev1.Row) *Table {
 
 // Entity draws a listing or description.
 func Entity(e *sluicev1.Entity) *Table {
+	if t, ok := connectorEntity(e); ok {
+		return t
+	}
 	switch k := e.GetKind().(type) {
 	case *sluicev1.Entity_Sources:
 		return sources(k.Sources)

@@ -91,3 +91,40 @@ func TestDescriptionJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestConnectorEntities(t *testing.T) {
+	d := &sluicev1.Entity{Kind: &sluicev1.Entity_ConnectorDescription{ConnectorDescription: &sluicev1.ConnectorDescription{
+		Name: "PG", Class: "io.debezium.connector.postgresql.PostgresConnector", Type: "source",
+		Connector: &sluicev1.ConnectorState{State: "RUNNING", WorkerId: "w:8083"},
+		Tasks: []*sluicev1.ConnectorTask{
+			{Id: 1, State: &sluicev1.ConnectorState{State: "FAILED", WorkerId: "w:8083", Trace: "java.lang.Boom\n\tat x\n"}},
+		},
+		Topics:   []string{"pg.public.orders"},
+		Sources:  []*sluicev1.SourceDescription{{Name: "ORDERS", Kind: sluicev1.SourceKind_SOURCE_KIND_TABLE, Topic: "pg.public.orders"}},
+		Config:   map[string]string{"database.password": "[hidden]", "connector.class": "x"},
+		Warnings: []string{"Could not list related topics due to error: boom"},
+	}}}
+	got := Entity(d).Text()
+	want := "Name                 : PG\nClass                : io.debezium.connector.postgresql.PostgresConnector\nType                 : source\n" +
+		"State                : RUNNING\nWorkerId             : w:8083\nTask ID | State | Worker\n1 | FAILED | w:8083\n" +
+		"Task 1 trace:\njava.lang.Boom\n\tat x\nSluice sources over its topics:\n  ORDERS (TABLE, topic pg.public.orders)\n" +
+		"Related topics:\n  pg.public.orders\nConfiguration:\n  connector.class = x\n  database.password = [hidden]\n" +
+		"WARNING: Could not list related topics due to error: boom\n"
+	if got != want {
+		t.Errorf("DESCRIBE CONNECTOR:\n%s\nwant:\n%s", got, want)
+	}
+	if !Described(d) || !strings.Contains(DescriptionJSON(d), `"config":{"connector.class":"x","database.password":"[hidden]"}`) {
+		t.Errorf("JSON: %s", DescriptionJSON(d))
+	}
+	for e, want := range map[*sluicev1.Entity]string{
+		{Kind: &sluicev1.Entity_Connector{Connector: &sluicev1.ConnectorInfo{Name: "PG"}}}:                   "Created connector PG\n",
+		{Kind: &sluicev1.Entity_DroppedConnector{DroppedConnector: &sluicev1.DroppedConnector{Name: "PG"}}}:  "Dropped connector \"PG\"\n",
+		{Kind: &sluicev1.Entity_Warning{Warning: &sluicev1.Warning{Message: "Connector PG already exists"}}}: "Connector PG already exists\n",
+		{Kind: &sluicev1.Entity_Connectors{Connectors: &sluicev1.ConnectorList{Connectors: []*sluicev1.ConnectorSummary{
+			{Name: "PG", Type: "source", Class: "C", State: "RUNNING (1/1 tasks RUNNING)"}, {Name: "X"}}}}}: "Connector Name | Type | Class | Status\nPG | SOURCE | C | RUNNING (1/1 tasks RUNNING)\nX | UNKNOWN |  | \n",
+	} {
+		if got := Entity(e).Text(); got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+	}
+}

@@ -62,6 +62,52 @@ func EncodeEntity(statement string, en api.Entity) *sluicev1.Entity {
 		out.Kind = &sluicev1.Entity_Function{Function: encodeFunction(en.Function)}
 	case *api.QueryDescription:
 		out.Kind = &sluicev1.Entity_Plan{Plan: EncodePlan(en)}
+	case *api.ConnectorInfo:
+		c := &sluicev1.ConnectorInfo{Name: ValidUTF8(en.Name), Type: en.Type, Config: validMap(en.Config)}
+		for _, id := range en.Tasks {
+			c.Tasks = append(c.Tasks, int32(id))
+		}
+		out.Kind = &sluicev1.Entity_Connector{Connector: c}
+	case *api.ConnectorList:
+		l := &sluicev1.ConnectorList{Warnings: validUTF8(en.Warnings)}
+		for _, c := range en.Connectors {
+			l.Connectors = append(l.Connectors, &sluicev1.ConnectorSummary{Name: ValidUTF8(c.Name), Type: c.Type,
+				Class: ValidUTF8(c.Class), State: ValidUTF8(c.State)})
+		}
+		out.Kind = &sluicev1.Entity_Connectors{Connectors: l}
+	case *api.ConnectorDescription:
+		out.Kind = &sluicev1.Entity_ConnectorDescription{ConnectorDescription: EncodeConnector(en)}
+	case *api.ConnectorDropped:
+		out.Kind = &sluicev1.Entity_DroppedConnector{DroppedConnector: &sluicev1.DroppedConnector{Name: ValidUTF8(en.Name)}}
+	case *api.Warning:
+		out.Kind = &sluicev1.Entity_Warning{Warning: &sluicev1.Warning{Message: ValidUTF8(en.Message)}}
+	}
+	return out
+}
+
+// EncodeConnector converts DESCRIBE CONNECTOR's answer.
+func EncodeConnector(d *api.ConnectorDescription) *sluicev1.ConnectorDescription {
+	state := func(s api.ConnectorState) *sluicev1.ConnectorState {
+		return &sluicev1.ConnectorState{State: s.State, WorkerId: ValidUTF8(s.WorkerID), Trace: ValidUTF8(s.Trace)}
+	}
+	out := &sluicev1.ConnectorDescription{Name: ValidUTF8(d.Name), Class: ValidUTF8(d.Class), Type: d.Type,
+		Connector: state(d.Connector), Topics: validUTF8(d.Topics), Config: validMap(d.Config), Warnings: validUTF8(d.Warnings)}
+	for _, t := range d.Tasks {
+		out.Tasks = append(out.Tasks, &sluicev1.ConnectorTask{Id: int32(t.ID), State: state(t.ConnectorState)})
+	}
+	for i := range d.Sources {
+		out.Sources = append(out.Sources, EncodeSource(&d.Sources[i]))
+	}
+	return out
+}
+
+func validMap(m map[string]string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[ValidUTF8(k)] = ValidUTF8(v)
 	}
 	return out
 }

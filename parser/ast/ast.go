@@ -393,3 +393,73 @@ type RunScript struct {
 	Source
 	Path string
 }
+
+// ConnectorKind says whether a connector is a SOURCE (into Kafka) or a
+// SINK (out of it).
+type ConnectorKind uint8
+
+// The connector kinds.
+const (
+	SourceConnector ConnectorKind = iota
+	SinkConnector
+)
+
+func (k ConnectorKind) String() string {
+	if k == SinkConnector {
+		return "SINK"
+	}
+	return "SOURCE"
+}
+
+// ConnectorProperty is one entry of a connector's WITH (...) list, as
+// Kafka Connect takes it: Name keeps its case when quoted ('connector.class'
+// or "connector.class"), and Value is the literal's text (a boolean in
+// lower case).
+type ConnectorProperty struct {
+	Pos
+	Name  string
+	Value string
+}
+
+// CreateConnector is CREATE SOURCE|SINK CONNECTOR [IF NOT EXISTS] name
+// WITH (...). Its statement text (SQL) shows secret-looking property values
+// as [hidden]; Props hold them.
+type CreateConnector struct {
+	Source
+	Kind        ConnectorKind
+	IfNotExists bool
+	Name        string
+	NamePos     Pos
+	Props       []ConnectorProperty
+}
+
+// DropConnector is DROP CONNECTOR [IF EXISTS] name.
+type DropConnector struct {
+	Source
+	Name     string
+	NamePos  Pos
+	IfExists bool
+}
+
+// DescribeConnector is DESCRIBE CONNECTOR name.
+type DescribeConnector struct {
+	Source
+	Name    string
+	NamePos Pos
+}
+
+// ConnectorScope is which connectors SHOW CONNECTORS lists.
+type ConnectorScope uint8
+
+// The connector scopes.
+const (
+	AllConnectors ConnectorScope = iota
+	SourceConnectors
+	SinkConnectors
+)
+
+// ShowConnectors is SHOW|LIST [SOURCE|SINK] CONNECTORS.
+type ShowConnectors struct {
+	Source
+	Scope ConnectorScope
+}

@@ -244,6 +244,36 @@ func (p *printer) stmt(s Statement) {
 		}
 	case *RunScript:
 		p.WriteString("RUN SCRIPT " + QuoteString(s.Path))
+	case *CreateConnector:
+		p.WriteString("CREATE " + s.Kind.String() + " CONNECTOR ")
+		if s.IfNotExists {
+			p.WriteString("IF NOT EXISTS ")
+		}
+		p.ident(s.Name)
+		p.WriteString(" WITH (")
+		for i, pr := range s.Props {
+			p.sep(i)
+			p.WriteString(QuoteString(pr.Name) + "=" + QuoteString(pr.Value))
+		}
+		p.WriteString(")")
+	case *DropConnector:
+		p.WriteString("DROP CONNECTOR ")
+		if s.IfExists {
+			p.WriteString("IF EXISTS ")
+		}
+		p.ident(s.Name)
+	case *DescribeConnector:
+		p.WriteString("DESCRIBE CONNECTOR ")
+		p.ident(s.Name)
+	case *ShowConnectors:
+		p.WriteString("SHOW ")
+		switch s.Scope {
+		case SourceConnectors:
+			p.WriteString("SOURCE ")
+		case SinkConnectors:
+			p.WriteString("SINK ")
+		}
+		p.WriteString("CONNECTORS")
 	}
 }
 

@@ -701,6 +701,11 @@ type Entity struct {
 	//	*Entity_Functions
 	//	*Entity_Function
 	//	*Entity_Plan
+	//	*Entity_Connector
+	//	*Entity_Connectors
+	//	*Entity_ConnectorDescription
+	//	*Entity_DroppedConnector
+	//	*Entity_Warning
 	Kind          isEntity_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -840,6 +845,51 @@ func (x *Entity) GetPlan() *QueryPlan {
 	return nil
 }
 
+func (x *Entity) GetConnector() *ConnectorInfo {
+	if x != nil {
+		if x, ok := x.Kind.(*Entity_Connector); ok {
+			return x.Connector
+		}
+	}
+	return nil
+}
+
+func (x *Entity) GetConnectors() *ConnectorList {
+	if x != nil {
+		if x, ok := x.Kind.(*Entity_Connectors); ok {
+			return x.Connectors
+		}
+	}
+	return nil
+}
+
+func (x *Entity) GetConnectorDescription() *ConnectorDescription {
+	if x != nil {
+		if x, ok := x.Kind.(*Entity_ConnectorDescription); ok {
+			return x.ConnectorDescription
+		}
+	}
+	return nil
+}
+
+func (x *Entity) GetDroppedConnector() *DroppedConnector {
+	if x != nil {
+		if x, ok := x.Kind.(*Entity_DroppedConnector); ok {
+			return x.DroppedConnector
+		}
+	}
+	return nil
+}
+
+func (x *Entity) GetWarning() *Warning {
+	if x != nil {
+		if x, ok := x.Kind.(*Entity_Warning); ok {
+			return x.Warning
+		}
+	}
+	return nil
+}
+
 type isEntity_Kind interface {
 	isEntity_Kind()
 }
@@ -894,6 +944,32 @@ type Entity_Plan struct {
 	Plan *QueryPlan `protobuf:"bytes,11,opt,name=plan,proto3,oneof"`
 }
 
+type Entity_Connector struct {
+	// connector answers CREATE SOURCE|SINK CONNECTOR.
+	Connector *ConnectorInfo `protobuf:"bytes,12,opt,name=connector,proto3,oneof"`
+}
+
+type Entity_Connectors struct {
+	// connectors answers SHOW CONNECTORS.
+	Connectors *ConnectorList `protobuf:"bytes,13,opt,name=connectors,proto3,oneof"`
+}
+
+type Entity_ConnectorDescription struct {
+	// connector_description answers DESCRIBE CONNECTOR.
+	ConnectorDescription *ConnectorDescription `protobuf:"bytes,14,opt,name=connector_description,json=connectorDescription,proto3,oneof"`
+}
+
+type Entity_DroppedConnector struct {
+	// dropped_connector answers DROP CONNECTOR.
+	DroppedConnector *DroppedConnector `protobuf:"bytes,15,opt,name=dropped_connector,json=droppedConnector,proto3,oneof"`
+}
+
+type Entity_Warning struct {
+	// warning answers a statement that did nothing and says why (CREATE
+	// CONNECTOR IF NOT EXISTS of one that exists ...).
+	Warning *Warning `protobuf:"bytes,16,opt,name=warning,proto3,oneof"`
+}
+
 func (*Entity_Sources) isEntity_Kind() {}
 
 func (*Entity_Source) isEntity_Kind() {}
@@ -914,6 +990,532 @@ func (*Entity_Function) isEntity_Kind() {}
 
 func (*Entity_Plan) isEntity_Kind() {}
 
+func (*Entity_Connector) isEntity_Kind() {}
+
+func (*Entity_Connectors) isEntity_Kind() {}
+
+func (*Entity_ConnectorDescription) isEntity_Kind() {}
+
+func (*Entity_DroppedConnector) isEntity_Kind() {}
+
+func (*Entity_Warning) isEntity_Kind() {}
+
+// ConnectorInfo is a connector a Kafka Connect worker created.
+type ConnectorInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// type is source, sink or unknown, as Kafka Connect names them.
+	Type string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	// config is the connector's configuration, secrets as [hidden].
+	Config map[string]string `protobuf:"bytes,3,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// tasks are its tasks' ids.
+	Tasks         []int32 `protobuf:"varint,4,rep,packed,name=tasks,proto3" json:"tasks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConnectorInfo) Reset() {
+	*x = ConnectorInfo{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConnectorInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConnectorInfo) ProtoMessage() {}
+
+func (x *ConnectorInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConnectorInfo.ProtoReflect.Descriptor instead.
+func (*ConnectorInfo) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ConnectorInfo) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ConnectorInfo) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *ConnectorInfo) GetConfig() map[string]string {
+	if x != nil {
+		return x.Config
+	}
+	return nil
+}
+
+func (x *ConnectorInfo) GetTasks() []int32 {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
+// ConnectorSummary is a connector of SHOW CONNECTORS.
+type ConnectorSummary struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Type  string                 `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	// class is its connector.class.
+	Class string `protobuf:"bytes,3,opt,name=class,proto3" json:"class,omitempty"`
+	// state is "RUNNING (1/1 tasks RUNNING)", or the connector's state when
+	// it does not run.
+	State         string `protobuf:"bytes,4,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConnectorSummary) Reset() {
+	*x = ConnectorSummary{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConnectorSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConnectorSummary) ProtoMessage() {}
+
+func (x *ConnectorSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConnectorSummary.ProtoReflect.Descriptor instead.
+func (*ConnectorSummary) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ConnectorSummary) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ConnectorSummary) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *ConnectorSummary) GetClass() string {
+	if x != nil {
+		return x.Class
+	}
+	return ""
+}
+
+func (x *ConnectorSummary) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+// ConnectorList lists the connectors of the Kafka Connect worker.
+type ConnectorList struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Connectors []*ConnectorSummary    `protobuf:"bytes,1,rep,name=connectors,proto3" json:"connectors,omitempty"`
+	// warnings say which connectors could not be described.
+	Warnings      []string `protobuf:"bytes,2,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConnectorList) Reset() {
+	*x = ConnectorList{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConnectorList) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConnectorList) ProtoMessage() {}
+
+func (x *ConnectorList) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConnectorList.ProtoReflect.Descriptor instead.
+func (*ConnectorList) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *ConnectorList) GetConnectors() []*ConnectorSummary {
+	if x != nil {
+		return x.Connectors
+	}
+	return nil
+}
+
+func (x *ConnectorList) GetWarnings() []string {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
+}
+
+// ConnectorState is the state of a connector or of one of its tasks.
+type ConnectorState struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// state is RUNNING, PAUSED, STOPPED, FAILED, UNASSIGNED or RESTARTING.
+	State    string `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	WorkerId string `protobuf:"bytes,2,opt,name=worker_id,json=workerId,proto3" json:"worker_id,omitempty"`
+	// trace is a FAILED one's stack trace.
+	Trace         string `protobuf:"bytes,3,opt,name=trace,proto3" json:"trace,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConnectorState) Reset() {
+	*x = ConnectorState{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConnectorState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConnectorState) ProtoMessage() {}
+
+func (x *ConnectorState) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConnectorState.ProtoReflect.Descriptor instead.
+func (*ConnectorState) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ConnectorState) GetState() string {
+	if x != nil {
+		return x.State
+	}
+	return ""
+}
+
+func (x *ConnectorState) GetWorkerId() string {
+	if x != nil {
+		return x.WorkerId
+	}
+	return ""
+}
+
+func (x *ConnectorState) GetTrace() string {
+	if x != nil {
+		return x.Trace
+	}
+	return ""
+}
+
+// ConnectorTask is one of a connector's tasks.
+type ConnectorTask struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            int32                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	State         *ConnectorState        `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConnectorTask) Reset() {
+	*x = ConnectorTask{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConnectorTask) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConnectorTask) ProtoMessage() {}
+
+func (x *ConnectorTask) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConnectorTask.ProtoReflect.Descriptor instead.
+func (*ConnectorTask) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ConnectorTask) GetId() int32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *ConnectorTask) GetState() *ConnectorState {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+// ConnectorDescription describes a connector as its worker reports it now.
+type ConnectorDescription struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Name      string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Class     string                 `protobuf:"bytes,2,opt,name=class,proto3" json:"class,omitempty"`
+	Type      string                 `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
+	Connector *ConnectorState        `protobuf:"bytes,4,opt,name=connector,proto3" json:"connector,omitempty"`
+	Tasks     []*ConnectorTask       `protobuf:"bytes,5,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	// topics are the topics it wrote or read.
+	Topics []string `protobuf:"bytes,6,rep,name=topics,proto3" json:"topics,omitempty"`
+	// sources are the Sluice streams and tables over those topics.
+	Sources []*SourceDescription `protobuf:"bytes,7,rep,name=sources,proto3" json:"sources,omitempty"`
+	// config is its configuration, secrets as [hidden].
+	Config        map[string]string `protobuf:"bytes,8,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Warnings      []string          `protobuf:"bytes,9,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConnectorDescription) Reset() {
+	*x = ConnectorDescription{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConnectorDescription) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConnectorDescription) ProtoMessage() {}
+
+func (x *ConnectorDescription) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConnectorDescription.ProtoReflect.Descriptor instead.
+func (*ConnectorDescription) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ConnectorDescription) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *ConnectorDescription) GetClass() string {
+	if x != nil {
+		return x.Class
+	}
+	return ""
+}
+
+func (x *ConnectorDescription) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *ConnectorDescription) GetConnector() *ConnectorState {
+	if x != nil {
+		return x.Connector
+	}
+	return nil
+}
+
+func (x *ConnectorDescription) GetTasks() []*ConnectorTask {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
+func (x *ConnectorDescription) GetTopics() []string {
+	if x != nil {
+		return x.Topics
+	}
+	return nil
+}
+
+func (x *ConnectorDescription) GetSources() []*SourceDescription {
+	if x != nil {
+		return x.Sources
+	}
+	return nil
+}
+
+func (x *ConnectorDescription) GetConfig() map[string]string {
+	if x != nil {
+		return x.Config
+	}
+	return nil
+}
+
+func (x *ConnectorDescription) GetWarnings() []string {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
+}
+
+// DroppedConnector names a connector DROP CONNECTOR deleted.
+type DroppedConnector struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DroppedConnector) Reset() {
+	*x = DroppedConnector{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DroppedConnector) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DroppedConnector) ProtoMessage() {}
+
+func (x *DroppedConnector) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DroppedConnector.ProtoReflect.Descriptor instead.
+func (*DroppedConnector) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *DroppedConnector) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// Warning says why a statement did nothing.
+type Warning struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Message       string                 `protobuf:"bytes,1,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Warning) Reset() {
+	*x = Warning{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Warning) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Warning) ProtoMessage() {}
+
+func (x *Warning) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Warning.ProtoReflect.Descriptor instead.
+func (*Warning) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *Warning) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
 // SourceList lists streams or tables.
 type SourceList struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -927,7 +1529,7 @@ type SourceList struct {
 
 func (x *SourceList) Reset() {
 	*x = SourceList{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[5]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -939,7 +1541,7 @@ func (x *SourceList) String() string {
 func (*SourceList) ProtoMessage() {}
 
 func (x *SourceList) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[5]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -952,7 +1554,7 @@ func (x *SourceList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceList.ProtoReflect.Descriptor instead.
 func (*SourceList) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{5}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SourceList) GetKind() SourceKind {
@@ -993,7 +1595,7 @@ type SourceDetail struct {
 
 func (x *SourceDetail) Reset() {
 	*x = SourceDetail{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[6]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1005,7 +1607,7 @@ func (x *SourceDetail) String() string {
 func (*SourceDetail) ProtoMessage() {}
 
 func (x *SourceDetail) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[6]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1018,7 +1620,7 @@ func (x *SourceDetail) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceDetail.ProtoReflect.Descriptor instead.
 func (*SourceDetail) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{6}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SourceDetail) GetSource() *SourceDescription {
@@ -1070,7 +1672,7 @@ type QueryList struct {
 
 func (x *QueryList) Reset() {
 	*x = QueryList{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[7]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1082,7 +1684,7 @@ func (x *QueryList) String() string {
 func (*QueryList) ProtoMessage() {}
 
 func (x *QueryList) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[7]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1095,7 +1697,7 @@ func (x *QueryList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryList.ProtoReflect.Descriptor instead.
 func (*QueryList) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{7}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *QueryList) GetExtended() bool {
@@ -1131,7 +1733,7 @@ type TopicList struct {
 
 func (x *TopicList) Reset() {
 	*x = TopicList{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[8]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1143,7 +1745,7 @@ func (x *TopicList) String() string {
 func (*TopicList) ProtoMessage() {}
 
 func (x *TopicList) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[8]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1156,7 +1758,7 @@ func (x *TopicList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TopicList.ProtoReflect.Descriptor instead.
 func (*TopicList) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{8}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *TopicList) GetAll() bool {
@@ -1183,7 +1785,7 @@ type PropertyList struct {
 
 func (x *PropertyList) Reset() {
 	*x = PropertyList{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[9]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1195,7 +1797,7 @@ func (x *PropertyList) String() string {
 func (*PropertyList) ProtoMessage() {}
 
 func (x *PropertyList) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[9]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1208,7 +1810,7 @@ func (x *PropertyList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PropertyList.ProtoReflect.Descriptor instead.
 func (*PropertyList) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{9}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PropertyList) GetProperties() []*Property {
@@ -1231,7 +1833,7 @@ type Property struct {
 
 func (x *Property) Reset() {
 	*x = Property{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[10]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1243,7 +1845,7 @@ func (x *Property) String() string {
 func (*Property) ProtoMessage() {}
 
 func (x *Property) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[10]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1256,7 +1858,7 @@ func (x *Property) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Property.ProtoReflect.Descriptor instead.
 func (*Property) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{10}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Property) GetName() string {
@@ -1290,7 +1892,7 @@ type VariableList struct {
 
 func (x *VariableList) Reset() {
 	*x = VariableList{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[11]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1302,7 +1904,7 @@ func (x *VariableList) String() string {
 func (*VariableList) ProtoMessage() {}
 
 func (x *VariableList) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[11]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1315,7 +1917,7 @@ func (x *VariableList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VariableList.ProtoReflect.Descriptor instead.
 func (*VariableList) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{11}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *VariableList) GetVariables() []*Variable {
@@ -1336,7 +1938,7 @@ type Variable struct {
 
 func (x *Variable) Reset() {
 	*x = Variable{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[12]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1348,7 +1950,7 @@ func (x *Variable) String() string {
 func (*Variable) ProtoMessage() {}
 
 func (x *Variable) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[12]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1361,7 +1963,7 @@ func (x *Variable) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Variable.ProtoReflect.Descriptor instead.
 func (*Variable) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{12}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *Variable) GetName() string {
@@ -1388,7 +1990,7 @@ type TypeList struct {
 
 func (x *TypeList) Reset() {
 	*x = TypeList{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[13]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1400,7 +2002,7 @@ func (x *TypeList) String() string {
 func (*TypeList) ProtoMessage() {}
 
 func (x *TypeList) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[13]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1413,7 +2015,7 @@ func (x *TypeList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TypeList.ProtoReflect.Descriptor instead.
 func (*TypeList) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{13}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TypeList) GetTypes() []*NamedType {
@@ -1435,7 +2037,7 @@ type NamedType struct {
 
 func (x *NamedType) Reset() {
 	*x = NamedType{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[14]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1447,7 +2049,7 @@ func (x *NamedType) String() string {
 func (*NamedType) ProtoMessage() {}
 
 func (x *NamedType) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[14]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1460,7 +2062,7 @@ func (x *NamedType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use NamedType.ProtoReflect.Descriptor instead.
 func (*NamedType) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{14}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *NamedType) GetName() string {
@@ -1487,7 +2089,7 @@ type FunctionList struct {
 
 func (x *FunctionList) Reset() {
 	*x = FunctionList{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[15]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1499,7 +2101,7 @@ func (x *FunctionList) String() string {
 func (*FunctionList) ProtoMessage() {}
 
 func (x *FunctionList) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[15]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1512,7 +2114,7 @@ func (x *FunctionList) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FunctionList.ProtoReflect.Descriptor instead.
 func (*FunctionList) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{15}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *FunctionList) GetFunctions() []*FunctionInfo {
@@ -1535,7 +2137,7 @@ type FunctionInfo struct {
 
 func (x *FunctionInfo) Reset() {
 	*x = FunctionInfo{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[16]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1547,7 +2149,7 @@ func (x *FunctionInfo) String() string {
 func (*FunctionInfo) ProtoMessage() {}
 
 func (x *FunctionInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[16]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1560,7 +2162,7 @@ func (x *FunctionInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FunctionInfo.ProtoReflect.Descriptor instead.
 func (*FunctionInfo) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{16}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *FunctionInfo) GetName() string {
@@ -1601,7 +2203,7 @@ type QueryPlan struct {
 
 func (x *QueryPlan) Reset() {
 	*x = QueryPlan{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[17]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1613,7 +2215,7 @@ func (x *QueryPlan) String() string {
 func (*QueryPlan) ProtoMessage() {}
 
 func (x *QueryPlan) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[17]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1626,7 +2228,7 @@ func (x *QueryPlan) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryPlan.ProtoReflect.Descriptor instead.
 func (*QueryPlan) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{17}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *QueryPlan) GetQuery() *QueryDescription {
@@ -1678,7 +2280,7 @@ type PullReads struct {
 
 func (x *PullReads) Reset() {
 	*x = PullReads{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[18]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1690,7 +2292,7 @@ func (x *PullReads) String() string {
 func (*PullReads) ProtoMessage() {}
 
 func (x *PullReads) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[18]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1703,7 +2305,7 @@ func (x *PullReads) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PullReads.ProtoReflect.Descriptor instead.
 func (*PullReads) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{18}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *PullReads) GetSource() string {
@@ -1741,7 +2343,7 @@ type PlanLine struct {
 
 func (x *PlanLine) Reset() {
 	*x = PlanLine{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[19]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1753,7 +2355,7 @@ func (x *PlanLine) String() string {
 func (*PlanLine) ProtoMessage() {}
 
 func (x *PlanLine) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[19]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1766,7 +2368,7 @@ func (x *PlanLine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlanLine.ProtoReflect.Descriptor instead.
 func (*PlanLine) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{19}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *PlanLine) GetDepth() int32 {
@@ -1809,7 +2411,7 @@ type StreamHeader struct {
 
 func (x *StreamHeader) Reset() {
 	*x = StreamHeader{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[20]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1821,7 +2423,7 @@ func (x *StreamHeader) String() string {
 func (*StreamHeader) ProtoMessage() {}
 
 func (x *StreamHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[20]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1834,7 +2436,7 @@ func (x *StreamHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamHeader.ProtoReflect.Descriptor instead.
 func (*StreamHeader) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{20}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *StreamHeader) GetStatement() string {
@@ -1888,7 +2490,7 @@ type Column struct {
 
 func (x *Column) Reset() {
 	*x = Column{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[21]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1900,7 +2502,7 @@ func (x *Column) String() string {
 func (*Column) ProtoMessage() {}
 
 func (x *Column) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[21]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1913,7 +2515,7 @@ func (x *Column) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Column.ProtoReflect.Descriptor instead.
 func (*Column) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{21}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Column) GetName() string {
@@ -1952,7 +2554,7 @@ type Row struct {
 
 func (x *Row) Reset() {
 	*x = Row{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[22]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1964,7 +2566,7 @@ func (x *Row) String() string {
 func (*Row) ProtoMessage() {}
 
 func (x *Row) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[22]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1977,7 +2579,7 @@ func (x *Row) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Row.ProtoReflect.Descriptor instead.
 func (*Row) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{22}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *Row) GetValues() []*Value {
@@ -2019,7 +2621,7 @@ type Value struct {
 
 func (x *Value) Reset() {
 	*x = Value{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[23]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2031,7 +2633,7 @@ func (x *Value) String() string {
 func (*Value) ProtoMessage() {}
 
 func (x *Value) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[23]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2044,7 +2646,7 @@ func (x *Value) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Value.ProtoReflect.Descriptor instead.
 func (*Value) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{23}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *Value) GetKind() isValue_Kind {
@@ -2276,7 +2878,7 @@ type ArrayValue struct {
 
 func (x *ArrayValue) Reset() {
 	*x = ArrayValue{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[24]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2288,7 +2890,7 @@ func (x *ArrayValue) String() string {
 func (*ArrayValue) ProtoMessage() {}
 
 func (x *ArrayValue) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[24]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2301,7 +2903,7 @@ func (x *ArrayValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArrayValue.ProtoReflect.Descriptor instead.
 func (*ArrayValue) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{24}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ArrayValue) GetElements() []*Value {
@@ -2321,7 +2923,7 @@ type MapValue struct {
 
 func (x *MapValue) Reset() {
 	*x = MapValue{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[25]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2333,7 +2935,7 @@ func (x *MapValue) String() string {
 func (*MapValue) ProtoMessage() {}
 
 func (x *MapValue) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[25]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2346,7 +2948,7 @@ func (x *MapValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapValue.ProtoReflect.Descriptor instead.
 func (*MapValue) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{25}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *MapValue) GetEntries() []*MapEntry {
@@ -2367,7 +2969,7 @@ type MapEntry struct {
 
 func (x *MapEntry) Reset() {
 	*x = MapEntry{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[26]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2379,7 +2981,7 @@ func (x *MapEntry) String() string {
 func (*MapEntry) ProtoMessage() {}
 
 func (x *MapEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[26]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2392,7 +2994,7 @@ func (x *MapEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapEntry.ProtoReflect.Descriptor instead.
 func (*MapEntry) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{26}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *MapEntry) GetKey() *Value {
@@ -2419,7 +3021,7 @@ type StructValue struct {
 
 func (x *StructValue) Reset() {
 	*x = StructValue{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[27]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2431,7 +3033,7 @@ func (x *StructValue) String() string {
 func (*StructValue) ProtoMessage() {}
 
 func (x *StructValue) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[27]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2444,7 +3046,7 @@ func (x *StructValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StructValue.ProtoReflect.Descriptor instead.
 func (*StructValue) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{27}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *StructValue) GetFields() []*StructField {
@@ -2465,7 +3067,7 @@ type StructField struct {
 
 func (x *StructField) Reset() {
 	*x = StructField{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[28]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2477,7 +3079,7 @@ func (x *StructField) String() string {
 func (*StructField) ProtoMessage() {}
 
 func (x *StructField) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[28]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2490,7 +3092,7 @@ func (x *StructField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StructField.ProtoReflect.Descriptor instead.
 func (*StructField) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{28}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *StructField) GetName() string {
@@ -2520,7 +3122,7 @@ type StreamEnd struct {
 
 func (x *StreamEnd) Reset() {
 	*x = StreamEnd{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[29]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2532,7 +3134,7 @@ func (x *StreamEnd) String() string {
 func (*StreamEnd) ProtoMessage() {}
 
 func (x *StreamEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[29]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2545,7 +3147,7 @@ func (x *StreamEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEnd.ProtoReflect.Descriptor instead.
 func (*StreamEnd) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{29}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *StreamEnd) GetReason() EndReason {
@@ -2590,7 +3192,7 @@ type StatementError struct {
 
 func (x *StatementError) Reset() {
 	*x = StatementError{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[30]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2602,7 +3204,7 @@ func (x *StatementError) String() string {
 func (*StatementError) ProtoMessage() {}
 
 func (x *StatementError) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[30]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2615,7 +3217,7 @@ func (x *StatementError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatementError.ProtoReflect.Descriptor instead.
 func (*StatementError) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{30}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *StatementError) GetStatementIndex() int32 {
@@ -2690,7 +3292,7 @@ type InfoRequest struct {
 
 func (x *InfoRequest) Reset() {
 	*x = InfoRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[31]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2702,7 +3304,7 @@ func (x *InfoRequest) String() string {
 func (*InfoRequest) ProtoMessage() {}
 
 func (x *InfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[31]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2715,7 +3317,7 @@ func (x *InfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InfoRequest.ProtoReflect.Descriptor instead.
 func (*InfoRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{31}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{39}
 }
 
 // InfoResponse describes the server.
@@ -2739,7 +3341,7 @@ type InfoResponse struct {
 
 func (x *InfoResponse) Reset() {
 	*x = InfoResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[32]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2751,7 +3353,7 @@ func (x *InfoResponse) String() string {
 func (*InfoResponse) ProtoMessage() {}
 
 func (x *InfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[32]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2764,7 +3366,7 @@ func (x *InfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InfoResponse.ProtoReflect.Descriptor instead.
 func (*InfoResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{32}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *InfoResponse) GetVersion() string {
@@ -2819,7 +3421,7 @@ type PushQueryRequest struct {
 
 func (x *PushQueryRequest) Reset() {
 	*x = PushQueryRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[33]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2831,7 +3433,7 @@ func (x *PushQueryRequest) String() string {
 func (*PushQueryRequest) ProtoMessage() {}
 
 func (x *PushQueryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[33]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2844,7 +3446,7 @@ func (x *PushQueryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PushQueryRequest.ProtoReflect.Descriptor instead.
 func (*PushQueryRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{33}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *PushQueryRequest) GetSql() string {
@@ -2884,7 +3486,7 @@ type PushQueryResponse struct {
 
 func (x *PushQueryResponse) Reset() {
 	*x = PushQueryResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[34]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2896,7 +3498,7 @@ func (x *PushQueryResponse) String() string {
 func (*PushQueryResponse) ProtoMessage() {}
 
 func (x *PushQueryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[34]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2909,7 +3511,7 @@ func (x *PushQueryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PushQueryResponse.ProtoReflect.Descriptor instead.
 func (*PushQueryResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{34}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *PushQueryResponse) GetPayload() isPushQueryResponse_Payload {
@@ -2984,7 +3586,7 @@ type PullQueryRequest struct {
 
 func (x *PullQueryRequest) Reset() {
 	*x = PullQueryRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[35]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2996,7 +3598,7 @@ func (x *PullQueryRequest) String() string {
 func (*PullQueryRequest) ProtoMessage() {}
 
 func (x *PullQueryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[35]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3009,7 +3611,7 @@ func (x *PullQueryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PullQueryRequest.ProtoReflect.Descriptor instead.
 func (*PullQueryRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{35}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *PullQueryRequest) GetSql() string {
@@ -3039,7 +3641,7 @@ type PullQueryResponse struct {
 
 func (x *PullQueryResponse) Reset() {
 	*x = PullQueryResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[36]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3051,7 +3653,7 @@ func (x *PullQueryResponse) String() string {
 func (*PullQueryResponse) ProtoMessage() {}
 
 func (x *PullQueryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[36]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3064,7 +3666,7 @@ func (x *PullQueryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PullQueryResponse.ProtoReflect.Descriptor instead.
 func (*PullQueryResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{36}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *PullQueryResponse) GetColumns() []*Column {
@@ -3097,7 +3699,7 @@ type ExplainRequest struct {
 
 func (x *ExplainRequest) Reset() {
 	*x = ExplainRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[37]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3109,7 +3711,7 @@ func (x *ExplainRequest) String() string {
 func (*ExplainRequest) ProtoMessage() {}
 
 func (x *ExplainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[37]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3122,7 +3724,7 @@ func (x *ExplainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExplainRequest.ProtoReflect.Descriptor instead.
 func (*ExplainRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{37}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *ExplainRequest) GetTarget() isExplainRequest_Target {
@@ -3194,7 +3796,7 @@ type ExplainResponse struct {
 
 func (x *ExplainResponse) Reset() {
 	*x = ExplainResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[38]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3206,7 +3808,7 @@ func (x *ExplainResponse) String() string {
 func (*ExplainResponse) ProtoMessage() {}
 
 func (x *ExplainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[38]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3219,7 +3821,7 @@ func (x *ExplainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExplainResponse.ProtoReflect.Descriptor instead.
 func (*ExplainResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{38}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *ExplainResponse) GetDescription() string {
@@ -3264,7 +3866,7 @@ type ListRequest struct {
 
 func (x *ListRequest) Reset() {
 	*x = ListRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[39]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3276,7 +3878,7 @@ func (x *ListRequest) String() string {
 func (*ListRequest) ProtoMessage() {}
 
 func (x *ListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[39]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3289,7 +3891,7 @@ func (x *ListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
 func (*ListRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{39}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListRequest) GetKind() ListKind {
@@ -3321,7 +3923,7 @@ type ListResponse struct {
 
 func (x *ListResponse) Reset() {
 	*x = ListResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[40]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3333,7 +3935,7 @@ func (x *ListResponse) String() string {
 func (*ListResponse) ProtoMessage() {}
 
 func (x *ListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[40]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3346,7 +3948,7 @@ func (x *ListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
 func (*ListResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{40}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *ListResponse) GetSources() []*SourceDescription {
@@ -3388,7 +3990,7 @@ type SourceColumn struct {
 
 func (x *SourceColumn) Reset() {
 	*x = SourceColumn{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[41]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3400,7 +4002,7 @@ func (x *SourceColumn) String() string {
 func (*SourceColumn) ProtoMessage() {}
 
 func (x *SourceColumn) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[41]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3413,7 +4015,7 @@ func (x *SourceColumn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceColumn.ProtoReflect.Descriptor instead.
 func (*SourceColumn) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{41}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *SourceColumn) GetName() string {
@@ -3482,7 +4084,7 @@ type SourceDescription struct {
 
 func (x *SourceDescription) Reset() {
 	*x = SourceDescription{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[42]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3494,7 +4096,7 @@ func (x *SourceDescription) String() string {
 func (*SourceDescription) ProtoMessage() {}
 
 func (x *SourceDescription) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[42]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3507,7 +4109,7 @@ func (x *SourceDescription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceDescription.ProtoReflect.Descriptor instead.
 func (*SourceDescription) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{42}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *SourceDescription) GetName() string {
@@ -3676,7 +4278,7 @@ type QueryDescription struct {
 
 func (x *QueryDescription) Reset() {
 	*x = QueryDescription{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[43]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3688,7 +4290,7 @@ func (x *QueryDescription) String() string {
 func (*QueryDescription) ProtoMessage() {}
 
 func (x *QueryDescription) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[43]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3701,7 +4303,7 @@ func (x *QueryDescription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryDescription.ProtoReflect.Descriptor instead.
 func (*QueryDescription) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{43}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *QueryDescription) GetId() string {
@@ -3894,7 +4496,7 @@ type TopicDescription struct {
 
 func (x *TopicDescription) Reset() {
 	*x = TopicDescription{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[44]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3906,7 +4508,7 @@ func (x *TopicDescription) String() string {
 func (*TopicDescription) ProtoMessage() {}
 
 func (x *TopicDescription) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[44]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3919,7 +4521,7 @@ func (x *TopicDescription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TopicDescription.ProtoReflect.Descriptor instead.
 func (*TopicDescription) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{44}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *TopicDescription) GetName() string {
@@ -3957,7 +4559,7 @@ type DescribeRequest struct {
 
 func (x *DescribeRequest) Reset() {
 	*x = DescribeRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[45]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3969,7 +4571,7 @@ func (x *DescribeRequest) String() string {
 func (*DescribeRequest) ProtoMessage() {}
 
 func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[45]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3982,7 +4584,7 @@ func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeRequest.ProtoReflect.Descriptor instead.
 func (*DescribeRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{45}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *DescribeRequest) GetTarget() isDescribeRequest_Target {
@@ -4042,7 +4644,7 @@ type DescribeResponse struct {
 
 func (x *DescribeResponse) Reset() {
 	*x = DescribeResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[46]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4054,7 +4656,7 @@ func (x *DescribeResponse) String() string {
 func (*DescribeResponse) ProtoMessage() {}
 
 func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[46]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4067,7 +4669,7 @@ func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
 func (*DescribeResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{46}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *DescribeResponse) GetDescription() isDescribeResponse_Description {
@@ -4127,7 +4729,7 @@ type TerminateRequest struct {
 
 func (x *TerminateRequest) Reset() {
 	*x = TerminateRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[47]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4139,7 +4741,7 @@ func (x *TerminateRequest) String() string {
 func (*TerminateRequest) ProtoMessage() {}
 
 func (x *TerminateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[47]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4152,7 +4754,7 @@ func (x *TerminateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TerminateRequest.ProtoReflect.Descriptor instead.
 func (*TerminateRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{47}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *TerminateRequest) GetQueryId() string {
@@ -4182,7 +4784,7 @@ type PauseRequest struct {
 
 func (x *PauseRequest) Reset() {
 	*x = PauseRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[48]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4194,7 +4796,7 @@ func (x *PauseRequest) String() string {
 func (*PauseRequest) ProtoMessage() {}
 
 func (x *PauseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[48]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4207,7 +4809,7 @@ func (x *PauseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseRequest.ProtoReflect.Descriptor instead.
 func (*PauseRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{48}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *PauseRequest) GetQueryId() string {
@@ -4237,7 +4839,7 @@ type ResumeRequest struct {
 
 func (x *ResumeRequest) Reset() {
 	*x = ResumeRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[49]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4249,7 +4851,7 @@ func (x *ResumeRequest) String() string {
 func (*ResumeRequest) ProtoMessage() {}
 
 func (x *ResumeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[49]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4262,7 +4864,7 @@ func (x *ResumeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeRequest.ProtoReflect.Descriptor instead.
 func (*ResumeRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{49}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *ResumeRequest) GetQueryId() string {
@@ -4290,7 +4892,7 @@ type QueryControlResponse struct {
 
 func (x *QueryControlResponse) Reset() {
 	*x = QueryControlResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[50]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4302,7 +4904,7 @@ func (x *QueryControlResponse) String() string {
 func (*QueryControlResponse) ProtoMessage() {}
 
 func (x *QueryControlResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[50]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4315,7 +4917,7 @@ func (x *QueryControlResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryControlResponse.ProtoReflect.Descriptor instead.
 func (*QueryControlResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{50}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *QueryControlResponse) GetMessage() string {
@@ -4339,7 +4941,7 @@ type InsertRequest struct {
 
 func (x *InsertRequest) Reset() {
 	*x = InsertRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[51]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4351,7 +4953,7 @@ func (x *InsertRequest) String() string {
 func (*InsertRequest) ProtoMessage() {}
 
 func (x *InsertRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[51]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4364,7 +4966,7 @@ func (x *InsertRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsertRequest.ProtoReflect.Descriptor instead.
 func (*InsertRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{51}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *InsertRequest) GetTarget() string {
@@ -4398,7 +5000,7 @@ type InsertRow struct {
 
 func (x *InsertRow) Reset() {
 	*x = InsertRow{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[52]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4410,7 +5012,7 @@ func (x *InsertRow) String() string {
 func (*InsertRow) ProtoMessage() {}
 
 func (x *InsertRow) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[52]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4423,7 +5025,7 @@ func (x *InsertRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsertRow.ProtoReflect.Descriptor instead.
 func (*InsertRow) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{52}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *InsertRow) GetValues() map[string]*Value {
@@ -4451,7 +5053,7 @@ type InsertResponse struct {
 
 func (x *InsertResponse) Reset() {
 	*x = InsertResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[53]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4463,7 +5065,7 @@ func (x *InsertResponse) String() string {
 func (*InsertResponse) ProtoMessage() {}
 
 func (x *InsertResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[53]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4476,7 +5078,7 @@ func (x *InsertResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsertResponse.ProtoReflect.Descriptor instead.
 func (*InsertResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{53}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *InsertResponse) GetRows() int64 {
@@ -4532,7 +5134,7 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\x04text\x18\x02 \x01(\tR\x04text\x12\x19\n" +
 	"\bquery_id\x18\x03 \x01(\tR\aqueryId\x12\x1d\n" +
 	"\n" +
-	"command_id\x18\x04 \x01(\tR\tcommandId\"\xb3\x04\n" +
+	"command_id\x18\x04 \x01(\tR\tcommandId\"\xfd\x06\n" +
 	"\x06Entity\x12\x1c\n" +
 	"\tstatement\x18\x01 \x01(\tR\tstatement\x121\n" +
 	"\asources\x18\x02 \x01(\v2\x15.sluice.v1.SourceListH\x00R\asources\x121\n" +
@@ -4547,8 +5149,57 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\tfunctions\x18\t \x01(\v2\x17.sluice.v1.FunctionListH\x00R\tfunctions\x125\n" +
 	"\bfunction\x18\n" +
 	" \x01(\v2\x17.sluice.v1.FunctionInfoH\x00R\bfunction\x12*\n" +
-	"\x04plan\x18\v \x01(\v2\x14.sluice.v1.QueryPlanH\x00R\x04planB\x06\n" +
-	"\x04kind\"\x8b\x01\n" +
+	"\x04plan\x18\v \x01(\v2\x14.sluice.v1.QueryPlanH\x00R\x04plan\x128\n" +
+	"\tconnector\x18\f \x01(\v2\x18.sluice.v1.ConnectorInfoH\x00R\tconnector\x12:\n" +
+	"\n" +
+	"connectors\x18\r \x01(\v2\x18.sluice.v1.ConnectorListH\x00R\n" +
+	"connectors\x12V\n" +
+	"\x15connector_description\x18\x0e \x01(\v2\x1f.sluice.v1.ConnectorDescriptionH\x00R\x14connectorDescription\x12J\n" +
+	"\x11dropped_connector\x18\x0f \x01(\v2\x1b.sluice.v1.DroppedConnectorH\x00R\x10droppedConnector\x12.\n" +
+	"\awarning\x18\x10 \x01(\v2\x12.sluice.v1.WarningH\x00R\awarningB\x06\n" +
+	"\x04kind\"\xc6\x01\n" +
+	"\rConnectorInfo\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12<\n" +
+	"\x06config\x18\x03 \x03(\v2$.sluice.v1.ConnectorInfo.ConfigEntryR\x06config\x12\x14\n" +
+	"\x05tasks\x18\x04 \x03(\x05R\x05tasks\x1a9\n" +
+	"\vConfigEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"f\n" +
+	"\x10ConnectorSummary\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\x12\x14\n" +
+	"\x05class\x18\x03 \x01(\tR\x05class\x12\x14\n" +
+	"\x05state\x18\x04 \x01(\tR\x05state\"h\n" +
+	"\rConnectorList\x12;\n" +
+	"\n" +
+	"connectors\x18\x01 \x03(\v2\x1b.sluice.v1.ConnectorSummaryR\n" +
+	"connectors\x12\x1a\n" +
+	"\bwarnings\x18\x02 \x03(\tR\bwarnings\"Y\n" +
+	"\x0eConnectorState\x12\x14\n" +
+	"\x05state\x18\x01 \x01(\tR\x05state\x12\x1b\n" +
+	"\tworker_id\x18\x02 \x01(\tR\bworkerId\x12\x14\n" +
+	"\x05trace\x18\x03 \x01(\tR\x05trace\"P\n" +
+	"\rConnectorTask\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x05R\x02id\x12/\n" +
+	"\x05state\x18\x02 \x01(\v2\x19.sluice.v1.ConnectorStateR\x05state\"\xa9\x03\n" +
+	"\x14ConnectorDescription\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
+	"\x05class\x18\x02 \x01(\tR\x05class\x12\x12\n" +
+	"\x04type\x18\x03 \x01(\tR\x04type\x127\n" +
+	"\tconnector\x18\x04 \x01(\v2\x19.sluice.v1.ConnectorStateR\tconnector\x12.\n" +
+	"\x05tasks\x18\x05 \x03(\v2\x18.sluice.v1.ConnectorTaskR\x05tasks\x12\x16\n" +
+	"\x06topics\x18\x06 \x03(\tR\x06topics\x126\n" +
+	"\asources\x18\a \x03(\v2\x1c.sluice.v1.SourceDescriptionR\asources\x12C\n" +
+	"\x06config\x18\b \x03(\v2+.sluice.v1.ConnectorDescription.ConfigEntryR\x06config\x12\x1a\n" +
+	"\bwarnings\x18\t \x03(\tR\bwarnings\x1a9\n" +
+	"\vConfigEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"&\n" +
+	"\x10DroppedConnector\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"#\n" +
+	"\aWarning\x12\x18\n" +
+	"\amessage\x18\x01 \x01(\tR\amessage\"\x8b\x01\n" +
 	"\n" +
 	"SourceList\x12)\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x15.sluice.v1.SourceKindR\x04kind\x12\x1a\n" +
@@ -4860,7 +5511,7 @@ func file_sluice_v1_sluice_proto_rawDescGZIP() []byte {
 }
 
 var file_sluice_v1_sluice_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_sluice_v1_sluice_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
+var file_sluice_v1_sluice_proto_msgTypes = make([]protoimpl.MessageInfo, 69)
 var file_sluice_v1_sluice_proto_goTypes = []any{
 	(EndReason)(0),               // 0: sluice.v1.EndReason
 	(ListKind)(0),                // 1: sluice.v1.ListKind
@@ -4872,162 +5523,184 @@ var file_sluice_v1_sluice_proto_goTypes = []any{
 	(*Session)(nil),              // 7: sluice.v1.Session
 	(*MessageResult)(nil),        // 8: sluice.v1.MessageResult
 	(*Entity)(nil),               // 9: sluice.v1.Entity
-	(*SourceList)(nil),           // 10: sluice.v1.SourceList
-	(*SourceDetail)(nil),         // 11: sluice.v1.SourceDetail
-	(*QueryList)(nil),            // 12: sluice.v1.QueryList
-	(*TopicList)(nil),            // 13: sluice.v1.TopicList
-	(*PropertyList)(nil),         // 14: sluice.v1.PropertyList
-	(*Property)(nil),             // 15: sluice.v1.Property
-	(*VariableList)(nil),         // 16: sluice.v1.VariableList
-	(*Variable)(nil),             // 17: sluice.v1.Variable
-	(*TypeList)(nil),             // 18: sluice.v1.TypeList
-	(*NamedType)(nil),            // 19: sluice.v1.NamedType
-	(*FunctionList)(nil),         // 20: sluice.v1.FunctionList
-	(*FunctionInfo)(nil),         // 21: sluice.v1.FunctionInfo
-	(*QueryPlan)(nil),            // 22: sluice.v1.QueryPlan
-	(*PullReads)(nil),            // 23: sluice.v1.PullReads
-	(*PlanLine)(nil),             // 24: sluice.v1.PlanLine
-	(*StreamHeader)(nil),         // 25: sluice.v1.StreamHeader
-	(*Column)(nil),               // 26: sluice.v1.Column
-	(*Row)(nil),                  // 27: sluice.v1.Row
-	(*Value)(nil),                // 28: sluice.v1.Value
-	(*ArrayValue)(nil),           // 29: sluice.v1.ArrayValue
-	(*MapValue)(nil),             // 30: sluice.v1.MapValue
-	(*MapEntry)(nil),             // 31: sluice.v1.MapEntry
-	(*StructValue)(nil),          // 32: sluice.v1.StructValue
-	(*StructField)(nil),          // 33: sluice.v1.StructField
-	(*StreamEnd)(nil),            // 34: sluice.v1.StreamEnd
-	(*StatementError)(nil),       // 35: sluice.v1.StatementError
-	(*InfoRequest)(nil),          // 36: sluice.v1.InfoRequest
-	(*InfoResponse)(nil),         // 37: sluice.v1.InfoResponse
-	(*PushQueryRequest)(nil),     // 38: sluice.v1.PushQueryRequest
-	(*PushQueryResponse)(nil),    // 39: sluice.v1.PushQueryResponse
-	(*PullQueryRequest)(nil),     // 40: sluice.v1.PullQueryRequest
-	(*PullQueryResponse)(nil),    // 41: sluice.v1.PullQueryResponse
-	(*ExplainRequest)(nil),       // 42: sluice.v1.ExplainRequest
-	(*ExplainResponse)(nil),      // 43: sluice.v1.ExplainResponse
-	(*ListRequest)(nil),          // 44: sluice.v1.ListRequest
-	(*ListResponse)(nil),         // 45: sluice.v1.ListResponse
-	(*SourceColumn)(nil),         // 46: sluice.v1.SourceColumn
-	(*SourceDescription)(nil),    // 47: sluice.v1.SourceDescription
-	(*QueryDescription)(nil),     // 48: sluice.v1.QueryDescription
-	(*TopicDescription)(nil),     // 49: sluice.v1.TopicDescription
-	(*DescribeRequest)(nil),      // 50: sluice.v1.DescribeRequest
-	(*DescribeResponse)(nil),     // 51: sluice.v1.DescribeResponse
-	(*TerminateRequest)(nil),     // 52: sluice.v1.TerminateRequest
-	(*PauseRequest)(nil),         // 53: sluice.v1.PauseRequest
-	(*ResumeRequest)(nil),        // 54: sluice.v1.ResumeRequest
-	(*QueryControlResponse)(nil), // 55: sluice.v1.QueryControlResponse
-	(*InsertRequest)(nil),        // 56: sluice.v1.InsertRequest
-	(*InsertRow)(nil),            // 57: sluice.v1.InsertRow
-	(*InsertResponse)(nil),       // 58: sluice.v1.InsertResponse
-	nil,                          // 59: sluice.v1.ExecuteRequest.PropertiesEntry
-	nil,                          // 60: sluice.v1.ExecuteRequest.VariablesEntry
-	nil,                          // 61: sluice.v1.Session.PropertiesEntry
-	nil,                          // 62: sluice.v1.Session.VariablesEntry
-	nil,                          // 63: sluice.v1.InsertRow.ValuesEntry
-	(structpb.NullValue)(0),      // 64: google.protobuf.NullValue
+	(*ConnectorInfo)(nil),        // 10: sluice.v1.ConnectorInfo
+	(*ConnectorSummary)(nil),     // 11: sluice.v1.ConnectorSummary
+	(*ConnectorList)(nil),        // 12: sluice.v1.ConnectorList
+	(*ConnectorState)(nil),       // 13: sluice.v1.ConnectorState
+	(*ConnectorTask)(nil),        // 14: sluice.v1.ConnectorTask
+	(*ConnectorDescription)(nil), // 15: sluice.v1.ConnectorDescription
+	(*DroppedConnector)(nil),     // 16: sluice.v1.DroppedConnector
+	(*Warning)(nil),              // 17: sluice.v1.Warning
+	(*SourceList)(nil),           // 18: sluice.v1.SourceList
+	(*SourceDetail)(nil),         // 19: sluice.v1.SourceDetail
+	(*QueryList)(nil),            // 20: sluice.v1.QueryList
+	(*TopicList)(nil),            // 21: sluice.v1.TopicList
+	(*PropertyList)(nil),         // 22: sluice.v1.PropertyList
+	(*Property)(nil),             // 23: sluice.v1.Property
+	(*VariableList)(nil),         // 24: sluice.v1.VariableList
+	(*Variable)(nil),             // 25: sluice.v1.Variable
+	(*TypeList)(nil),             // 26: sluice.v1.TypeList
+	(*NamedType)(nil),            // 27: sluice.v1.NamedType
+	(*FunctionList)(nil),         // 28: sluice.v1.FunctionList
+	(*FunctionInfo)(nil),         // 29: sluice.v1.FunctionInfo
+	(*QueryPlan)(nil),            // 30: sluice.v1.QueryPlan
+	(*PullReads)(nil),            // 31: sluice.v1.PullReads
+	(*PlanLine)(nil),             // 32: sluice.v1.PlanLine
+	(*StreamHeader)(nil),         // 33: sluice.v1.StreamHeader
+	(*Column)(nil),               // 34: sluice.v1.Column
+	(*Row)(nil),                  // 35: sluice.v1.Row
+	(*Value)(nil),                // 36: sluice.v1.Value
+	(*ArrayValue)(nil),           // 37: sluice.v1.ArrayValue
+	(*MapValue)(nil),             // 38: sluice.v1.MapValue
+	(*MapEntry)(nil),             // 39: sluice.v1.MapEntry
+	(*StructValue)(nil),          // 40: sluice.v1.StructValue
+	(*StructField)(nil),          // 41: sluice.v1.StructField
+	(*StreamEnd)(nil),            // 42: sluice.v1.StreamEnd
+	(*StatementError)(nil),       // 43: sluice.v1.StatementError
+	(*InfoRequest)(nil),          // 44: sluice.v1.InfoRequest
+	(*InfoResponse)(nil),         // 45: sluice.v1.InfoResponse
+	(*PushQueryRequest)(nil),     // 46: sluice.v1.PushQueryRequest
+	(*PushQueryResponse)(nil),    // 47: sluice.v1.PushQueryResponse
+	(*PullQueryRequest)(nil),     // 48: sluice.v1.PullQueryRequest
+	(*PullQueryResponse)(nil),    // 49: sluice.v1.PullQueryResponse
+	(*ExplainRequest)(nil),       // 50: sluice.v1.ExplainRequest
+	(*ExplainResponse)(nil),      // 51: sluice.v1.ExplainResponse
+	(*ListRequest)(nil),          // 52: sluice.v1.ListRequest
+	(*ListResponse)(nil),         // 53: sluice.v1.ListResponse
+	(*SourceColumn)(nil),         // 54: sluice.v1.SourceColumn
+	(*SourceDescription)(nil),    // 55: sluice.v1.SourceDescription
+	(*QueryDescription)(nil),     // 56: sluice.v1.QueryDescription
+	(*TopicDescription)(nil),     // 57: sluice.v1.TopicDescription
+	(*DescribeRequest)(nil),      // 58: sluice.v1.DescribeRequest
+	(*DescribeResponse)(nil),     // 59: sluice.v1.DescribeResponse
+	(*TerminateRequest)(nil),     // 60: sluice.v1.TerminateRequest
+	(*PauseRequest)(nil),         // 61: sluice.v1.PauseRequest
+	(*ResumeRequest)(nil),        // 62: sluice.v1.ResumeRequest
+	(*QueryControlResponse)(nil), // 63: sluice.v1.QueryControlResponse
+	(*InsertRequest)(nil),        // 64: sluice.v1.InsertRequest
+	(*InsertRow)(nil),            // 65: sluice.v1.InsertRow
+	(*InsertResponse)(nil),       // 66: sluice.v1.InsertResponse
+	nil,                          // 67: sluice.v1.ExecuteRequest.PropertiesEntry
+	nil,                          // 68: sluice.v1.ExecuteRequest.VariablesEntry
+	nil,                          // 69: sluice.v1.Session.PropertiesEntry
+	nil,                          // 70: sluice.v1.Session.VariablesEntry
+	nil,                          // 71: sluice.v1.ConnectorInfo.ConfigEntry
+	nil,                          // 72: sluice.v1.ConnectorDescription.ConfigEntry
+	nil,                          // 73: sluice.v1.InsertRow.ValuesEntry
+	(structpb.NullValue)(0),      // 74: google.protobuf.NullValue
 }
 var file_sluice_v1_sluice_proto_depIdxs = []int32{
-	59, // 0: sluice.v1.ExecuteRequest.properties:type_name -> sluice.v1.ExecuteRequest.PropertiesEntry
-	60, // 1: sluice.v1.ExecuteRequest.variables:type_name -> sluice.v1.ExecuteRequest.VariablesEntry
+	67, // 0: sluice.v1.ExecuteRequest.properties:type_name -> sluice.v1.ExecuteRequest.PropertiesEntry
+	68, // 1: sluice.v1.ExecuteRequest.variables:type_name -> sluice.v1.ExecuteRequest.VariablesEntry
 	7,  // 2: sluice.v1.ExecuteResponse.session:type_name -> sluice.v1.Session
 	8,  // 3: sluice.v1.ExecuteResponse.message:type_name -> sluice.v1.MessageResult
-	25, // 4: sluice.v1.ExecuteResponse.stream_header:type_name -> sluice.v1.StreamHeader
-	27, // 5: sluice.v1.ExecuteResponse.row:type_name -> sluice.v1.Row
-	34, // 6: sluice.v1.ExecuteResponse.stream_end:type_name -> sluice.v1.StreamEnd
+	33, // 4: sluice.v1.ExecuteResponse.stream_header:type_name -> sluice.v1.StreamHeader
+	35, // 5: sluice.v1.ExecuteResponse.row:type_name -> sluice.v1.Row
+	42, // 6: sluice.v1.ExecuteResponse.stream_end:type_name -> sluice.v1.StreamEnd
 	9,  // 7: sluice.v1.ExecuteResponse.entity:type_name -> sluice.v1.Entity
-	61, // 8: sluice.v1.Session.properties:type_name -> sluice.v1.Session.PropertiesEntry
-	62, // 9: sluice.v1.Session.variables:type_name -> sluice.v1.Session.VariablesEntry
-	10, // 10: sluice.v1.Entity.sources:type_name -> sluice.v1.SourceList
-	11, // 11: sluice.v1.Entity.source:type_name -> sluice.v1.SourceDetail
-	12, // 12: sluice.v1.Entity.queries:type_name -> sluice.v1.QueryList
-	13, // 13: sluice.v1.Entity.topics:type_name -> sluice.v1.TopicList
-	14, // 14: sluice.v1.Entity.properties:type_name -> sluice.v1.PropertyList
-	16, // 15: sluice.v1.Entity.variables:type_name -> sluice.v1.VariableList
-	18, // 16: sluice.v1.Entity.types:type_name -> sluice.v1.TypeList
-	20, // 17: sluice.v1.Entity.functions:type_name -> sluice.v1.FunctionList
-	21, // 18: sluice.v1.Entity.function:type_name -> sluice.v1.FunctionInfo
-	22, // 19: sluice.v1.Entity.plan:type_name -> sluice.v1.QueryPlan
-	2,  // 20: sluice.v1.SourceList.kind:type_name -> sluice.v1.SourceKind
-	47, // 21: sluice.v1.SourceList.sources:type_name -> sluice.v1.SourceDescription
-	47, // 22: sluice.v1.SourceDetail.source:type_name -> sluice.v1.SourceDescription
-	48, // 23: sluice.v1.SourceDetail.writers:type_name -> sluice.v1.QueryDescription
-	48, // 24: sluice.v1.SourceDetail.readers:type_name -> sluice.v1.QueryDescription
-	48, // 25: sluice.v1.QueryList.queries:type_name -> sluice.v1.QueryDescription
-	49, // 26: sluice.v1.TopicList.topics:type_name -> sluice.v1.TopicDescription
-	15, // 27: sluice.v1.PropertyList.properties:type_name -> sluice.v1.Property
-	17, // 28: sluice.v1.VariableList.variables:type_name -> sluice.v1.Variable
-	19, // 29: sluice.v1.TypeList.types:type_name -> sluice.v1.NamedType
-	21, // 30: sluice.v1.FunctionList.functions:type_name -> sluice.v1.FunctionInfo
-	48, // 31: sluice.v1.QueryPlan.query:type_name -> sluice.v1.QueryDescription
-	23, // 32: sluice.v1.QueryPlan.reads:type_name -> sluice.v1.PullReads
-	24, // 33: sluice.v1.QueryPlan.lines:type_name -> sluice.v1.PlanLine
-	26, // 34: sluice.v1.StreamHeader.columns:type_name -> sluice.v1.Column
-	3,  // 35: sluice.v1.Column.role:type_name -> sluice.v1.ColumnRole
-	28, // 36: sluice.v1.Row.values:type_name -> sluice.v1.Value
-	64, // 37: sluice.v1.Value.null_value:type_name -> google.protobuf.NullValue
-	29, // 38: sluice.v1.Value.array_value:type_name -> sluice.v1.ArrayValue
-	30, // 39: sluice.v1.Value.map_value:type_name -> sluice.v1.MapValue
-	32, // 40: sluice.v1.Value.struct_value:type_name -> sluice.v1.StructValue
-	28, // 41: sluice.v1.ArrayValue.elements:type_name -> sluice.v1.Value
-	31, // 42: sluice.v1.MapValue.entries:type_name -> sluice.v1.MapEntry
-	28, // 43: sluice.v1.MapEntry.key:type_name -> sluice.v1.Value
-	28, // 44: sluice.v1.MapEntry.value:type_name -> sluice.v1.Value
-	33, // 45: sluice.v1.StructValue.fields:type_name -> sluice.v1.StructField
-	28, // 46: sluice.v1.StructField.value:type_name -> sluice.v1.Value
-	0,  // 47: sluice.v1.StreamEnd.reason:type_name -> sluice.v1.EndReason
-	7,  // 48: sluice.v1.PushQueryRequest.session:type_name -> sluice.v1.Session
-	25, // 49: sluice.v1.PushQueryResponse.header:type_name -> sluice.v1.StreamHeader
-	27, // 50: sluice.v1.PushQueryResponse.row:type_name -> sluice.v1.Row
-	34, // 51: sluice.v1.PushQueryResponse.end:type_name -> sluice.v1.StreamEnd
-	7,  // 52: sluice.v1.PullQueryRequest.session:type_name -> sluice.v1.Session
-	26, // 53: sluice.v1.PullQueryResponse.columns:type_name -> sluice.v1.Column
-	27, // 54: sluice.v1.PullQueryResponse.rows:type_name -> sluice.v1.Row
-	7,  // 55: sluice.v1.ExplainRequest.session:type_name -> sluice.v1.Session
-	26, // 56: sluice.v1.ExplainResponse.columns:type_name -> sluice.v1.Column
-	22, // 57: sluice.v1.ExplainResponse.value:type_name -> sluice.v1.QueryPlan
-	1,  // 58: sluice.v1.ListRequest.kind:type_name -> sluice.v1.ListKind
-	47, // 59: sluice.v1.ListResponse.sources:type_name -> sluice.v1.SourceDescription
-	48, // 60: sluice.v1.ListResponse.queries:type_name -> sluice.v1.QueryDescription
-	49, // 61: sluice.v1.ListResponse.topics:type_name -> sluice.v1.TopicDescription
-	3,  // 62: sluice.v1.SourceColumn.role:type_name -> sluice.v1.ColumnRole
-	2,  // 63: sluice.v1.SourceDescription.kind:type_name -> sluice.v1.SourceKind
-	46, // 64: sluice.v1.SourceDescription.columns:type_name -> sluice.v1.SourceColumn
-	4,  // 65: sluice.v1.QueryDescription.type:type_name -> sluice.v1.QueryType
-	26, // 66: sluice.v1.QueryDescription.columns:type_name -> sluice.v1.Column
-	47, // 67: sluice.v1.DescribeResponse.source:type_name -> sluice.v1.SourceDescription
-	48, // 68: sluice.v1.DescribeResponse.query:type_name -> sluice.v1.QueryDescription
-	57, // 69: sluice.v1.InsertRequest.rows:type_name -> sluice.v1.InsertRow
-	63, // 70: sluice.v1.InsertRow.values:type_name -> sluice.v1.InsertRow.ValuesEntry
-	28, // 71: sluice.v1.InsertRow.ValuesEntry.value:type_name -> sluice.v1.Value
-	5,  // 72: sluice.v1.Sluice.Execute:input_type -> sluice.v1.ExecuteRequest
-	36, // 73: sluice.v1.Sluice.Info:input_type -> sluice.v1.InfoRequest
-	38, // 74: sluice.v1.Sluice.PushQuery:input_type -> sluice.v1.PushQueryRequest
-	40, // 75: sluice.v1.Sluice.PullQuery:input_type -> sluice.v1.PullQueryRequest
-	42, // 76: sluice.v1.Sluice.Explain:input_type -> sluice.v1.ExplainRequest
-	44, // 77: sluice.v1.Sluice.List:input_type -> sluice.v1.ListRequest
-	50, // 78: sluice.v1.Sluice.Describe:input_type -> sluice.v1.DescribeRequest
-	52, // 79: sluice.v1.Sluice.Terminate:input_type -> sluice.v1.TerminateRequest
-	53, // 80: sluice.v1.Sluice.Pause:input_type -> sluice.v1.PauseRequest
-	54, // 81: sluice.v1.Sluice.Resume:input_type -> sluice.v1.ResumeRequest
-	56, // 82: sluice.v1.Sluice.Insert:input_type -> sluice.v1.InsertRequest
-	6,  // 83: sluice.v1.Sluice.Execute:output_type -> sluice.v1.ExecuteResponse
-	37, // 84: sluice.v1.Sluice.Info:output_type -> sluice.v1.InfoResponse
-	39, // 85: sluice.v1.Sluice.PushQuery:output_type -> sluice.v1.PushQueryResponse
-	41, // 86: sluice.v1.Sluice.PullQuery:output_type -> sluice.v1.PullQueryResponse
-	43, // 87: sluice.v1.Sluice.Explain:output_type -> sluice.v1.ExplainResponse
-	45, // 88: sluice.v1.Sluice.List:output_type -> sluice.v1.ListResponse
-	51, // 89: sluice.v1.Sluice.Describe:output_type -> sluice.v1.DescribeResponse
-	55, // 90: sluice.v1.Sluice.Terminate:output_type -> sluice.v1.QueryControlResponse
-	55, // 91: sluice.v1.Sluice.Pause:output_type -> sluice.v1.QueryControlResponse
-	55, // 92: sluice.v1.Sluice.Resume:output_type -> sluice.v1.QueryControlResponse
-	58, // 93: sluice.v1.Sluice.Insert:output_type -> sluice.v1.InsertResponse
-	83, // [83:94] is the sub-list for method output_type
-	72, // [72:83] is the sub-list for method input_type
-	72, // [72:72] is the sub-list for extension type_name
-	72, // [72:72] is the sub-list for extension extendee
-	0,  // [0:72] is the sub-list for field type_name
+	69, // 8: sluice.v1.Session.properties:type_name -> sluice.v1.Session.PropertiesEntry
+	70, // 9: sluice.v1.Session.variables:type_name -> sluice.v1.Session.VariablesEntry
+	18, // 10: sluice.v1.Entity.sources:type_name -> sluice.v1.SourceList
+	19, // 11: sluice.v1.Entity.source:type_name -> sluice.v1.SourceDetail
+	20, // 12: sluice.v1.Entity.queries:type_name -> sluice.v1.QueryList
+	21, // 13: sluice.v1.Entity.topics:type_name -> sluice.v1.TopicList
+	22, // 14: sluice.v1.Entity.properties:type_name -> sluice.v1.PropertyList
+	24, // 15: sluice.v1.Entity.variables:type_name -> sluice.v1.VariableList
+	26, // 16: sluice.v1.Entity.types:type_name -> sluice.v1.TypeList
+	28, // 17: sluice.v1.Entity.functions:type_name -> sluice.v1.FunctionList
+	29, // 18: sluice.v1.Entity.function:type_name -> sluice.v1.FunctionInfo
+	30, // 19: sluice.v1.Entity.plan:type_name -> sluice.v1.QueryPlan
+	10, // 20: sluice.v1.Entity.connector:type_name -> sluice.v1.ConnectorInfo
+	12, // 21: sluice.v1.Entity.connectors:type_name -> sluice.v1.ConnectorList
+	15, // 22: sluice.v1.Entity.connector_description:type_name -> sluice.v1.ConnectorDescription
+	16, // 23: sluice.v1.Entity.dropped_connector:type_name -> sluice.v1.DroppedConnector
+	17, // 24: sluice.v1.Entity.warning:type_name -> sluice.v1.Warning
+	71, // 25: sluice.v1.ConnectorInfo.config:type_name -> sluice.v1.ConnectorInfo.ConfigEntry
+	11, // 26: sluice.v1.ConnectorList.connectors:type_name -> sluice.v1.ConnectorSummary
+	13, // 27: sluice.v1.ConnectorTask.state:type_name -> sluice.v1.ConnectorState
+	13, // 28: sluice.v1.ConnectorDescription.connector:type_name -> sluice.v1.ConnectorState
+	14, // 29: sluice.v1.ConnectorDescription.tasks:type_name -> sluice.v1.ConnectorTask
+	55, // 30: sluice.v1.ConnectorDescription.sources:type_name -> sluice.v1.SourceDescription
+	72, // 31: sluice.v1.ConnectorDescription.config:type_name -> sluice.v1.ConnectorDescription.ConfigEntry
+	2,  // 32: sluice.v1.SourceList.kind:type_name -> sluice.v1.SourceKind
+	55, // 33: sluice.v1.SourceList.sources:type_name -> sluice.v1.SourceDescription
+	55, // 34: sluice.v1.SourceDetail.source:type_name -> sluice.v1.SourceDescription
+	56, // 35: sluice.v1.SourceDetail.writers:type_name -> sluice.v1.QueryDescription
+	56, // 36: sluice.v1.SourceDetail.readers:type_name -> sluice.v1.QueryDescription
+	56, // 37: sluice.v1.QueryList.queries:type_name -> sluice.v1.QueryDescription
+	57, // 38: sluice.v1.TopicList.topics:type_name -> sluice.v1.TopicDescription
+	23, // 39: sluice.v1.PropertyList.properties:type_name -> sluice.v1.Property
+	25, // 40: sluice.v1.VariableList.variables:type_name -> sluice.v1.Variable
+	27, // 41: sluice.v1.TypeList.types:type_name -> sluice.v1.NamedType
+	29, // 42: sluice.v1.FunctionList.functions:type_name -> sluice.v1.FunctionInfo
+	56, // 43: sluice.v1.QueryPlan.query:type_name -> sluice.v1.QueryDescription
+	31, // 44: sluice.v1.QueryPlan.reads:type_name -> sluice.v1.PullReads
+	32, // 45: sluice.v1.QueryPlan.lines:type_name -> sluice.v1.PlanLine
+	34, // 46: sluice.v1.StreamHeader.columns:type_name -> sluice.v1.Column
+	3,  // 47: sluice.v1.Column.role:type_name -> sluice.v1.ColumnRole
+	36, // 48: sluice.v1.Row.values:type_name -> sluice.v1.Value
+	74, // 49: sluice.v1.Value.null_value:type_name -> google.protobuf.NullValue
+	37, // 50: sluice.v1.Value.array_value:type_name -> sluice.v1.ArrayValue
+	38, // 51: sluice.v1.Value.map_value:type_name -> sluice.v1.MapValue
+	40, // 52: sluice.v1.Value.struct_value:type_name -> sluice.v1.StructValue
+	36, // 53: sluice.v1.ArrayValue.elements:type_name -> sluice.v1.Value
+	39, // 54: sluice.v1.MapValue.entries:type_name -> sluice.v1.MapEntry
+	36, // 55: sluice.v1.MapEntry.key:type_name -> sluice.v1.Value
+	36, // 56: sluice.v1.MapEntry.value:type_name -> sluice.v1.Value
+	41, // 57: sluice.v1.StructValue.fields:type_name -> sluice.v1.StructField
+	36, // 58: sluice.v1.StructField.value:type_name -> sluice.v1.Value
+	0,  // 59: sluice.v1.StreamEnd.reason:type_name -> sluice.v1.EndReason
+	7,  // 60: sluice.v1.PushQueryRequest.session:type_name -> sluice.v1.Session
+	33, // 61: sluice.v1.PushQueryResponse.header:type_name -> sluice.v1.StreamHeader
+	35, // 62: sluice.v1.PushQueryResponse.row:type_name -> sluice.v1.Row
+	42, // 63: sluice.v1.PushQueryResponse.end:type_name -> sluice.v1.StreamEnd
+	7,  // 64: sluice.v1.PullQueryRequest.session:type_name -> sluice.v1.Session
+	34, // 65: sluice.v1.PullQueryResponse.columns:type_name -> sluice.v1.Column
+	35, // 66: sluice.v1.PullQueryResponse.rows:type_name -> sluice.v1.Row
+	7,  // 67: sluice.v1.ExplainRequest.session:type_name -> sluice.v1.Session
+	34, // 68: sluice.v1.ExplainResponse.columns:type_name -> sluice.v1.Column
+	30, // 69: sluice.v1.ExplainResponse.value:type_name -> sluice.v1.QueryPlan
+	1,  // 70: sluice.v1.ListRequest.kind:type_name -> sluice.v1.ListKind
+	55, // 71: sluice.v1.ListResponse.sources:type_name -> sluice.v1.SourceDescription
+	56, // 72: sluice.v1.ListResponse.queries:type_name -> sluice.v1.QueryDescription
+	57, // 73: sluice.v1.ListResponse.topics:type_name -> sluice.v1.TopicDescription
+	3,  // 74: sluice.v1.SourceColumn.role:type_name -> sluice.v1.ColumnRole
+	2,  // 75: sluice.v1.SourceDescription.kind:type_name -> sluice.v1.SourceKind
+	54, // 76: sluice.v1.SourceDescription.columns:type_name -> sluice.v1.SourceColumn
+	4,  // 77: sluice.v1.QueryDescription.type:type_name -> sluice.v1.QueryType
+	34, // 78: sluice.v1.QueryDescription.columns:type_name -> sluice.v1.Column
+	55, // 79: sluice.v1.DescribeResponse.source:type_name -> sluice.v1.SourceDescription
+	56, // 80: sluice.v1.DescribeResponse.query:type_name -> sluice.v1.QueryDescription
+	65, // 81: sluice.v1.InsertRequest.rows:type_name -> sluice.v1.InsertRow
+	73, // 82: sluice.v1.InsertRow.values:type_name -> sluice.v1.InsertRow.ValuesEntry
+	36, // 83: sluice.v1.InsertRow.ValuesEntry.value:type_name -> sluice.v1.Value
+	5,  // 84: sluice.v1.Sluice.Execute:input_type -> sluice.v1.ExecuteRequest
+	44, // 85: sluice.v1.Sluice.Info:input_type -> sluice.v1.InfoRequest
+	46, // 86: sluice.v1.Sluice.PushQuery:input_type -> sluice.v1.PushQueryRequest
+	48, // 87: sluice.v1.Sluice.PullQuery:input_type -> sluice.v1.PullQueryRequest
+	50, // 88: sluice.v1.Sluice.Explain:input_type -> sluice.v1.ExplainRequest
+	52, // 89: sluice.v1.Sluice.List:input_type -> sluice.v1.ListRequest
+	58, // 90: sluice.v1.Sluice.Describe:input_type -> sluice.v1.DescribeRequest
+	60, // 91: sluice.v1.Sluice.Terminate:input_type -> sluice.v1.TerminateRequest
+	61, // 92: sluice.v1.Sluice.Pause:input_type -> sluice.v1.PauseRequest
+	62, // 93: sluice.v1.Sluice.Resume:input_type -> sluice.v1.ResumeRequest
+	64, // 94: sluice.v1.Sluice.Insert:input_type -> sluice.v1.InsertRequest
+	6,  // 95: sluice.v1.Sluice.Execute:output_type -> sluice.v1.ExecuteResponse
+	45, // 96: sluice.v1.Sluice.Info:output_type -> sluice.v1.InfoResponse
+	47, // 97: sluice.v1.Sluice.PushQuery:output_type -> sluice.v1.PushQueryResponse
+	49, // 98: sluice.v1.Sluice.PullQuery:output_type -> sluice.v1.PullQueryResponse
+	51, // 99: sluice.v1.Sluice.Explain:output_type -> sluice.v1.ExplainResponse
+	53, // 100: sluice.v1.Sluice.List:output_type -> sluice.v1.ListResponse
+	59, // 101: sluice.v1.Sluice.Describe:output_type -> sluice.v1.DescribeResponse
+	63, // 102: sluice.v1.Sluice.Terminate:output_type -> sluice.v1.QueryControlResponse
+	63, // 103: sluice.v1.Sluice.Pause:output_type -> sluice.v1.QueryControlResponse
+	63, // 104: sluice.v1.Sluice.Resume:output_type -> sluice.v1.QueryControlResponse
+	66, // 105: sluice.v1.Sluice.Insert:output_type -> sluice.v1.InsertResponse
+	95, // [95:106] is the sub-list for method output_type
+	84, // [84:95] is the sub-list for method input_type
+	84, // [84:84] is the sub-list for extension type_name
+	84, // [84:84] is the sub-list for extension extendee
+	0,  // [0:84] is the sub-list for field type_name
 }
 
 func init() { file_sluice_v1_sluice_proto_init() }
@@ -5054,8 +5727,13 @@ func file_sluice_v1_sluice_proto_init() {
 		(*Entity_Functions)(nil),
 		(*Entity_Function)(nil),
 		(*Entity_Plan)(nil),
+		(*Entity_Connector)(nil),
+		(*Entity_Connectors)(nil),
+		(*Entity_ConnectorDescription)(nil),
+		(*Entity_DroppedConnector)(nil),
+		(*Entity_Warning)(nil),
 	}
-	file_sluice_v1_sluice_proto_msgTypes[23].OneofWrappers = []any{
+	file_sluice_v1_sluice_proto_msgTypes[31].OneofWrappers = []any{
 		(*Value_NullValue)(nil),
 		(*Value_BoolValue)(nil),
 		(*Value_IntValue)(nil),
@@ -5070,20 +5748,20 @@ func file_sluice_v1_sluice_proto_init() {
 		(*Value_MapValue)(nil),
 		(*Value_StructValue)(nil),
 	}
-	file_sluice_v1_sluice_proto_msgTypes[34].OneofWrappers = []any{
+	file_sluice_v1_sluice_proto_msgTypes[42].OneofWrappers = []any{
 		(*PushQueryResponse_Header)(nil),
 		(*PushQueryResponse_Row)(nil),
 		(*PushQueryResponse_End)(nil),
 	}
-	file_sluice_v1_sluice_proto_msgTypes[37].OneofWrappers = []any{
+	file_sluice_v1_sluice_proto_msgTypes[45].OneofWrappers = []any{
 		(*ExplainRequest_Sql)(nil),
 		(*ExplainRequest_QueryId)(nil),
 	}
-	file_sluice_v1_sluice_proto_msgTypes[45].OneofWrappers = []any{
+	file_sluice_v1_sluice_proto_msgTypes[53].OneofWrappers = []any{
 		(*DescribeRequest_Source)(nil),
 		(*DescribeRequest_QueryId)(nil),
 	}
-	file_sluice_v1_sluice_proto_msgTypes[46].OneofWrappers = []any{
+	file_sluice_v1_sluice_proto_msgTypes[54].OneofWrappers = []any{
 		(*DescribeResponse_Source)(nil),
 		(*DescribeResponse_Query)(nil),
 	}
@@ -5093,7 +5771,7 @@ func file_sluice_v1_sluice_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sluice_v1_sluice_proto_rawDesc), len(file_sluice_v1_sluice_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   59,
+			NumMessages:   69,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -151,6 +151,9 @@ func (h *Handler) entityJSON(ctx context.Context, text string, en api.Entity) an
 		e["queryDescription"] = h.queryDescription(ctx, en, text)
 		return e
 	}
+	if e := connectorEntityJSON(base, en); e != nil {
+		return e
+	}
 	// An entity this facade does not know yet: its kind at least.
 	return base("sluice_entity")
 }

@@ -17,14 +17,14 @@ import (
 // keywords are the words TAB completes besides catalog names.
 var keywords = []string{
 	"ADD", "ADVANCE", "ALL", "ALTER", "AND", "ARRAY", "AS", "ASC", "BEGINNING", "BETWEEN", "BIGINT", "BOOLEAN", "BY",
-	"BYTES", "CASE", "CAST", "CHANGES", "COLUMN", "CREATE", "CSV", "DATE", "DAYS", "DECIMAL", "DEFINE", "DELETE",
+	"BYTES", "CASE", "CAST", "CHANGES", "COLUMN", "CONNECTOR", "CONNECTORS", "CREATE", "CSV", "DATE", "DAYS", "DECIMAL", "DEFINE", "DELETE",
 	"DELIMITED", "DESC", "DESCRIBE", "DISTINCT", "DOUBLE", "DROP", "ELSE", "EMIT", "END", "EXISTS", "EXPLAIN",
 	"EXTENDED", "FALSE", "FINAL", "FOR", "FROM", "FULL", "FUNCTION", "FUNCTIONS", "GRACE", "GROUP", "HAVING",
 	"HOPPING", "HOURS", "IF", "IN", "INNER", "INSERT", "INT", "INTEGER", "INTERVAL", "INTO", "IS", "JOIN", "JSON",
 	"KAFKA_TOPIC", "KEY", "KEY_FORMAT", "LEFT", "LIKE", "LIMIT", "LIST", "LOG", "MAP", "MILLISECONDS", "MINUTES",
 	"NOT", "NULL", "ON", "OR", "OUTER", "OUTPUT", "PARTITION", "PARTITIONS", "PAUSE", "PRIMARY", "PRINT",
 	"PROCESSING", "PROPERTIES", "QUERIES", "REPLACE", "REPLAY", "RESUME", "RETENTION", "RIGHT", "RUN", "SCRIPT",
-	"SECONDS", "SELECT", "SESSION", "SET", "SHOW", "SIZE", "SOURCE", "STREAM", "STREAMS", "STRING", "STRUCT",
+	"SECONDS", "SELECT", "SESSION", "SET", "SHOW", "SINK", "SIZE", "SOURCE", "STREAM", "STREAMS", "STRING", "STRUCT",
 	"TABLE", "TABLES", "TABULAR", "TERMINATE", "THEN", "TIME", "TIMESTAMP", "TOPIC", "TOPICS", "TRUE", "TUMBLING",
 	"TYPE", "TYPES", "UNDEFINE", "UNSET", "VALUES", "VALUE_FORMAT", "VARCHAR", "VARIABLES", "WHEN", "WHERE",
 	"WINDOW", "WITH", "WITHIN",
@@ -37,7 +37,10 @@ var statementStarts = []string{
 }
 
 // showWords are what SHOW and LIST list.
-var showWords = []string{"ALL", "FUNCTIONS", "PROPERTIES", "QUERIES", "STREAMS", "TABLES", "TOPICS", "TYPES", "VARIABLES"}
+var showWords = []string{"ALL", "CONNECTORS", "FUNCTIONS", "PROPERTIES", "QUERIES", "STREAMS", "TABLES", "TOPICS", "TYPES", "VARIABLES"}
+
+// showConnectorWords are what SHOW and LIST take before CONNECTORS.
+var showConnectorWords = []string{"SINK", "SOURCE"}
 
 // exprKeywords are the keywords completed inside a statement: keywords
 // less the words that only start a statement or follow SHOW.
@@ -142,6 +145,13 @@ func (c *catalogNames) names(kind compKind) []string {
 		return slices.Clone(c.functions)
 	}
 	return slices.Clone(c.sources)
+}
+
+// connectorNames returns the connectors of the server's Kafka Connect
+// worker (SHOW CONNECTORS), asked each time: the worker keeps them, and
+// other clients create and drop them. None without a worker.
+func (c *catalogNames) connectorNames() []string {
+	return firstColumn(c.sh.tableRows("SHOW CONNECTORS;"))
 }
 
 // queryIDs returns the ids of the running queries (SHOW QUERIES).
@@ -251,6 +261,7 @@ const (
 	compFunctions                  // a function name
 	compTopics                     // a Kafka topic
 	compVariables                  // a variable DEFINEd in the session
+	compConnectors                 // a connector of the Kafka Connect worker
 )
 
 // compContext is what TAB completes at a point of a statement: names of
@@ -292,8 +303,10 @@ func contextAt(toks []string) compContext {
 		}
 		switch {
 		case len(rest) == 0:
-			return only(showWords...)
-		case len(rest) == 1 && slices.Contains(showWords, rest[0]):
+			return only(slices.Sorted(slices.Values(append(slices.Clip(showWords), showConnectorWords...)))...)
+		case len(rest) == 1 && slices.Contains(showConnectorWords, rest[0]):
+			return only("CONNECTORS")
+		case len(rest) == 1 && rest[0] != "CONNECTORS" && slices.Contains(showWords, rest[0]):
 			return only("EXTENDED")
 		}
 		return only()
@@ -307,12 +320,20 @@ func contextAt(toks []string) compContext {
 		}
 		if n == i {
 			if i == 1 {
-				return only("OR", "SOURCE", "STREAM", "TABLE", "TYPE")
+				return only("OR", "SINK", "SOURCE", "STREAM", "TABLE", "TYPE")
 			}
 			return only("STREAM", "TABLE", "TYPE")
 		}
+		if at(i) == "SINK" {
+			if i++; n == i {
+				return only("CONNECTOR")
+			}
+		}
 		if at(i) == "SOURCE" {
 			if i++; n == i {
+				if i == 2 {
+					return only("CONNECTOR", "STREAM", "TABLE")
+				}
 				return only("STREAM", "TABLE")
 			}
 		}
@@ -324,7 +345,8 @@ func contextAt(toks []string) compContext {
 			case 2:
 				return only("AS")
 			}
-		case "STREAM", "TABLE":
+		case "STREAM", "TABLE", "CONNECTOR":
+			what := at(i)
 			i++
 			if at(i) == "IF" {
 				switch n - i {
@@ -342,13 +364,29 @@ func contextAt(toks []string) compContext {
 				}
 				return only("IF") // the new name, or IF NOT EXISTS
 			case 1:
+				if what == "CONNECTOR" {
+					return only("WITH")
+				}
 				return only("AS", "WITH")
+			}
+			if what == "CONNECTOR" {
+				return only() // the connector's properties
 			}
 		}
 	case "DROP":
 		switch at(1) {
 		case "":
-			return only("STREAM", "TABLE", "TYPE")
+			return only("CONNECTOR", "STREAM", "TABLE", "TYPE")
+		case "CONNECTOR":
+			switch {
+			case n == 2:
+				return compContext{kind: compConnectors, words: []string{"IF"}}
+			case n == 3 && prev == "IF":
+				return only("EXISTS")
+			case n == 4 && prev == "EXISTS":
+				return compContext{kind: compConnectors}
+			}
+			return only()
 		case "STREAM", "TABLE":
 			i := 2
 			if at(2) == "IF" {
@@ -407,7 +445,9 @@ func contextAt(toks []string) compContext {
 	case "DESCRIBE":
 		switch {
 		case n == 1:
-			return compContext{kind: compSources, words: []string{"EXTENDED", "FUNCTION"}}
+			return compContext{kind: compSources, words: []string{"CONNECTOR", "EXTENDED", "FUNCTION"}}
+		case n == 2 && prev == "CONNECTOR":
+			return compContext{kind: compConnectors}
 		case n == 2 && prev == "FUNCTION":
 			return compContext{kind: compFunctions}
 		case n == 2 && prev == "EXTENDED":
@@ -628,6 +668,8 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 		add(" ", true, c.names.names(compFunctions)...)
 	case compQueries:
 		add(" ", true, c.names.queryIDs()...)
+	case compConnectors:
+		add(" ", true, c.names.connectorNames()...)
 	case compVariables:
 		add(" ", true, sortedKeys(c.names.sh.Variables)...)
 	case compSetProps, compUnsetProps:
@@ -664,6 +706,8 @@ func (c *completer) inQuote(toks []string, q byte, prefix string) ([][]rune, int
 		names = c.names.names(ctx.kind)
 	case compQueries:
 		names = c.names.queryIDs()
+	case compConnectors:
+		names = c.names.connectorNames()
 	case compExpr:
 		names = c.names.names(compSources)
 	}
