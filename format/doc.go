@@ -4,11 +4,14 @@
 //	bytes ──Codec.Decode──▶ []any (one SQL value per column, see package types)
 //	[]any ──Codec.Encode──▶ bytes (appended to a caller's buffer)
 //
-// Supported today: JSON and DELIMITED (keys and values), KAFKA (a single
-// column of INTEGER, BIGINT, DOUBLE, STRING or BYTES), NONE (no columns)
-// and PROTOBUF_NOSR (keys and values; see protobuf.go). The codec of
-// PROTOBUF message bodies is NewProtobufBody; the other schema-registry
-// formats are recognised and refused with a clear error.
+// The formats: JSON and DELIMITED (keys and values), KAFKA (a single
+// column of INTEGER, BIGINT, DOUBLE, STRING or BYTES), NONE (no columns),
+// PROTOBUF_NOSR (protobuf.go), and the schema-registry formats AVRO
+// (avro*.go), PROTOBUF (confluent_protobuf.go) and JSON_SR (jsonsr.go),
+// which frame each record with Confluent's magic byte and schema id
+// (confluent.go) and resolve the writer's schema through a registry.
+// Kafka Connect's JSON envelope ({"schema": …, "payload": …}) is read and
+// written by connect_json.go.
 //
 // JSON decoding follows ksqlDB's JSON deserializer: object field names match
 // column names exactly first, then case-insensitively; missing fields are

@@ -1,5 +1,7 @@
 // Package houserules holds tests of the repository's own rules: which
 // packages may import the SQL parser library and the Kafka client
-// libraries, which may not depend on the parser at all, even through
-// another package, and that tests never sleep to wait.
+// libraries; that what runs a plan (exec, state, format, the topology)
+// does not depend on the parser, even through another package; that the
+// engine answers with typed values and the REST facade only renders them;
+// that every package has a doc.go; and that tests never sleep to wait.
 package houserules
