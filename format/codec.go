@@ -50,8 +50,8 @@ func checkFormat(prop, format string) (string, error) {
 
 // NewValueCodec returns the codec for record values of the given format over
 // cols. props are the source's WITH properties (upper-case names):
-// WRAP_SINGLE_VALUE, VALUE_DELIMITER for DELIMITED, and for JSON a
-// SchemaFullName, which writes and reads Kafka Connect's JSON envelope
+// WRAP_SINGLE_VALUE, VALUE_DELIMITER for DELIMITED, and for JSON
+// SchemasEnable, which writes and reads Kafka Connect's JSON envelope
 // (see connect_json.go).
 func NewValueCodec(format string, cols []types.Column, props map[string]string) (Codec, error) {
 	return NewValueCodecSR(format, cols, props, SR{})
@@ -73,6 +73,9 @@ func NewValueCodecSR(format string, cols []types.Column, props map[string]string
 	}
 	if _, ok := props[ValueDelimiter]; ok && f != Delimited {
 		return nil, fmt.Errorf("%s does not support the following configs: [delimiter]", f)
+	}
+	if err := unsupportedConfigs(f, "VALUE", props); err != nil {
+		return nil, err
 	}
 	wrap := true
 	v, wrapSet := props[WrapSingleValue]
@@ -107,8 +110,10 @@ func NewValueCodecSR(format string, cols []types.Column, props map[string]string
 	if err := checkJSONTypes(cols); err != nil {
 		return nil, err
 	}
-	if name := strings.Trim(props[SchemaFullName], "'"); name != "" {
-		return newConnectJSONCodec(cols, !wrap, name)
+	if on, err := schemasEnabled("VALUE", props); err != nil {
+		return nil, err
+	} else if on {
+		return newConnectJSONCodec(cols, !wrap)
 	}
 	return newJSONCodec(cols, !wrap), nil
 }
@@ -143,6 +148,9 @@ func NewKeyCodecSR(format string, cols []types.Column, props map[string]string, 
 	if _, ok := props[KeyDelimiter]; ok && f != Delimited {
 		return nil, fmt.Errorf("%s does not support the following configs: [delimiter]", f)
 	}
+	if err := unsupportedConfigs(f, "KEY", props); err != nil {
+		return nil, err
+	}
 	switch f {
 	case None:
 		return nil, fmt.Errorf("The 'NONE' format can only be used when no columns are defined. Got: %s", columnList(cols, " KEY"))
@@ -160,11 +168,13 @@ func NewKeyCodecSR(format string, cols []types.Column, props map[string]string, 
 	if err := checkJSONTypes(cols); err != nil {
 		return nil, err
 	}
-	if name := strings.Trim(props[SchemaFullName], "'"); name != "" {
+	if on, err := schemasEnabled("KEY", props); err != nil {
+		return nil, err
+	} else if on {
 		// In Connect's envelope a key is a struct of its columns, even of
 		// one: Connect's sinks take a record key's fields as the names of
 		// the key columns.
-		return newConnectJSONCodec(cols, false, name)
+		return newConnectJSONCodec(cols, false)
 	}
 	return newJSONCodec(cols, len(cols) == 1), nil
 }

@@ -55,11 +55,51 @@ const (
 	// SchemaID is the id of the schema the encoder writes with.
 	SchemaID = "SCHEMA_ID"
 	// SchemaFullName is the full name of the record (AVRO) or message
-	// (PROTOBUF) the codec reads and writes; given to JSON, it names the
-	// schema of Kafka Connect's envelope the codec writes and reads (see
-	// connect_json.go).
+	// (PROTOBUF) the codec reads and writes.
 	SchemaFullName = "SCHEMA_FULL_NAME"
 )
+
+// SchemasEnable, set to true (KEY_SCHEMAS_ENABLE, VALUE_SCHEMAS_ENABLE in
+// the WITH clause), makes a JSON codec write and read Kafka Connect's JSON
+// envelope, as JsonConverter's schemas.enable does (see connect_json.go).
+// It is a property of the JSON format only.
+const SchemasEnable = "SCHEMAS_ENABLE"
+
+// unsupportedConfigs refuses the schema-registry properties a format
+// without a registry has no use for, with ksqlDB's message and its names
+// for them (schemaId, fullSchemaName), and SchemasEnable outside JSON.
+// side is "KEY" or "VALUE".
+func unsupportedConfigs(f, side string, props map[string]string) error {
+	var names []string
+	if _, ok := props[SchemaID]; ok && !IsRegistryFormat(f) {
+		names = append(names, "schemaId")
+	}
+	if _, ok := props[SchemaFullName]; ok && !IsRegistryFormat(f) {
+		names = append(names, "fullSchemaName")
+	}
+	if len(names) > 0 {
+		return fmt.Errorf("%s does not support the following configs: [%s]", f, strings.Join(names, ", "))
+	}
+	if _, ok := props[SchemasEnable]; ok && f != JSON {
+		return fmt.Errorf("%s_SCHEMAS_ENABLE is a property of the JSON format, not of %s: remove it, or use %s_FORMAT='JSON'", side, f, side)
+	}
+	return nil
+}
+
+// schemasEnabled reports whether props turn Connect's envelope on.
+func schemasEnabled(side string, props map[string]string) (bool, error) {
+	v, ok := props[SchemasEnable]
+	if !ok {
+		return false, nil
+	}
+	switch strings.ToLower(strings.Trim(strings.TrimSpace(v), "'")) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s_SCHEMAS_ENABLE must be true or false, not %q", side, v)
+}
 
 // ErrNoRegistry says a schema-registry format was used without a registry.
 var ErrNoRegistry = errors.New("no schema registry is configured; start the server with --schema-registry-url=URL, or in playground mode")

@@ -11,12 +11,12 @@ import (
 // This file is the JSON format in Kafka Connect's envelope, the records
 // Kafka's JsonConverter writes and reads with schemas.enable=true:
 //
-//	{"schema": {"type":"struct","fields":[...],"optional":false,"name":NAME},
+//	{"schema": {"type":"struct","fields":[...],"optional":false},
 //	 "payload": {"ID":1,"STATUS":"paid"}}
 //
-// A JSON key or value opts in with a schema name, KEY_SCHEMA_FULL_NAME or
-// VALUE_SCHEMA_FULL_NAME in the WITH clause (for JSON, ksqlDB has no use
-// for either): Connect's sinks that need a record's schema (the JDBC sink
+// A JSON key or value opts in with KEY_SCHEMAS_ENABLE=true or
+// VALUE_SCHEMAS_ENABLE=true in the WITH clause (SchemasEnable, after
+// JsonConverter's schemas.enable): Connect's sinks that need a record's schema (the JDBC sink
 // among them) then take Sluice's output with JsonConverter, without a
 // schema registry. The payload is the JSON format's own encoding, which is
 // what JsonConverter reads for each schema: DECIMAL as a number (the
@@ -38,13 +38,13 @@ type connectJSONCodec struct {
 	head []byte
 }
 
-func newConnectJSONCodec(cols []types.Column, bare bool, name string) (*connectJSONCodec, error) {
+func newConnectJSONCodec(cols []types.Column, bare bool) (*connectJSONCodec, error) {
 	var schema strings.Builder
 	if bare {
 		if len(cols) != 1 {
 			return nil, fmt.Errorf("an unwrapped value has one column, not %d", len(cols))
 		}
-		if err := connectSchema(&schema, cols[0].Type, false, name); err != nil {
+		if err := connectSchema(&schema, cols[0].Type, false); err != nil {
 			return nil, fmt.Errorf("column %s: %w", cols[0].Name, err)
 		}
 	} else {
@@ -52,7 +52,7 @@ func newConnectJSONCodec(cols []types.Column, bare bool, name string) (*connectJ
 		for i, c := range cols {
 			fields[i] = types.Field(c)
 		}
-		if err := connectSchema(&schema, types.StructOf(fields...), false, name); err != nil {
+		if err := connectSchema(&schema, types.StructOf(fields...), false); err != nil {
 			return nil, err
 		}
 	}
@@ -63,8 +63,8 @@ func newConnectJSONCodec(cols []types.Column, bare bool, name string) (*connectJ
 
 // ConnectJSONSchema is the Connect schema the envelope of a record over
 // cols carries (see connect_json.go): for docs and tests.
-func ConnectJSONSchema(cols []types.Column, bare bool, name string) (string, error) {
-	c, err := newConnectJSONCodec(cols, bare, name)
+func ConnectJSONSchema(cols []types.Column, bare bool) (string, error) {
+	c, err := newConnectJSONCodec(cols, bare)
 	if err != nil {
 		return "", err
 	}
@@ -73,7 +73,7 @@ func ConnectJSONSchema(cols []types.Column, bare bool, name string) (string, err
 }
 
 // connectSchema writes t as a Connect schema in JsonConverter's JSON.
-func connectSchema(b *strings.Builder, t *types.Type, optional bool, name string) error {
+func connectSchema(b *strings.Builder, t *types.Type, optional bool) error {
 	if t == nil {
 		return fmt.Errorf("a column without a type has no Connect schema")
 	}
@@ -110,7 +110,7 @@ func connectSchema(b *strings.Builder, t *types.Type, optional bool, name string
 		return nil
 	case types.Array:
 		b.WriteString(`{"type":"array","items":`)
-		if err := connectSchema(b, t.Elem, true, ""); err != nil {
+		if err := connectSchema(b, t.Elem, true); err != nil {
 			return err
 		}
 		b.WriteString(`,"optional":` + strconv.FormatBool(optional) + `}`)
@@ -121,11 +121,11 @@ func connectSchema(b *strings.Builder, t *types.Type, optional bool, name string
 		if key == nil {
 			key = types.StringType
 		}
-		if err := connectSchema(b, key, false, ""); err != nil {
+		if err := connectSchema(b, key, false); err != nil {
 			return err
 		}
 		b.WriteString(`,"values":`)
-		if err := connectSchema(b, t.Elem, true, ""); err != nil {
+		if err := connectSchema(b, t.Elem, true); err != nil {
 			return err
 		}
 		b.WriteString(`,"optional":` + strconv.FormatBool(optional) + `}`)
@@ -137,7 +137,7 @@ func connectSchema(b *strings.Builder, t *types.Type, optional bool, name string
 				b.WriteByte(',')
 			}
 			var fb strings.Builder
-			if err := connectSchema(&fb, f.Type, true, ""); err != nil {
+			if err := connectSchema(&fb, f.Type, true); err != nil {
 				return fmt.Errorf("field %s: %w", f.Name, err)
 			}
 			// The field's name goes inside its schema object.
@@ -147,22 +147,12 @@ func connectSchema(b *strings.Builder, t *types.Type, optional bool, name string
 			b.Write(AppendJSONString(nil, f.Name))
 			b.WriteByte('}')
 		}
-		b.WriteString(`],"optional":` + strconv.FormatBool(optional))
-		if name != "" {
-			b.WriteString(`,"name":`)
-			b.Write(AppendJSONString(nil, name))
-		}
-		b.WriteByte('}')
+		b.WriteString(`],"optional":` + strconv.FormatBool(optional) + `}`)
 		return nil
 	default:
 		return fmt.Errorf("type %s has no Connect schema", t)
 	}
-	b.WriteString(`{"type":"` + prim + `","optional":` + strconv.FormatBool(optional))
-	if name != "" {
-		b.WriteString(`,"name":`)
-		b.Write(AppendJSONString(nil, name))
-	}
-	b.WriteByte('}')
+	b.WriteString(`{"type":"` + prim + `","optional":` + strconv.FormatBool(optional) + `}`)
 	return nil
 }
 
@@ -206,7 +196,7 @@ func (c *connectJSONCodec) DecodeArena(a *Arena, b []byte, dst []any) error {
 		return d.wrap(err)
 	}
 	if start < 0 {
-		return fmt.Errorf("not a Kafka Connect JSON envelope: the record has no \"payload\" (a JSON key or value with a SCHEMA_FULL_NAME is read as {\"schema\": ..., \"payload\": ...})")
+		return fmt.Errorf("not a Kafka Connect JSON envelope: the record has no \"payload\" (a JSON key or value with *_SCHEMAS_ENABLE=true is read as {\"schema\": ..., \"payload\": ...})")
 	}
 	return c.inner.DecodeArena(a, b[start:end], dst)
 }

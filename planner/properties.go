@@ -16,8 +16,8 @@ import (
 // knownProps are the WITH properties the planner understands, per statement
 // family.
 var (
-	sourceProps = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT", "WINDOW_TYPE", "WINDOW_SIZE", "KEY_SCHEMA_ID", "VALUE_SCHEMA_ID", "KEY_SCHEMA_FULL_NAME", "VALUE_SCHEMA_FULL_NAME", "VALUE_AVRO_SCHEMA_FULL_NAME"}
-	sinkProps   = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT", "KEY_SCHEMA_ID", "VALUE_SCHEMA_ID", "KEY_SCHEMA_FULL_NAME", "VALUE_SCHEMA_FULL_NAME", "VALUE_AVRO_SCHEMA_FULL_NAME"}
+	sourceProps = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT", "WINDOW_TYPE", "WINDOW_SIZE", "KEY_SCHEMA_ID", "VALUE_SCHEMA_ID", "KEY_SCHEMA_FULL_NAME", "VALUE_SCHEMA_FULL_NAME", "VALUE_AVRO_SCHEMA_FULL_NAME", "KEY_SCHEMAS_ENABLE", "VALUE_SCHEMAS_ENABLE"}
+	sinkProps   = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT", "KEY_SCHEMA_ID", "VALUE_SCHEMA_ID", "KEY_SCHEMA_FULL_NAME", "VALUE_SCHEMA_FULL_NAME", "VALUE_AVRO_SCHEMA_FULL_NAME", "KEY_SCHEMAS_ENABLE", "VALUE_SCHEMAS_ENABLE"}
 )
 
 // props is a checked WITH list.
@@ -213,6 +213,14 @@ func (p props) schemaProps(out map[string]string, prefix string) error {
 			}
 			out[format.SchemaFullName] = v
 		}
+	}
+	// JSON's opt-in to Kafka Connect's envelope (format.SchemasEnable).
+	on, set, err := p.bool(prefix + "SCHEMAS_ENABLE")
+	if err != nil {
+		return err
+	}
+	if set {
+		out[format.SchemasEnable] = strconv.FormatBool(on)
 	}
 	return nil
 }

@@ -250,8 +250,8 @@ func TestConnectPipeline(t *testing.T) {
 CREATE STREAM order_changes (id INT KEY, amount DECIMAL(10, 2), status STRING)
   WITH (KAFKA_TOPIC='%s', KEY_FORMAT='JSON', VALUE_FORMAT='JSON');
 CREATE TABLE order_counts WITH (KAFKA_TOPIC='%s', PARTITIONS=1,
-    KEY_FORMAT='JSON', KEY_SCHEMA_FULL_NAME='sluice.OrderCountsKey',
-    VALUE_FORMAT='JSON', VALUE_SCHEMA_FULL_NAME='sluice.OrderCounts') AS
+    KEY_FORMAT='JSON', KEY_SCHEMAS_ENABLE=true,
+    VALUE_FORMAT='JSON', VALUE_SCHEMAS_ENABLE=true) AS
   SELECT status, COUNT(*) AS orders FROM orders GROUP BY status;
 CREATE STREAM high_value_orders WITH (KAFKA_TOPIC='high_value_orders_%s', PARTITIONS=1) AS
   SELECT id, amount, status FROM order_changes WHERE amount > 100;`, topic, topic, strings.ToUpper(counts), e.run))
