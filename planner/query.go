@@ -356,6 +356,10 @@ func finishSelect(g *topology.Graph, q *ast.Query, opts QueryOptions, t selectTa
 		}
 	}
 	topology.PruneSources(g)
+	// The last pass: operator settings and the physical plan.
+	if err := topology.Complete(g); err != nil {
+		return nil, err
+	}
 	return plan, nil
 }
 

@@ -34,6 +34,13 @@ type Graph struct {
 	// OffsetReset is where the query starts reading when it has no committed
 	// offsets: "earliest" or "latest".
 	OffsetReset string `json:"offsetReset"`
+	// Version is the plan's version (see Version); 0 in plans written
+	// before it.
+	Version int `json:"version,omitempty"`
+	// Physical is the query as it runs, derived by Complete: stages,
+	// topics, state stores. Nil in plans before Version 2 and in a join's
+	// right input.
+	Physical *Physical `json:"physical,omitempty"`
 }
 
 // LimitReached reports whether a query that has given n rows has reached
@@ -263,6 +270,15 @@ type Step struct {
 	NullKeysLogged bool `json:"nullKeysLogged,omitempty"`
 	// Join describes a Join step.
 	Join *JoinSpec `json:"join,omitempty"`
+
+	// Operator settings, set by Complete from the steps around.
+	//
+	// WithOld makes an Aggregate emit each group's previous row with its
+	// new one (Batch.Old), for the HAVING filter after it.
+	WithOld bool `json:"withOld,omitempty"`
+	// PassAll makes a Materialize, the last step before a sink, pass
+	// every row on as it comes; the rows it keeps serve pull queries.
+	PassAll bool `json:"passAll,omitempty"`
 }
 
 // WindowType is the kind of a window.

@@ -71,6 +71,12 @@ type JoinSpec struct {
 	// LeftChangelog with "-outer" or "-fk-index" appended.
 	ExtraState     string `json:"extraState,omitempty"`
 	ExtraChangelog string `json:"extraChangelog,omitempty"`
+	// LeftMaterialized and RightMaterialized, set by Complete, say that a
+	// side's rows are kept by the Materialize step just before the join
+	// (in the main steps, or last in Right.Steps), which the join reads
+	// instead of keeping them itself.
+	LeftMaterialized  bool `json:"leftMaterialized,omitempty"`
+	RightMaterialized bool `json:"rightMaterialized,omitempty"`
 }
 
 // How the planner fills a JoinSpec, for the operators that run it:
