@@ -39,7 +39,7 @@ func (e *Engine) Sources(kind api.SourceKind) []api.SourceInfo {
 func (e *Engine) DescribeSource(ctx context.Context, name string, extended bool) (*api.SourceDescription, error) {
 	d, ok := e.describeSource(ctx, name, extended)
 	if !ok {
-		return nil, apiError(CodeBadStatement, "%s does not exist; SHOW STREAMS and SHOW TABLES list the sources%s", name, e.didYouMean(name))
+		return nil, apiError(CodeBadStatement, "Could not find STREAM/TABLE '%s' in the Metastore\nSHOW STREAMS and SHOW TABLES list the sources.%s", name, e.didYouMean(name))
 	}
 	return d, nil
 }

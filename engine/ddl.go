@@ -16,6 +16,65 @@ import (
 
 func kindWord(k catalog.Kind) string { return strings.ToLower(string(k)) }
 
+// errNoTopic says a source's topic does not exist and no PARTITIONS were
+// given to create it.
+var errNoTopic = errors.New("engine: the topic does not exist")
+
+// createExample is the statement st with PARTITIONS=2 added, written the
+// way ksqlDB shows it in its refusal of a source whose topic is missing:
+// the columns with their types, then the properties in name order.
+func createExample(st *ast.CreateSource, src *catalog.Source) string {
+	var b strings.Builder
+	b.WriteString("CREATE ")
+	if st.IsSource {
+		b.WriteString("SOURCE ")
+	}
+	b.WriteString(string(src.Kind) + " " + src.Name + " (")
+	keyWord := " KEY"
+	if src.Kind == catalog.Table {
+		keyWord = " PRIMARY KEY"
+	}
+	var cols []string
+	for _, c := range src.Key {
+		cols = append(cols, c.Name+" "+c.Type.String()+keyWord)
+	}
+	for _, c := range src.Value {
+		cols = append(cols, c.Name+" "+c.Type.String())
+	}
+	for i, c := range src.Headers {
+		h := " HEADERS"
+		if i < len(src.HeaderKeys) && src.HeaderKeys[i] != "" {
+			h = " HEADER('" + strings.ReplaceAll(src.HeaderKeys[i], "'", "''") + "')"
+		}
+		cols = append(cols, c.Name+" "+c.Type.String()+h)
+	}
+	b.WriteString(strings.Join(cols, ", ") + ") WITH (")
+	props := map[string]string{"PARTITIONS": "2"}
+	for _, p := range st.Props {
+		if p.Name == "PARTITIONS" || p.Value == nil {
+			continue
+		}
+		v := p.Value.Text
+		if p.Value.Kind == ast.StringLit {
+			v = "'" + strings.ReplaceAll(v, "'", "''") + "'"
+		}
+		props[p.Name] = v
+	}
+	names := make([]string, 0, len(props))
+	for n := range props {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(n + "=" + props[n])
+	}
+	b.WriteString(");")
+	return b.String()
+}
+
 func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSource) (Result, error) {
 	if err := planning(ctx); err != nil {
 		return Result{}, err
@@ -40,14 +99,17 @@ func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSou
 		case old.System && st.OrReplace:
 			return Result{}, systemSourceError(st.NamePos, src.Name, "replace")
 		case st.IfNotExists:
-			return Result{Kind: ResultStatus, Message: fmt.Sprintf("Cannot add %s %s: a %s with the same name already exists; nothing done.", kindWord(src.Kind), src.Name, kindWord(old.Kind))}, nil
+			return Result{Kind: ResultStatus, Message: fmt.Sprintf("Cannot add %s %s: A %s with the same name already exists.", kindWord(src.Kind), src.Name, kindWord(old.Kind))}, nil
 		case !st.OrReplace:
-			return Result{}, userError(st.NamePos, "cannot add %s %s: a %s with the same name already exists; DROP it first, or use CREATE OR REPLACE", kindWord(src.Kind), src.Name, kindWord(old.Kind))
+			return Result{}, userError(st.NamePos, "Cannot add %s '%s': A %s with the same name already exists\nDROP it first, or use CREATE OR REPLACE.", kindWord(src.Kind), src.Name, kindWord(old.Kind))
 		case old.Kind != src.Kind:
 			return Result{}, userError(st.NamePos, "cannot replace %s %s with a %s; DROP it first", kindWord(old.Kind), src.Name, kindWord(src.Kind))
 		}
 	}
 	partitions, err := e.sourceTopic(ctx, st.Pos, src.Topic, spec.Partitions, spec.Replicas)
+	if errors.Is(err, errNoTopic) {
+		return Result{}, userError(st.Pos, "Topic '%s' does not exist. If you want to create a new topic for the stream/table please re-run the statement providing the required 'PARTITIONS' configuration in the WITH clause (and optionally 'REPLICAS'). For example: %s", src.Topic, createExample(st, src))
+	}
 	if err != nil {
 		return Result{}, err
 	}
@@ -88,7 +150,7 @@ func (e *Engine) sourceTopic(ctx context.Context, pos ast.Pos, topic string, par
 	case !errors.Is(err, kafka.ErrUnknownTopic):
 		return 0, internal("cannot describe topic %s: %v", topic, err)
 	case partitions == 0:
-		return 0, userError(pos, "topic '%s' does not exist; to create it, add PARTITIONS (and optionally REPLICAS) to the WITH clause", topic)
+		return 0, errNoTopic
 	}
 	err = e.createTopic(ctx, kafka.TopicSpec{Name: topic, Partitions: partitions, ReplicationFactor: replicas})
 	if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
@@ -109,9 +171,9 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 		case st.OrReplace:
 			return e.replaceQuery(ctx, st, old, sessionMaxRecordBytes(s))
 		case st.IfNotExists:
-			return Result{Kind: ResultStatus, Message: fmt.Sprintf("Cannot add stream %s: a %s with the same name already exists; nothing done.", st.Name, kindWord(old.Kind))}, nil
+			return Result{Kind: ResultStatus, Message: fmt.Sprintf("Cannot add %s %s: A %s with the same name already exists.", strings.ToLower(st.Kind.String()), st.Name, kindWord(old.Kind))}, nil
 		default:
-			return Result{}, userError(st.NamePos, "cannot add stream %s: a %s with the same name already exists; DROP it first", st.Name, kindWord(old.Kind))
+			return Result{}, userError(st.NamePos, "Cannot add %s '%s': A %s with the same name already exists\nDROP it first, or use CREATE OR REPLACE.", strings.ToLower(st.Kind.String()), st.Name, kindWord(old.Kind))
 		}
 	}
 	prefix, kind := "CSAS", catalog.Stream
@@ -239,7 +301,7 @@ func (e *Engine) terminate(ctx context.Context, st *ast.Terminate) (Result, erro
 				_ = tq.Stop()
 				return Result{Kind: ResultStatus, Message: "Query terminated."}, nil
 			}
-			return Result{}, userError(st.Pos, "unknown query id %s; SHOW QUERIES lists the running queries", st.QueryID)
+			return Result{}, userError(st.Pos, "Failed to terminate query with query ID: '%s'\nSHOW QUERIES lists the running queries.", st.QueryID)
 		}
 		ids = []string{id}
 	}
@@ -399,15 +461,15 @@ func (e *Engine) drop(ctx context.Context, st *ast.Drop) (Result, error) {
 	src, ok := e.cat.Source(st.Name)
 	if !ok {
 		if st.IfExists {
-			return Result{Kind: ResultStatus, Message: fmt.Sprintf("Source %s does not exist; nothing done.", st.Name)}, nil
+			return Result{Kind: ResultStatus, Message: fmt.Sprintf("Source %s does not exist.", st.Name)}, nil
 		}
-		return Result{}, userError(st.NamePos, "%s %s does not exist; SHOW STREAMS lists the streams", kindWord(catalog.Kind(st.Kind.String())), st.Name)
+		return Result{}, userError(st.NamePos, "Source %s does not exist.\nSHOW STREAMS and SHOW TABLES list the sources; DROP ... IF EXISTS does nothing when there is none.", st.Name)
 	}
 	if src.System {
 		return Result{}, systemSourceError(st.NamePos, st.Name, "drop")
 	}
 	if want := catalog.Kind(st.Kind.String()); src.Kind != want {
-		return Result{}, userError(st.NamePos, "%s is a %s, not a %s; use DROP %s", st.Name, kindWord(src.Kind), kindWord(want), src.Kind)
+		return Result{}, userError(st.NamePos, "Incompatible data source type is %s, but statement was DROP %s\n%s is a %s: use DROP %s.", src.Kind, want, st.Name, kindWord(src.Kind), src.Kind)
 	}
 	if st.DeleteTopic {
 		if src.IsSource {

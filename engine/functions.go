@@ -35,7 +35,7 @@ func describeFunction(st *ast.DescribeFunction) (Result, error) {
 	}
 	f, ok := eval.LookupFunc(st.Name)
 	if !ok {
-		return Result{}, userError(st.Pos, "function %s does not exist; SHOW FUNCTIONS lists the functions", st.Name)
+		return Result{}, userError(st.Pos, "Can't find any functions with the name '%s'\nSHOW FUNCTIONS lists the functions.", st.Name)
 	}
 	return entity(&api.FunctionDescription{Function: api.FunctionInfo{Name: f.Name, Type: "SCALAR", Description: f.Description}}), nil
 }

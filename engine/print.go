@@ -183,7 +183,7 @@ func (e *Engine) findTopic(ctx context.Context, st *ast.Print) (string, error) {
 	if len(match) > 1 {
 		return "", userError(st.Pos, "topic name %s matches %s ignoring case; quote the exact name, e.g. PRINT '%s'", st.Topic, strings.Join(match, ", "), match[0])
 	}
-	return "", userError(st.Pos, "topic %s does not exist; SHOW TOPICS lists the topics (names are case-sensitive)", st.Topic)
+	return "", userError(st.Pos, "Could not find topic '%s', or the KSQL user does not have permissions to list the topic. Topic names are case-sensitive.\nSHOW TOPICS lists the topics.", st.Topic)
 }
 
 // detectKey renders a key as detect does; a windowed key shows its window

@@ -107,7 +107,7 @@ func (e *Engine) queryStatus(id string) string {
 func (e *Engine) describe(ctx context.Context, st *ast.Describe) (Result, error) {
 	d, ok := e.describeSource(ctx, st.Name, st.Extended)
 	if !ok {
-		return Result{}, userError(st.NamePos, "%s does not exist; SHOW STREAMS lists the streams", st.Name)
+		return Result{}, userError(st.NamePos, "Could not find STREAM/TABLE '%s' in the Metastore\nSHOW STREAMS and SHOW TABLES list the sources.", st.Name)
 	}
 	return entity(d), nil
 }
@@ -259,7 +259,7 @@ func (e *Engine) explanation(ctx context.Context, s *Session, st *ast.Explain) (
 	id, ok := e.findQuery(st.QueryID)
 	q, _ := e.cat.Query(id)
 	if !ok {
-		return nil, userError(st.Pos, "unknown query id %s; SHOW QUERIES lists the running queries", st.QueryID)
+		return nil, userError(st.Pos, "Query with id:%s does not exist, use SHOW QUERIES to view the full set of queries.", st.QueryID)
 	}
 	qi := e.persistentInfo(ctx, q, true)
 	return &api.QueryDescription{Query: &qi, Plan: planLines(q.Plan)}, nil

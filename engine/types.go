@@ -17,7 +17,7 @@ func (e *Engine) createType(ctx context.Context, st *ast.CreateType) (Result, er
 	defer e.ddl.Unlock()
 	if old, ok := e.cat.Type(st.Name); ok {
 		if st.IfNotExists {
-			return Result{Kind: ResultStatus, Message: fmt.Sprintf("Type %s already exists as %s; nothing done.", st.Name, old)}, nil
+			return Result{Kind: ResultStatus, Message: fmt.Sprintf("%s is already registered with type %s", st.Name, old)}, nil
 		}
 		return Result{}, userError(st.Pos, "cannot register custom type %s: it is already registered as %s; DROP TYPE %s first", st.Name, old, st.Name)
 	}
@@ -41,9 +41,9 @@ func (e *Engine) dropType(ctx context.Context, st *ast.DropType) (Result, error)
 	defer e.ddl.Unlock()
 	if _, ok := e.cat.Type(st.Name); !ok {
 		if st.IfExists {
-			return Result{Kind: ResultStatus, Message: fmt.Sprintf("Type %s does not exist; nothing done.", st.Name)}, nil
+			return Result{Kind: ResultStatus, Message: fmt.Sprintf("Type '%s' does not exist", st.Name)}, nil
 		}
-		return Result{}, userError(st.Pos, "type %s does not exist; SHOW TYPES lists the custom types", st.Name)
+		return Result{}, userError(st.Pos, "Type '%s' does not exist\nSHOW TYPES lists the custom types; DROP TYPE IF EXISTS does nothing when there is none.", st.Name)
 	}
 	if _, err := commit(ctx); err != nil {
 		return Result{}, err

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"strings"
+
 	"github.com/sluice-sql/sluice/catalog"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/parser/ast"
@@ -11,13 +13,13 @@ import (
 func PlanAlter(cat *catalog.Catalog, st *ast.AlterSource) (*catalog.Source, error) {
 	src, ok := cat.Source(st.Name)
 	if !ok {
-		return nil, errorf(st.Pos, "%s does not exist; SHOW STREAMS and SHOW TABLES list the sources", st.Name)
+		return nil, errorf(st.Pos, "Source %s does not exist.\nSHOW STREAMS and SHOW TABLES list the sources.", st.Name)
 	}
 	if want := catalog.Kind(st.Kind.String()); src.Kind != want {
-		return nil, errorf(st.Pos, "%s is a %s; use ALTER %s", st.Name, src.Kind, src.Kind)
+		return nil, errorf(st.Pos, "Incompatible data source type is %s, but statement was ALTER %s\n%s is a %s: use ALTER %s.", src.Kind, st.Kind.String(), st.Name, strings.ToLower(string(src.Kind)), src.Kind)
 	}
 	if len(cat.Writers(src.Name)) > 0 {
-		return nil, errorf(st.Pos, "ALTER is not supported for %s, which a CREATE ... AS SELECT query writes; its schema comes from the query", src.Name)
+		return nil, errorf(st.Pos, "ALTER command is not supported for CREATE ... AS statements.\nA query writes %s: its schema is the query's; change the query with CREATE OR REPLACE.", src.Name)
 	}
 	out := *src
 	out.Value = append([]types.Column(nil), src.Value...)
@@ -35,7 +37,7 @@ func PlanAlter(cat *catalog.Catalog, st *ast.AlterSource) (*catalog.Source, erro
 			}
 		}
 		if names[c.Name] {
-			return nil, errorf(c.Pos, "cannot add column %s to %s: a column with the same name already exists", c.Name, src.Name)
+			return nil, errorf(c.Pos, "Cannot add column %s to schema. A column with the same name already exists.\n%s already has a column %s: choose another name.", c.Name, src.Name, c.Name)
 		}
 		names[c.Name] = true
 		typ, err := types.Resolve(c.Type, cat.Type)

@@ -71,7 +71,7 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaul
 		return nil, errorf(prop.Pos, "PARTITIONS must be a positive number")
 	}
 	if len(s.Columns) == 0 && (defaults.Infer == nil || !format.IsRegistryFormat(valueFormat) && !format.IsRegistryFormat(keyFormat)) {
-		return nil, errorf(s.Pos, "the statement does not define any columns; list them, e.g. CREATE %s %s (ID VARCHAR KEY, V BIGINT) WITH (...)", s.Kind, s.Name)
+		return nil, errorf(s.Pos, "The statement does not define any columns.\nList them, e.g. CREATE %s %s (ID VARCHAR KEY, V BIGINT) WITH (...), or use a format that reads them from the schema registry (AVRO, PROTOBUF, JSON_SR).", s.Kind, s.Name)
 	}
 	src := &catalog.Source{
 		Name: s.Name, Kind: kind, Topic: topic, Partitions: int32(partitions),
@@ -143,7 +143,15 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaul
 		return nil, err
 	}
 	if kind == catalog.Table && len(src.Key) == 0 {
-		return nil, errorf(s.Pos, "tables require a PRIMARY KEY; mark the key column, e.g. ID VARCHAR PRIMARY KEY")
+		msg := "Tables require a PRIMARY KEY. Please define the PRIMARY KEY."
+		if _, inferred := vprops[format.SchemaID]; inferred {
+			// ksqlDB's hint for a table whose value columns come from a
+			// registered schema.
+			msg += "\nUse a partial schema to define the primary key and still load the value columns from the Schema Registry, for example:\n\tCREATE TABLE " + s.Name + " (ID INT PRIMARY KEY) WITH (...);"
+		} else {
+			msg += "\nMark the key column, e.g. ID VARCHAR PRIMARY KEY."
+		}
+		return nil, errorf(s.Pos, "%s", msg)
 	}
 	if src.Timestamp, src.TimestampFormat, err = timestampColumn(p, src.Columns()); err != nil {
 		return nil, err

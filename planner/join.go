@@ -429,7 +429,7 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		}
 		src, ok := cat.Source(r.Name)
 		if !ok {
-			return nil, errorf(r.Pos, "%s does not exist; SHOW STREAMS lists the streams you can query", r.Name)
+			return nil, errorf(r.Pos, "%s does not exist.\nSHOW STREAMS and SHOW TABLES list the sources you can query.", r.Name)
 		}
 		alias := src.Name
 		if r.Alias != "" {

@@ -210,7 +210,7 @@ func PlanPull(cat *catalog.Catalog, q *ast.Query, opts PullOptions) (*PullPlan, 
 	}
 	src, ok := cat.Source(ref.Name)
 	if !ok {
-		return nil, errorf(ref.Pos, "%s does not exist; SHOW STREAMS and SHOW TABLES list the sources you can query", ref.Name)
+		return nil, errorf(ref.Pos, "%s does not exist.\nSHOW STREAMS and SHOW TABLES list the sources you can query.", ref.Name)
 	}
 	plan := &PullPlan{Source: src, Pos: ref.Pos}
 	if src.Kind == catalog.Stream {

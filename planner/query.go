@@ -100,7 +100,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	}
 	src, ok := cat.Source(ref.Name)
 	if !ok {
-		return nil, errorf(ref.Pos, "%s does not exist; SHOW STREAMS lists the streams you can query", ref.Name)
+		return nil, errorf(ref.Pos, "%s does not exist.\nSHOW STREAMS and SHOW TABLES list the sources you can query.", ref.Name)
 	}
 	table := src.Kind == catalog.Table
 	aggregating := len(q.GroupBy) > 0 || len(aggregateCalls(q.Items, q.Having)) > 0

@@ -47,7 +47,8 @@ type Error struct {
 // Error returns the report printed to the user: the position and message,
 // then the statement with a caret under the place of the error:
 //
-//	Error: script.sql:3:15: B does not exist; SHOW STREAMS lists the streams
+//	Error: script.sql:3:15: B does not exist.
+//	SHOW STREAMS and SHOW TABLES list the sources you can query.
 //	SELECT * FROM B EMIT CHANGES;
 //	              ^
 func (e *Error) Error() string {
