@@ -978,7 +978,7 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 				bounds[b], _, _ = rel.scope.Resolve("", c.Name)
 			}
 		}
-		if items, err = projection(cat, q.Items, rel, "", !persistent); err != nil {
+		if items, err = projection(cat, q.Items, rel, "", !persistent, jr.aliasGen()); err != nil {
 			return nil, err
 		}
 		joinAggNames(items, q.Items, jr)
@@ -1061,6 +1061,16 @@ func bindJoined(cat *catalog.Catalog, clause string, e ast.Expr, sc bind.Scope, 
 // the inputs' columns named L_A; a column selected by itself keeps its
 // name unless another input has a column of that name too, as ksqlDB
 // names them. keyCol marks the items that read a column holding the key.
+// aliasGen names the join's unaliased select items, clear of the columns
+// of every source it joins.
+func (jr *joinRel) aliasGen() *aliasGen {
+	srcs := make([]*catalog.Source, len(jr.inputs))
+	for i, in := range jr.inputs {
+		srcs[i] = in.src
+	}
+	return newAliasGen(srcs...)
+}
+
 func joinProjection(cat *catalog.Catalog, list []ast.SelectItem, jr *joinRel, aliases []string) ([]item, error) {
 	count := map[string]int{}
 	for _, in := range jr.inputs {
@@ -1092,7 +1102,7 @@ func joinProjection(cat *catalog.Catalog, list []ast.SelectItem, jr *joinRel, al
 		return ""
 	}
 	var out []item
-	generated := 0
+	names := jr.aliasGen()
 	for _, si := range list {
 		if si.Star {
 			if si.StarSource != "" && !slices.Contains(aliases, si.StarSource) {
@@ -1154,15 +1164,9 @@ func joinProjection(cat *catalog.Catalog, list []ast.SelectItem, jr *joinRel, al
 				it.name = jr.scope.cols[e.Col].Qualifier + "_" + x.Name
 			}
 		case *ast.Dereference:
-			it.name = x.Field
-			for _, prev := range out {
-				if prev.name == it.name {
-					it.name = uniqueName(x.Field, nil, out)
-				}
-			}
+			it.name = names.field(x.Field)
 		default:
-			it.name = fmt.Sprintf("KSQL_COL_%d", generated)
-			generated++
+			it.name = names.expression()
 		}
 		if si.Alias != "" {
 			it.name, it.aliased = si.Alias, true

@@ -213,7 +213,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	if err := cancelled(opts.Ctx); err != nil {
 		return nil, err
 	}
-	items, err := projection(cat, q.Items, rel, qualifier, !persistent)
+	items, err := projection(cat, q.Items, rel, qualifier, !persistent, newAliasGen(src))
 	if err != nil {
 		return nil, err
 	}
@@ -392,32 +392,6 @@ func schemaText(cols []types.Column, keys int) string {
 	return strings.Join(parts, ", ")
 }
 
-// uniqueName returns name, or name_N for the smallest N that no column of
-// the scope and no item so far uses.
-func uniqueName(name string, sc bind.ColumnScope, items []item) string {
-	taken := func(n string) bool {
-		for _, c := range sc {
-			if c.Name == n {
-				return true
-			}
-		}
-		for _, it := range items {
-			if it.name == n {
-				return true
-			}
-		}
-		return false
-	}
-	if !taken(name) {
-		return name
-	}
-	for i := 1; ; i++ {
-		if n := fmt.Sprintf("%s_%d", name, i); !taken(n) {
-			return n
-		}
-	}
-}
-
 // item is one output column being planned.
 type item struct {
 	pos     ast.Pos
@@ -475,9 +449,8 @@ func (r relation) isKey(name string) bool {
 // query's), * over windowed rows gives the window bounds after the key
 // columns, as ksqlDB shows them: K, WINDOWSTART, WINDOWEND, the values. A
 // persistent query writes them into its sink's windowed key instead.
-func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, qualifier string, bounds bool) ([]item, error) {
+func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, qualifier string, bounds bool, names *aliasGen) ([]item, error) {
 	var out []item
-	generated := 0
 	for _, si := range list {
 		if si.Star {
 			if si.StarSource != "" && si.StarSource != qualifier {
@@ -562,15 +535,14 @@ func projection(cat *catalog.Catalog, list []ast.SelectItem, rel relation, quali
 				it.name = x.Name
 			case *ast.Dereference:
 				// A field's name, made unique against the source's columns
-				// and the names before it, as ksqlDB does: B, B_1, B_2.
-				it.name = uniqueName(x.Field, rel.scope, out)
+				// and the fields before it, as ksqlDB does: B, B_1, B_2.
+				it.name = names.field(x.Field)
 				if it.keyCol != "" {
 					// The PARTITION BY expression itself names its key.
 					it.name = it.keyCol
 				}
 			default:
-				it.name = fmt.Sprintf("KSQL_COL_%d", generated)
-				generated++
+				it.name = names.expression()
 			}
 		}
 		out = append(out, it)
