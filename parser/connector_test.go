@@ -33,8 +33,9 @@ func TestParseConnectorStatements(t *testing.T) {
 		{"SHOW CONNECTORS", &ast.ShowConnectors{Scope: ast.AllConnectors}},
 		{"list source connectors", &ast.ShowConnectors{Scope: ast.SourceConnectors}},
 		{"SHOW SINK CONNECTORS", &ast.ShowConnectors{Scope: ast.SinkConnectors}},
-		// A stream may still be named CONNECTOR or SOURCE.
-		{"DESCRIBE connector", &ast.Describe{Name: "CONNECTOR"}},
+		// A stream may still be named SOURCE (not reserved), or
+		// `CONNECTOR` back-quoted (reserved, as in ksqlDB).
+		{"DESCRIBE `CONNECTOR`", &ast.Describe{Name: "CONNECTOR"}},
 		{"CREATE STREAM SOURCE WITH (kafka_topic='source')",
 			&ast.CreateSource{Kind: ast.Stream, Name: "SOURCE", Props: ast.Properties{{Name: "KAFKA_TOPIC", Value: strLit("source")}}}},
 	}

@@ -87,6 +87,9 @@ func (c *cursor) name(what string) (string, token, error) {
 	if !t.isName() {
 		return "", t, c.errAt(t, "expected "+what+" but found "+t.describe())
 	}
+	if t.kind == tkWord && ast.IsReserved(t.val) {
+		return "", t, c.errAt(t, reservedNameError(t))
+	}
 	c.i++
 	return t.val, t, nil
 }

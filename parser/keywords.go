@@ -62,3 +62,10 @@ func reservedHint(t, prev token) string {
 func reservedWordHint(w, what string) string {
 	return "; " + w + " is a reserved word: to use it as " + what + ", quote it with backquotes: `" + w + "`"
 }
+
+// reservedNameError is ksqlDB's refusal of the reserved word t written
+// unquoted as a name, then the hint.
+func reservedNameError(t token) string {
+	return `"` + t.text + `" is a reserved keyword and it can't be used as an identifier. You can use it as an identifier by escaping it as '` + t.text + `' ` +
+		"\nQuote it with backquotes to use it as a name: `" + t.text + "`."
+}

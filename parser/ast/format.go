@@ -60,7 +60,7 @@ func QuoteString(s string) string {
 }
 
 func isBareIdent(name string) bool {
-	if name == "" || reservedWords[name] {
+	if name == "" || reservedWords[name] || ksqlReserved[name] {
 		return false
 	}
 	for i := 0; i < len(name); i++ {
@@ -97,6 +97,28 @@ var reservedWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// ksqlReserved are the words of ksqlDB's grammar that cannot be names
+// unquoted: its keywords less those it lists as non-reserved (SHOW, KEY,
+// TIMESTAMP, SOURCE, ...).
+var ksqlReserved = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`SELECT FROM AS ALL DISTINCT WHERE WITHIN WINDOW GROUP BY HAVING
+		LIMIT AT OR AND IN NOT EXISTS BETWEEN LIKE IS NULL TRUE FALSE MILLISECOND YEARS
+		MONTHS DAYS HOURS MINUTES SECONDS MILLISECONDS TUMBLING HOPPING SIZE ADVANCE
+		RETENTION CASE WHEN THEN ELSE END JOIN FULL OUTER INNER LEFT RIGHT ON WITH
+		VALUES CREATE TABLE TOPIC STREAM STREAMS INSERT DELETE INTO DESCRIBE EXTENDED
+		PRINT CAST LIST TOPICS QUERY QUERIES TERMINATE LOAD DROP TO RENAME SAMPLE
+		EXPORT CATALOG PROPERTIES BEGINNING UNSET RUN SCRIPT DECIMAL CONNECTOR
+		CONNECTORS NAMESPACE MATERIALIZED VIEW`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// IsReserved reports whether the upper-case word w is one ksqlDB reserves:
+// written unquoted, it cannot name a stream, table, column, field or type.
+func IsReserved(w string) bool { return ksqlReserved[w] }
 
 // printer accumulates SQL text.
 type printer struct {
