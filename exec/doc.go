@@ -45,7 +45,7 @@
 // scan of its committed state, then runs the steps after it.
 //
 // A plan with a Repartition step runs as two stages, each with one task per
-// partition of the topic it reads (see stages): the first writes the
+// partition of the topic it reads (see stage): the first writes the
 // repartition topic as its sink, keyed by the new key; the second reads it
 // and runs the rest. Both commit under the query's consumer group. A
 // repartition record that cannot be read fails the query: Sluice wrote it.

@@ -304,7 +304,7 @@ func (t *task) reopen() error {
 		_ = op.Close(context.Background())
 	}
 	t.ops, t.sink = nil, nil
-	_, err := newTaskParts(t, t.g)
+	_, err := newTaskParts(t, t.st)
 	return err
 }
 

@@ -54,12 +54,18 @@ func testGraph(t testing.TB) *topology.Graph {
 	}
 }
 
-// offlineTask builds a task's decode, operators and sink without Kafka.
+// offlineTask builds a task's decode, operators and sink without Kafka,
+// for g's only stage.
 func offlineTask(t testing.TB, g *topology.Graph) *task {
-	q := &Query{graph: g, deps: Deps{ProcessingLog: "plog", Now: time.Now}}
+	return offlineStage(t, testStage(t, g, 0))
+}
+
+// offlineStage is offlineTask for a stage.
+func offlineStage(t testing.TB, s *stage) *task {
+	q := &Query{graph: s.g, deps: Deps{ProcessingLog: "plog", Now: time.Now}}
 	q.deps.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	tk := &task{q: q, nKey: len(g.Source.Key), nValue: len(g.Source.Value), tsCol: -1}
-	full, err := newTaskParts(tk, g)
+	tk := &task{q: q, nKey: len(s.g.Source.Key), nValue: len(s.g.Source.Value), tsCol: -1}
+	full, err := newTaskParts(tk, s)
 	if err != nil {
 		t.Fatal(err)
 	}

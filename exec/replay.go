@@ -27,9 +27,13 @@ var ErrReplayNeedsStateless = errors.New("exec: only a query with a sink and wit
 
 // Replayable says whether Replay can run g's records: nil for a
 // persistent query with a sink, without state or joins, else
-// ErrReplayNeedsStateless.
+// ErrReplayNeedsStateless (or the error of a plan without its physical
+// part, see Start).
 func Replayable(g *topology.Graph) error {
-	if g.Sink == nil || HasState(g) || len(stages(g)) != 1 || len(joinSteps(g)) > 0 {
+	if err := checkPlan(g); err != nil {
+		return err
+	}
+	if p := g.Physical; g.Sink == nil || len(p.Stores) > 0 || len(p.Stages) != 1 || len(joinSteps(g)) > 0 {
 		return ErrReplayNeedsStateless
 	}
 	return nil
@@ -64,6 +68,10 @@ func Replay(ctx context.Context, g *topology.Graph, deps Deps, recs []*kafka.Rec
 	if deps.Now == nil {
 		return st, errors.New("exec: Replay needs a clock")
 	}
+	plan, err := planStages(g)
+	if err != nil {
+		return st, err
+	}
 	deps.Group, deps.ExactlyOnce = "", false
 	q := &Query{graph: g, deps: deps, done: make(chan struct{})}
 	byPart := map[int32][]*kafka.Record{}
@@ -86,11 +94,11 @@ func Replay(ctx context.Context, g *topology.Graph, deps Deps, recs []*kafka.Rec
 	for _, p := range parts {
 		rs := byPart[p]
 		sort.SliceStable(rs, func(i, j int) bool { return rs[i].Offset < rs[j].Offset })
-		t := &task{q: q, g: g, partition: p, nKey: len(g.Source.Key), nValue: len(g.Source.Value), tsCol: -1, window: g.Source.Window, note: note}
+		t := &task{q: q, partition: p, nKey: len(g.Source.Key), nValue: len(g.Source.Value), tsCol: -1, window: g.Source.Window, note: note}
 		if t.window != nil {
 			t.nWin = 2
 		}
-		if _, err := newTaskParts(t, g); err != nil {
+		if _, err := newTaskParts(t, plan[0]); err != nil {
 			return st, err
 		}
 		t.producer = prod

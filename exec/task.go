@@ -21,7 +21,8 @@ import (
 // task runs one input partition of a query.
 type task struct {
 	q *Query
-	// g is the stage of the query the task runs (see stages).
+	// st is the stage of the query the task runs, and g its graph.
+	st        *stage
 	g         *topology.Graph
 	partition int32
 	pos       atomic.Int64 // next offset to read; all before it is done
@@ -80,8 +81,9 @@ type task struct {
 	box format.Arena
 
 	stats counters
-	// streamOut says the rows the last step emits are a stream's (see
-	// streamRows): a push output counts those without a value it drops.
+	// streamOut says the rows the last step emits are a stream's (not
+	// the stage's TableRows): a push output counts those without a value
+	// it drops.
 	streamOut bool
 
 	// flight is the produce and offset commit of the last batch of a
@@ -126,18 +128,19 @@ type task struct {
 	leftWaits bool
 }
 
-func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, start int64, sides []sideStart, out Output) (*task, error) {
+func newTask(ctx context.Context, q *Query, s *stage, partition int32, start int64, sides []sideStart, out Output) (*task, error) {
+	g := s.g
 	src := g.Source
-	t := &task{q: q, g: g, partition: partition, out: out, nKey: len(src.Key), nValue: len(src.Value), tsCol: -1, window: src.Window}
+	t := &task{q: q, partition: partition, out: out, nKey: len(src.Key), nValue: len(src.Value), tsCol: -1, window: src.Window}
 	if t.window != nil {
 		t.nWin = 2
 	}
 	t.pos.Store(start)
 	// A persistent query's state is restored from its changelogs when the
 	// task starts running, so that the query shows RESTORING meanwhile.
-	t.restore = HasState(g) && persistent(g)
+	t.restore = len(s.stores) > 0 && persistent(g)
 	t.restoring.Store(t.restore)
-	if _, err := newTaskParts(t, g); err != nil {
+	if _, err := newTaskParts(t, s); err != nil {
 		return nil, err
 	}
 	if err := t.addSides(sides); err != nil {
@@ -172,13 +175,14 @@ func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, 
 	return t, nil
 }
 
-// newTaskParts builds what a task needs besides Kafka: codecs, operators
-// and the sink encoder.
-func newTaskParts(t *task, g *topology.Graph) (*task, error) {
+// newTaskParts builds what a task of stage s needs besides Kafka: codecs,
+// operators and the sink encoder.
+func newTaskParts(t *task, s *stage) (*task, error) {
+	g := s.g
 	// Set once: reopen (after an aborted transaction) builds the parts
 	// again while other goroutines read these (Positions, Stats).
-	if t.g != g {
-		t.g = g
+	if t.st != s {
+		t.st, t.g = s, g
 	}
 	if internal := g.Source.KeyFormat == internalFormat; internal != t.internal {
 		t.internal = internal
@@ -212,7 +216,7 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 			return nil, err
 		}
 	}
-	if HasState(g) && t.cache == nil {
+	if len(s.stores) > 0 && t.cache == nil {
 		if t.q.deps.State == nil {
 			return nil, fmt.Errorf("exec: query %s keeps state but has no state store", g.QueryID)
 		}
@@ -223,14 +227,14 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 		t.cache = t.q.deps.State.NewTaskCache(ns, t.partition, 0)
 		t.persistedAt = t.q.deps.Now()
 		t.changelogs = map[string]string{}
-		for _, st := range stateSteps(g) {
-			t.changelogs[st.StateTable] = st.Changelog
+		for _, st := range s.stores {
+			t.changelogs[st.Name] = st.Changelog
 		}
 	}
 	oc := &OpContext{QueryID: g.QueryID, Partition: t.partition, Logger: t.q.deps.Logger, Errors: t, State: t.cache, counts: &t.stats}
 	keys := keyColumns(topology.PseudoColumns, len(src.Key)+t.nWin)
 	in := src.Schema()
-	for i, st := range g.Steps {
+	for _, st := range g.Steps {
 		var op Operator
 		switch st.Kind {
 		case topology.Aggregate:
@@ -238,8 +242,7 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 				var w *windowAggregateOp
 				w, err = newWindowAggregateOp(st, in)
 				if w != nil {
-					// A HAVING filter needs each window's previous row.
-					w.withOld = i+1 < len(g.Steps) && g.Steps[i+1].Kind == topology.Filter
+					w.withOld = st.WithOld
 				}
 				op = w
 				// The window bounds follow the key columns.
@@ -249,8 +252,7 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 			var a *aggregateOp
 			a, err = newAggregateOp(st, in)
 			if a != nil {
-				// A HAVING filter needs each group's previous row.
-				a.changes.withOld = i+1 < len(g.Steps) && g.Steps[i+1].Kind == topology.Filter
+				a.changes.withOld = st.WithOld
 			}
 			op = a
 			keys = keyColumns(topology.PseudoColumns, st.Keys)
@@ -258,7 +260,7 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 			var m *materializeOp
 			m, err = newMaterializeOp(st, in)
 			if m != nil {
-				m.passAll = i == len(g.Steps)-1 && g.Sink != nil
+				m.passAll = st.PassAll
 			}
 			op = m
 		case topology.Filter:
@@ -270,13 +272,7 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 		case topology.Repartition:
 			op = newRepartitionOp(st)
 		case topology.Join:
-			leftMat := i > 0 && g.Steps[i-1].Kind == topology.Materialize && st.Join != nil && g.Steps[i-1].StateTable == st.Join.LeftState
-			rightMat := false
-			if st.Join != nil && st.Join.Right != nil {
-				rs := st.Join.Right.Steps
-				rightMat = len(rs) > 0 && rs[len(rs)-1].Kind == topology.Materialize && rs[len(rs)-1].StateTable == st.Join.RightState
-			}
-			op, err = newJoinOp(st, in, leftMat, rightMat)
+			op, err = newJoinOp(st, in)
 			keys = keyColumns(topology.PseudoColumns, st.Keys)
 		case topology.Rekey:
 			var p *projectOp
@@ -302,7 +298,7 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 			in = st.Schema
 		}
 	}
-	if streamOut := streamRows(g); streamOut != t.streamOut {
+	if streamOut := !s.TableRows; streamOut != t.streamOut {
 		t.streamOut = streamOut
 	}
 	if g.Sink != nil {
