@@ -176,7 +176,7 @@ func newTask(ctx context.Context, q *Query, s *stage, partition int32, start int
 }
 
 // newTaskParts builds what a task of stage s needs besides Kafka: codecs,
-// operators and the sink encoder.
+// operators (see operators) and the sink encoder.
 func newTaskParts(t *task, s *stage) (*task, error) {
 	g := s.g
 	// Set once: reopen (after an aborted transaction) builds the parts
@@ -234,58 +234,10 @@ func newTaskParts(t *task, s *stage) (*task, error) {
 	oc := &OpContext{QueryID: g.QueryID, Partition: t.partition, Logger: t.q.deps.Logger, Errors: t, State: t.cache, counts: &t.stats}
 	keys := keyColumns(topology.PseudoColumns, len(src.Key)+t.nWin)
 	in := src.Schema()
-	for _, st := range g.Steps {
+	for i := range g.Steps {
+		st := &g.Steps[i]
 		var op Operator
-		switch st.Kind {
-		case topology.Aggregate:
-			if st.Window != nil {
-				var w *windowAggregateOp
-				w, err = newWindowAggregateOp(st, in)
-				if w != nil {
-					w.withOld = st.WithOld
-				}
-				op = w
-				// The window bounds follow the key columns.
-				keys = keyColumns(topology.PseudoColumns, st.Keys+2)
-				break
-			}
-			var a *aggregateOp
-			a, err = newAggregateOp(st, in)
-			if a != nil {
-				a.changes.withOld = st.WithOld
-			}
-			op = a
-			keys = keyColumns(topology.PseudoColumns, st.Keys)
-		case topology.Materialize:
-			var m *materializeOp
-			m, err = newMaterializeOp(st, in)
-			if m != nil {
-				m.passAll = st.PassAll
-			}
-			op = m
-		case topology.Filter:
-			op, err = newFilterOp(st.Predicate, st.Retract)
-		case topology.Project:
-			op, err = newProjectOp(st.Exprs, keys)
-		case topology.FlatMap:
-			op, err = newFlatMapOp(st.Exprs)
-		case topology.Repartition:
-			op = newRepartitionOp(st)
-		case topology.Join:
-			op, err = newJoinOp(st, in)
-			keys = keyColumns(topology.PseudoColumns, st.Keys)
-		case topology.Rekey:
-			var p *projectOp
-			p, err = newProjectOp(st.Exprs, keys)
-			if p != nil {
-				p.rekey = true
-			}
-			op = p
-			keys = keyColumns(topology.PseudoColumns, st.Keys)
-		default:
-			err = fmt.Errorf("exec: unknown step kind %q", st.Kind)
-		}
-		if err != nil {
+		if op, keys, err = newOperator(st, in, keys, false); err != nil {
 			t.close()
 			return nil, err
 		}
