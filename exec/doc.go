@@ -12,12 +12,16 @@
 //
 // An aggregation keeps its state in the task's cache: each commit writes
 // the changes to a changelog topic, and the cache writes them to Pebble
-// about once a second, when idle and when the task stops (state.go). A windowed one (window.go) keeps it per
-// group and window and follows Kafka Streams' time: the task's stream time
-// is the largest record time seen, late records are dropped, session
-// windows merge, EMIT FINAL emits a window once it closes, and windows
-// leave state when their retention passes. Windowed keys on topics carry
-// the window as Kafka Streams writes it (SplitWindowedKey, AppendWindow).
+// about once a second, when idle and when the task stops (state.go). A
+// windowed one (window.go) keeps it per group and window and follows Kafka
+// Streams' time: stream time is the largest record time seen, late records
+// are dropped, session windows merge, EMIT FINAL emits a window once it
+// closes, and windows leave state when their retention passes. There is no
+// timer: windows close inside the window operator's OnBatch, where each
+// row moves stream time and the windows it passed are handled before the
+// next row (as a stream-stream join emits the unmatched rows whose window
+// closed). Windowed keys on topics carry the window as Kafka Streams
+// writes it (SplitWindowedKey, AppendWindow).
 //
 // Work moves in batches: one poll becomes one Batch, each operator handles a
 // whole batch, and the sink produces a batch in one call. An exactly-once

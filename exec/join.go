@@ -503,8 +503,7 @@ func (j *joinOp) change(newOut, oldOut []any, t int64) {
 	}
 }
 
-func (j *joinOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
-func (j *joinOp) OnCommit(context.Context, Emitter) error           { return nil }
-func (j *joinOp) Close(context.Context) error                       { return nil }
+func (j *joinOp) OnCommit(context.Context, Emitter) error { return nil }
+func (j *joinOp) Close(context.Context) error             { return nil }
 
 var _ Operator = (*joinOp)(nil)
