@@ -462,8 +462,7 @@ func (l *liveJoin) run() {
 	}
 	for {
 		behind := false
-		for _, s := range l.g.Physical.Stages {
-			topic := s.Source
+		for _, topic := range inputTopics(l.g) {
 			pos := q.PositionsOf(topic)
 			for p, end := range l.ends(topic) {
 				if p >= len(pos) || pos[p] < end {

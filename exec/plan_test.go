@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/sluice-sql/sluice/internal/topology"
@@ -48,4 +49,15 @@ func TestStartNeedsPhysicalPlan(t *testing.T) {
 	if err := Replayable(complete(t, g)); err != nil {
 		t.Errorf("Replayable of the completed plan: %v", err)
 	}
+}
+
+// inputTopics returns the topics the stages of g, completed, read.
+func inputTopics(g *topology.Graph) []string {
+	var out []string
+	for _, s := range g.Physical.Stages {
+		if !slices.Contains(out, s.Source) {
+			out = append(out, s.Source)
+		}
+	}
+	return out
 }

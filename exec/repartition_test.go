@@ -239,7 +239,7 @@ func TestRepartitionTwoStages(t *testing.T) {
 	settle := func(q *Query, progress chan struct{}) {
 		for {
 			behind := false
-			for _, topic := range InputTopics(g) {
+			for _, topic := range inputTopics(g) {
 				pos := q.PositionsOf(topic)
 				for p, end := range ends(topic) {
 					if pos[p] < end {
@@ -268,7 +268,7 @@ func TestRepartitionTwoStages(t *testing.T) {
 	if err := q.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	for _, topic := range InputTopics(g) {
+	for _, topic := range inputTopics(g) {
 		committed, err := client.FetchOffsets(ctx, "rep-test", topic)
 		if err != nil {
 			t.Fatal(err)
