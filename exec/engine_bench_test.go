@@ -105,6 +105,7 @@ func engineTask(b testing.TB, g *topology.Graph) *task {
 		b.Fatal(err)
 	}
 	tk.producer = &discardProducer{}
+	tk.mode = newAtLeastOnce(tk)
 	return tk
 }
 

@@ -321,7 +321,7 @@ func (t *task) processJoin(ctx context.Context, recs []*kafka.Record) error {
 		if err := t.commitState(ctx, next); err != nil {
 			return err
 		}
-	} else if err := t.produceAndCommit(ctx, next); err != nil {
+	} else if _, err := t.mode.commit(ctx, next, 0); err != nil {
 		return err
 	}
 	t.pos.Store(next)

@@ -125,7 +125,7 @@ func (r *joinRun) start() {
 	if err := tk.addSides(starts); err != nil {
 		r.t.Fatal(err)
 	}
-	tk.producer = r.prod
+	tk.producer, tk.mode = r.prod, newAtLeastOnce(tk)
 	tk.pos.Store(r.off["left"])
 	r.tk = tk
 }

@@ -39,6 +39,7 @@ func TestStateWrittenLater(t *testing.T) {
 	q.tasks = []*task{tk}
 	prod := &brokenProducer{}
 	tk.producer = prod
+	tk.mode = newAtLeastOnce(tk)
 	recs := bidRecords(40, true) // 40 distinct bidders
 	next := int64(0)
 	batch := func(n int) []*kafka.Record {

@@ -158,7 +158,9 @@ func (p *failingProducer) Close() {}
 func TestPipelinedProduce(t *testing.T) {
 	tk := offlineTask(t, testGraph(t))
 	tk.producer = &failingProducer{ok: 1}
-	if !tk.pipelined() {
+	mode := newAtLeastOnce(tk)
+	tk.mode = mode
+	if !mode.pipelined {
 		t.Fatal("a stateless at-least-once task is not pipelined")
 	}
 	recs := testRecords(60)
@@ -166,7 +168,7 @@ func TestPipelinedProduce(t *testing.T) {
 	if err := tk.process(ctx, recs[:20]); err != nil {
 		t.Fatal(err)
 	}
-	if err := tk.land(); err != nil {
+	if err := tk.mode.land(); err != nil {
 		t.Fatal(err)
 	}
 	if got := tk.pos.Load(); got != 20 {
@@ -204,7 +206,7 @@ func (p *heldProducer) Close() {}
 func TestPipelinedMarksWaitForFlight(t *testing.T) {
 	tk := offlineTask(t, testGraph(t))
 	prod := &heldProducer{release: make(chan struct{})}
-	tk.producer = prod
+	tk.producer, tk.mode = prod, newAtLeastOnce(tk)
 	recs := testRecords(20)
 	mark := &kafka.Record{Topic: "orders", Offset: 20, Control: true}
 	polled := tk.dropControl(append(recs, mark))
@@ -216,7 +218,7 @@ func TestPipelinedMarksWaitForFlight(t *testing.T) {
 		t.Fatalf("position %d with the batch's flight in the air, want 0", got)
 	}
 	close(prod.release)
-	if err := tk.land(); err != nil {
+	if err := tk.mode.land(); err != nil {
 		t.Fatal(err)
 	}
 	if got := tk.pos.Load(); got != 21 {

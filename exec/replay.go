@@ -101,7 +101,7 @@ func Replay(ctx context.Context, g *topology.Graph, deps Deps, recs []*kafka.Rec
 		if _, err := newTaskParts(t, plan[0]); err != nil {
 			return st, err
 		}
-		t.producer = prod
+		t.producer, t.mode = prod, replayMode{t}
 		err := t.replay(ctx, rs)
 		t.producer = nil
 		t.close()
@@ -133,6 +133,33 @@ func (t *task) replay(ctx context.Context, recs []*kafka.Record) error {
 	}
 	clear(t.arena)
 	t.in.Reset()
-	// Deps.Group is empty: this only produces.
-	return t.produceAndCommit(ctx, recs[len(recs)-1].Offset+1)
+	_, err := t.mode.commit(ctx, recs[len(recs)-1].Offset+1, 0)
+	return err
+}
+
+// replayMode is the commit mode of a Replay: it produces a batch's
+// records and waits for their acknowledgement; there is no position to
+// commit, and nothing stays in the air.
+type replayMode struct{ t *task }
+
+func (m replayMode) start(context.Context) error { return nil }
+func (m replayMode) transactional() bool         { return false }
+func (m replayMode) failed() bool                { return false }
+func (m replayMode) land() error                 { return nil }
+
+func (m replayMode) commit(ctx context.Context, _ int64, _ int) (bool, error) {
+	t := m.t
+	err := t.produce(ctx, t.pending)
+	clear(t.pending)
+	t.pending = t.pending[:0]
+	return false, err
+}
+
+func (m replayMode) passSource(next int64) bool {
+	m.t.pos.Store(next)
+	return true
+}
+
+func (m replayMode) watch(ctx context.Context) (context.Context, context.CancelFunc) {
+	return ctx, func() {}
 }

@@ -35,7 +35,7 @@ func restoreState(ctx context.Context, t *task) error {
 			continue
 		}
 		var bounds []kafka.Offsets
-		if t.exactlyOnce() {
+		if t.mode.transactional() {
 			// Up to the last stable offset: the task's producer is
 			// registered, so no transaction of its own is open.
 			bounds, err = deps.Kafka.ListStableOffsets(ctx, st.Changelog)
@@ -69,7 +69,7 @@ func restoreState(ctx context.Context, t *task) error {
 // and restores the entries into st's state table.
 func replayChangelog(ctx context.Context, t *task, st topology.Store, from, end int64) error {
 	deps, partition := t.q.deps, t.partition
-	c, err := deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: deps.StateNamespace + "-restore", ReadCommitted: t.exactlyOnce(), KeepControl: true})
+	c, err := deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: deps.StateNamespace + "-restore", ReadCommitted: t.mode.transactional(), KeepControl: true})
 	if err != nil {
 		return err
 	}
@@ -136,9 +136,8 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 		}
 		merged := make([]*kafka.Record, 0, len(logRecs)+len(t.pending))
 		t.pending = append(append(merged, logRecs...), t.pending...)
-		t.nChangelog = len(logRecs)
 	}
-	if err := t.produceAndCommit(ctx, next); err != nil {
+	if _, err := t.mode.commit(ctx, next, len(logRecs)); err != nil {
 		return err
 	}
 	var offsets map[string]int64

@@ -28,16 +28,9 @@ type task struct {
 	pos       atomic.Int64 // next offset to read; all before it is done
 	consumer  kafka.Consumer
 	producer  kafka.Producer
-	// txn is producer when the query runs exactly-once (see eos.go), with
-	// its transactional id; nChangelog counts the changelog records at
-	// the head of pending.
-	txn        kafka.TxnProducer
-	txnID      string
-	nChangelog int
-	// written are where the task's committed transactions ended in the
-	// partitions they wrote, until readers can read that far (see
-	// WaitCommitted).
-	written writtenEnds
+	// mode is how the task commits its batches (see commitMode); nil on
+	// a join side's task, whose owner commits.
+	mode commitMode
 	// marks are the transaction markers polled whose offsets the task's
 	// positions have not passed yet (see passMarks).
 	marks []*kafka.Record
@@ -85,14 +78,6 @@ type task struct {
 	// the stage's TableRows): a push output counts those without a value
 	// it drops.
 	streamOut bool
-
-	// flight is the produce and offset commit of the last batch of a
-	// pipelined task, running while the task processes the next one (see
-	// pipelined); spare is the pending slice it gives back. runCtx is the
-	// context run runs under.
-	flight *flight
-	spare  []*kafka.Record
-	runCtx context.Context
 
 	// restore is set until the task has brought its local state up to its
 	// changelogs; restoring is true while it does, with restored of
@@ -164,9 +149,9 @@ func newTask(ctx context.Context, q *Query, s *stage, partition int32, start int
 		return nil, err
 	}
 	if eos {
-		err = t.newTxnProducer(clientID)
-	} else {
-		t.producer, err = q.deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: clientID})
+		t.mode, err = newExactlyOnce(t, clientID)
+	} else if t.producer, err = q.deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: clientID}); err == nil {
+		t.mode = newAtLeastOnce(t)
 	}
 	if err != nil {
 		t.close()
@@ -330,23 +315,20 @@ func (t *task) close() {
 // even when ctx is cancelled meanwhile, so a stop never loses or repeats
 // work.
 func (t *task) run(ctx context.Context) (err error) {
-	t.runCtx = ctx
 	defer func() {
 		// The last batch's produce and commit finish before the task
 		// ends, under their own deadline.
-		if ferr := t.land(); err == nil {
+		if ferr := t.mode.land(); err == nil {
 			err = ferr
 		}
 	}()
-	if t.exactlyOnce() {
-		// Fence older instances of the task before reading what they
-		// committed.
-		if err := t.startTxn(ctx); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
+	// Under exactly-once, fence older instances of the task before
+	// reading what they committed.
+	if err := t.mode.start(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
 		}
+		return err
 	}
 	if t.restore {
 		err := restoreState(ctx, t)
@@ -395,8 +377,8 @@ func (t *task) run(ctx context.Context) (err error) {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if f := t.flight; f != nil && f.failed() {
-			return t.land()
+		if t.mode.failed() {
+			return t.mode.land()
 		}
 		if err != nil {
 			// A broker restarting or a leader moving: poll again. A topic
@@ -499,7 +481,7 @@ func (t *task) poll(ctx context.Context) ([]*kafka.Record, error) {
 		return nil, err
 	}
 	recs, err := t.pollFirst(ctx)
-	if err != nil || len(recs) == 0 || t.q.deps.CommitInterval <= 0 || !t.exactlyOnce() {
+	if err != nil || len(recs) == 0 || t.q.deps.CommitInterval <= 0 || !t.mode.transactional() {
 		return recs, err
 	}
 	deadline := time.Now().Add(t.q.deps.CommitInterval)
@@ -551,7 +533,7 @@ func (t *task) passMarks() {
 		if m.Topic == t.g.Source.Topic && m.Partition == t.partition {
 			if len(t.held) > 0 {
 				keep = append(keep, m)
-			} else if next > t.pos.Load() && t.passSource(next) {
+			} else if next > t.pos.Load() && t.mode.passSource(next) {
 				moved = true
 			}
 			continue
@@ -614,10 +596,8 @@ func (t *task) process(ctx context.Context, recs []*kafka.Record) error {
 		if err := t.commitState(ctx, next); err != nil {
 			return err
 		}
-	} else if t.pipelined() {
-		// The flight moves the position once the batch is committed.
-		return t.launch(next)
-	} else if err := t.produceAndCommit(ctx, next); err != nil {
+	} else if later, err := t.mode.commit(ctx, next, 0); err != nil || later {
+		// A flight moves the position once the batch is committed.
 		return err
 	}
 	t.pos.Store(next)
@@ -641,19 +621,13 @@ func (t *task) stageCommit(ctx context.Context) error {
 	return nil
 }
 
-// produceAndCommit sends the pending records and commits the input offsets
-// up to next.
-func (t *task) produceAndCommit(ctx context.Context, next int64) error {
-	if t.exactlyOnce() {
-		return t.commitTxn(ctx, next)
-	}
-	err := t.produce(ctx, t.pending)
-	clear(t.pending)
-	t.pending = t.pending[:0]
-	if err != nil {
-		return err
-	}
-	return t.commitOffsets(ctx, next)
+// pollWatching polls as poll does, returning early when the commit in
+// the air fails, so that the task ends with its error instead of waiting
+// for a record.
+func (t *task) pollWatching(ctx context.Context) ([]*kafka.Record, error) {
+	pctx, cancel := t.mode.watch(ctx)
+	defer cancel()
+	return t.poll(pctx)
 }
 
 // produce sends recs and waits for their acknowledgement.
