@@ -1,8 +1,8 @@
 package exec
 
-// The helpers the engine reads a query's topics and state from before it
+// The helpers the engine reads a query's topics and state from until it
 // reads them from the physical plan (topology.Physical). exec itself reads
-// only the plan; nothing else here is used.
+// only the plan and uses none of them.
 
 import (
 	"slices"
