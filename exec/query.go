@@ -148,7 +148,7 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 		return nil, errors.New("exec: a query with state needs a state store")
 	}
 	for _, s := range plan {
-		if n := len(s.g.Steps); n > 0 && s.g.Steps[n-1].Kind == topology.Repartition && s.Sink == "" {
+		if n := len(s.g.Steps); n > 0 && s.g.Steps[n-1].Kind == topology.Repartition && s.g.Sink.Topic == "" {
 			return nil, errors.New("exec: a repartition step without a topic")
 		}
 	}

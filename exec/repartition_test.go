@@ -320,3 +320,21 @@ func TestRepartitionTwoStages(t *testing.T) {
 		t.Fatalf("query error %v; want the unreadable repartition record named", err)
 	}
 }
+
+// TestStagesRenamedRepartition: the owner of a push query names its
+// repartition topics after planning; both stages take the step's name.
+func TestStagesRenamedRepartition(t *testing.T) {
+	g := complete(t, repartitionGraph(t))
+	for i := range g.Steps {
+		if g.Steps[i].Kind == topology.Repartition {
+			g.Steps[i].Topic = "_push-repartition"
+		}
+	}
+	plan, err := planStages(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) != 2 || plan[0].g.Sink.Topic != "_push-repartition" || plan[1].g.Source.Topic != "_push-repartition" {
+		t.Errorf("stages write and read %s and %s, want the renamed topic", plan[0].g.Sink.Topic, plan[1].g.Source.Topic)
+	}
+}

@@ -153,16 +153,20 @@ func pathEqual(a, b []int) bool {
 // stageGraph returns the graph of stage s of base (the graph its Path
 // names): steps From up to To; the source is base's, or, after a
 // Repartition step, the repartition topic it writes; the sink is the
-// repartition topic of the Repartition step it ends with, or base's.
+// repartition topic of the Repartition step it ends with, or base's. A
+// repartition topic is the one its step names, which the stages on
+// either side of it agree on.
 func stageGraph(base *topology.Graph, s topology.Stage) (*topology.Graph, error) {
 	if s.From < 0 || s.To < s.From || s.To > len(base.Steps) {
 		return nil, fmt.Errorf("steps %d to %d of %d", s.From, s.To, len(base.Steps))
 	}
 	g := &topology.Graph{QueryID: base.QueryID, Source: base.Source, Steps: base.Steps[s.From:s.To], OffsetReset: base.OffsetReset}
 	if s.From > 0 {
+		// The topic is the Repartition step's: the owner of a push query
+		// names it after planning.
 		rep := base.Steps[s.From-1]
-		if rep.Kind != topology.Repartition || rep.Topic != s.Source {
-			return nil, fmt.Errorf("reads %s, which step %d does not write", s.Source, s.From-1)
+		if rep.Kind != topology.Repartition {
+			return nil, fmt.Errorf("starts after step %d, a %s step, not a repartition", s.From-1, rep.Kind)
 		}
 		g.Source = &topology.Source{
 			Name: base.Source.Name, Topic: rep.Topic, Partitions: rep.Partitions,
@@ -174,9 +178,6 @@ func stageGraph(base *topology.Graph, s topology.Stage) (*topology.Graph, error)
 	}
 	if n := len(g.Steps); n > 0 && g.Steps[n-1].Kind == topology.Repartition {
 		rep := g.Steps[n-1]
-		if rep.Topic != s.Sink {
-			return nil, fmt.Errorf("writes %s, not the topic %s of its repartition step", s.Sink, rep.Topic)
-		}
 		g.Sink = &topology.Sink{
 			Name: rep.Topic, Topic: rep.Topic, Partitions: rep.Partitions,
 			KeyFormat: internalFormat, ValueFormat: internalFormat,
