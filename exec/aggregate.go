@@ -400,7 +400,6 @@ type liveGroup struct {
 	dirty   bool  // changed since the last OnCommit
 }
 
-func (a *aggregateOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
-func (a *aggregateOp) Close(context.Context) error                       { return nil }
+func (a *aggregateOp) Close(context.Context) error { return nil }
 
 var _ Operator = (*aggregateOp)(nil)

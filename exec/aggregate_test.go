@@ -77,7 +77,7 @@ func runAgg(t *testing.T, g *topology.Graph, store *state.Store, recs []*kafka.R
 	q := &Query{graph: g, deps: Deps{ProcessingLog: "plog", Now: time.Now, State: store}}
 	q.deps.Logger = discardLogger()
 	tk := &task{q: q, nKey: len(g.Source.Key), nValue: len(g.Source.Value), tsCol: -1}
-	if _, err := newTaskParts(tk, g); err != nil {
+	if _, err := newTaskParts(tk, testStage(t, g, 0)); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -142,7 +142,7 @@ func TestAggregateRowTime(t *testing.T) {
 	g := aggGraph("REGION")
 	q := &Query{graph: g, deps: Deps{ProcessingLog: "plog", Now: time.Now, State: store, Logger: discardLogger()}}
 	tk := &task{q: q, nKey: 1, nValue: 3, tsCol: -1}
-	if _, err := newTaskParts(tk, g); err != nil {
+	if _, err := newTaskParts(tk, testStage(t, g, 0)); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -171,7 +171,7 @@ func TestAggregateStateKept(t *testing.T) {
 	g := aggGraph("REGION")
 	q := &Query{graph: g, deps: Deps{Now: time.Now, State: store, Logger: discardLogger()}}
 	tk := &task{q: q, nKey: 1, nValue: 3, tsCol: -1}
-	if _, err := newTaskParts(tk, g); err != nil {
+	if _, err := newTaskParts(tk, testStage(t, g, 0)); err != nil {
 		t.Fatal(err)
 	}
 	tk.out = func(context.Context, []any) (bool, error) { return true, nil }
@@ -249,7 +249,7 @@ func TestAggregateRestoreFromChangelog(t *testing.T) {
 			default:
 			}
 		}}
-		q, err := Start(ctx, g, deps, nil)
+		q, err := Start(ctx, complete(t, g), deps, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -97,14 +97,15 @@ func bidRecords(n int, keyed bool) []*kafka.Record {
 // keeps state, producing into a fake producer.
 func engineTask(b testing.TB, g *topology.Graph) *task {
 	q := &Query{graph: g, deps: Deps{ProcessingLog: "plog", Now: time.Now, Logger: discardLogger(), StateNamespace: g.QueryID}}
-	if HasState(g) {
+	if len(complete(b, g).Physical.Stores) > 0 {
 		q.deps.State = openStore(b, b.TempDir())
 	}
 	tk := &task{q: q, nKey: len(g.Source.Key), nValue: len(g.Source.Value), tsCol: -1, window: g.Source.Window}
-	if _, err := newTaskParts(tk, g); err != nil {
+	if _, err := newTaskParts(tk, testStage(b, g, 0)); err != nil {
 		b.Fatal(err)
 	}
 	tk.producer = &discardProducer{}
+	tk.mode = newAtLeastOnce(tk)
 	return tk
 }
 

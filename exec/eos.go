@@ -54,51 +54,76 @@ func positionsKey(topic string, partition int32) []byte {
 	return []byte(topic + "/" + strconv.Itoa(int(partition)))
 }
 
-// exactlyOnce reports whether t commits in transactions.
-func (t *task) exactlyOnce() bool { return t.txn != nil }
+// exactlyOnce is the commit mode of a task under exactly-once.
+type exactlyOnce struct {
+	t *task
+	// txn is the task's producer, transactional, with its id.
+	txn   kafka.TxnProducer
+	txnID string
+	// written are where the task's committed transactions ended in the
+	// partitions they wrote, until readers can read that far (see
+	// WaitCommitted).
+	written writtenEnds
+}
 
-// newTxnProducer gives t its transactional producer.
-func (t *task) newTxnProducer(clientID string) error {
+// newExactlyOnce gives t its transactional producer and returns its
+// commit mode.
+func newExactlyOnce(t *task, clientID string) (*exactlyOnce, error) {
 	deps := t.q.deps
 	id := TransactionalID(deps.ServiceID, t.g.QueryID, t.g.Source.Topic, t.partition)
 	p, err := deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: clientID, TransactionalID: id})
 	if err != nil {
-		return fmt.Errorf("exec: transactional producer %s: %w", id, err)
+		return nil, fmt.Errorf("exec: transactional producer %s: %w", id, err)
 	}
 	txn, ok := p.(kafka.TxnProducer)
 	if !ok {
 		p.Close()
-		return fmt.Errorf("exec: transactional producer %s: %w", id, kafka.ErrNoTransactions)
+		return nil, fmt.Errorf("exec: transactional producer %s: %w", id, kafka.ErrNoTransactions)
 	}
-	t.producer, t.txn, t.txnID = p, txn, id
-	return nil
+	t.producer = p
+	return &exactlyOnce{t: t, txn: txn, txnID: id}, nil
+}
+
+func (m *exactlyOnce) transactional() bool { return true }
+
+// A transaction's commit returns once it is done: nothing is in the air.
+func (m *exactlyOnce) failed() bool { return false }
+func (m *exactlyOnce) land() error  { return nil }
+
+func (m *exactlyOnce) watch(ctx context.Context) (context.Context, context.CancelFunc) {
+	return ctx, func() {}
+}
+
+func (m *exactlyOnce) passSource(next int64) bool {
+	m.t.pos.Store(next)
+	return true
 }
 
 // fenced is the error that stops a task a newer instance took over.
-func (t *task) fenced(err error) error {
+func (m *exactlyOnce) fenced(err error) error {
 	return fmt.Errorf("exec: fenced by a newer instance of task %s[%d] (transactional id %s); this instance stopped writing: %w",
-		t.g.Source.Topic, t.partition, t.txnID, err)
+		m.t.g.Source.Topic, m.t.partition, m.txnID, err)
 }
 
-// startTxn registers t's transactional producer, fencing older instances
-// of the task, and loads the positions the last committed transaction
-// recorded.
-func (t *task) startTxn(ctx context.Context) error {
+// start registers the task's transactional producer, fencing older
+// instances of the task, and loads the positions the last committed
+// transaction recorded.
+func (m *exactlyOnce) start(ctx context.Context) error {
 	initCtx, cancel := boundedCtx(ctx)
 	defer cancel()
-	err := retryKafka(initCtx, t.q.deps.Logger, "init transactions", func() error { return t.txn.Init(initCtx) })
+	err := retryKafka(initCtx, m.t.q.deps.Logger, "init transactions", func() error { return m.txn.Init(initCtx) })
 	if errors.Is(err, kafka.ErrFenced) {
-		return t.fenced(err)
+		return m.fenced(err)
 	}
 	if err != nil {
-		return fmt.Errorf("exec: init transactional producer %s: %w", t.txnID, err)
+		return fmt.Errorf("exec: init transactional producer %s: %w", m.txnID, err)
 	}
-	return t.loadTxnPositions(ctx)
+	return m.loadPositions(ctx)
 }
 
-// loadTxnPositions reads the query's positions topic to its end and, when
-// it holds a record for t, moves t and its sides to the positions it
-// gives.
+// loadPositions reads the query's positions topic to its end and, when
+// it holds a record for the task, moves the task and its sides to the
+// positions it gives.
 //
 // To the end, not the last stable offset: the query's other tasks share
 // the topic's partition, and one of them that died in a transaction
@@ -106,7 +131,8 @@ func (t *task) startTxn(ctx context.Context) error {
 // (or the transaction times out), while t's own later transactions may
 // have committed after it. Reading with read_committed waits for that
 // transaction's end.
-func (t *task) loadTxnPositions(ctx context.Context) error {
+func (m *exactlyOnce) loadPositions(ctx context.Context) error {
+	t := m.t
 	deps := t.q.deps
 	topic := deps.PositionsTopic
 	var bounds []kafka.Offsets
@@ -125,7 +151,7 @@ func (t *task) loadTxnPositions(ctx context.Context) error {
 	if len(bounds) == 0 || bounds[0].Start >= bounds[0].End {
 		return nil
 	}
-	c, err := deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: t.txnID + "-positions", ReadCommitted: true, KeepControl: true})
+	c, err := deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: m.txnID + "-positions", ReadCommitted: true, KeepControl: true})
 	if err != nil {
 		return err
 	}
@@ -198,49 +224,52 @@ func (t *task) positionsRecord(next int64) (*kafka.Record, error) {
 	return &kafka.Record{Topic: t.q.deps.PositionsTopic, Partition: 0, Key: positionsKey(t.g.Source.Topic, t.partition), Value: v, Timestamp: t.q.deps.Now()}, nil
 }
 
-// commitTxn is produceAndCommit under exactly-once: the pending records
-// (changelogs first, t.nChangelog of them) and the positions record in one
-// transaction; then, best effort, the group's offsets for lag tools.
-func (t *task) commitTxn(ctx context.Context, next int64) error {
+// commit puts the pending records (changelogs first, nLog of them) and
+// the positions record in one transaction; then, best effort, it commits
+// the group's offsets for lag tools.
+func (m *exactlyOnce) commit(ctx context.Context, next int64, nLog int) (bool, error) {
+	return false, m.commitTxn(ctx, next, nLog)
+}
+
+func (m *exactlyOnce) commitTxn(ctx context.Context, next int64, nLog int) error {
+	t := m.t
 	deps := t.q.deps
 	pos, err := t.positionsRecord(next)
 	if err != nil {
 		return err
 	}
-	recs := append(t.pending, pos)
-	all := recs
-	nLog := t.nChangelog
 	defer func() {
 		clear(t.pending)
 		t.pending = t.pending[:0]
-		t.nChangelog = 0
 	}()
-	if err := t.txn.Begin(); err != nil {
-		return t.abort(ctx, err)
+	recs := append(t.pending, pos)
+	all := recs
+	if err := m.txn.Begin(); err != nil {
+		return m.abort(ctx, err)
 	}
 	if failpoint.Enabled() && nLog > 0 {
 		// Half of the changelog records go first, so that a kill in the
 		// middle of the cache flush leaves an open transaction.
 		if half := nLog / 2; half > 0 {
-			if err := t.txn.Produce(ctx, recs[:half]); err != nil {
-				return t.abort(ctx, err)
+			if err := m.txn.Produce(ctx, recs[:half]); err != nil {
+				return m.abort(ctx, err)
 			}
 			recs = recs[half:]
 		}
 		failpoint.Hit("cache-flush")
 	}
-	if err := t.txn.Produce(ctx, recs); err != nil {
-		return t.abort(ctx, err)
+	if err := m.txn.Produce(ctx, recs); err != nil {
+		return m.abort(ctx, err)
 	}
 	if deps.beforeCommit != nil {
 		if err := deps.beforeCommit(); err != nil {
-			return t.abort(ctx, err)
+			return m.abort(ctx, err)
 		}
 	}
-	if err := t.txn.Commit(ctx); err != nil {
-		return t.abort(ctx, err)
+	if err := m.txn.Commit(ctx); err != nil {
+		return m.abort(ctx, err)
 	}
-	t.written.note(all)
+	m.written.note(all)
 	failpoint.Hit("txn-committed")
 	if deps.afterCommit != nil {
 		if err := deps.afterCommit(); err != nil {
@@ -258,15 +287,15 @@ func (t *task) commitTxn(ctx context.Context, next int64) error {
 }
 
 // abort aborts the open transaction after err; a fenced task stops.
-func (t *task) abort(ctx context.Context, err error) error {
+func (m *exactlyOnce) abort(ctx context.Context, err error) error {
 	if errors.Is(err, kafka.ErrFenced) {
-		return t.fenced(err)
+		return m.fenced(err)
 	}
-	if aerr := t.txn.Abort(ctx); aerr != nil {
+	if aerr := m.txn.Abort(ctx); aerr != nil {
 		if errors.Is(aerr, kafka.ErrFenced) {
-			return t.fenced(aerr)
+			return m.fenced(aerr)
 		}
-		return fmt.Errorf("exec: abort transaction of %s after %v: %w", t.txnID, err, aerr)
+		return fmt.Errorf("exec: abort transaction of %s after %v: %w", m.txnID, err, aerr)
 	}
 	return &txnError{err}
 }
@@ -279,7 +308,7 @@ func (t *task) rewind() error {
 		t.cache.Reset()
 	}
 	clear(t.pending)
-	t.pending, t.nChangelog, t.held, t.marks = t.pending[:0], 0, nil, t.marks[:0]
+	t.pending, t.held, t.marks = t.pending[:0], nil, t.marks[:0]
 	if err := t.reopen(); err != nil {
 		return err
 	}
@@ -304,7 +333,7 @@ func (t *task) reopen() error {
 		_ = op.Close(context.Background())
 	}
 	t.ops, t.sink = nil, nil
-	_, err := newTaskParts(t, t.g)
+	_, err := newTaskParts(t, t.st)
 	return err
 }
 
@@ -390,7 +419,9 @@ func (w *writtenEnds) forget(seen map[partitionKey]int64) {
 func (q *Query) WaitCommitted(ctx context.Context) error {
 	want := map[partitionKey]int64{}
 	for _, t := range q.tasks {
-		t.written.snapshot(want)
+		if m, ok := t.mode.(*exactlyOnce); ok {
+			m.written.snapshot(want)
+		}
 	}
 	if len(want) == 0 {
 		return nil
@@ -425,7 +456,9 @@ func (q *Query) WaitCommitted(ctx context.Context) error {
 		}
 		if behind == "" {
 			for _, t := range q.tasks {
-				t.written.forget(want)
+				if m, ok := t.mode.(*exactlyOnce); ok {
+					m.written.forget(want)
+				}
 			}
 			return nil
 		}

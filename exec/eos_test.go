@@ -78,7 +78,7 @@ func (r *eosRun) start(deps Deps) *Query {
 		default:
 		}
 	}
-	q, err := Start(r.ctx, r.g, deps, nil)
+	q, err := Start(r.ctx, complete(r.t, r.g), deps, nil)
 	if err != nil {
 		r.t.Fatal(err)
 	}

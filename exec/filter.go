@@ -96,8 +96,7 @@ func (f *filterOp) passes(row []any) bool {
 	return eval.Truthy(v)
 }
 
-func (f *filterOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
-func (f *filterOp) OnCommit(context.Context, Emitter) error           { return nil }
-func (f *filterOp) Close(context.Context) error                       { return nil }
+func (f *filterOp) OnCommit(context.Context, Emitter) error { return nil }
+func (f *filterOp) Close(context.Context) error             { return nil }
 
 var _ Operator = (*filterOp)(nil)

@@ -83,8 +83,7 @@ func (f *flatMapOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 	return err
 }
 
-func (f *flatMapOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
-func (f *flatMapOp) OnCommit(context.Context, Emitter) error           { return nil }
-func (f *flatMapOp) Close(context.Context) error                       { return nil }
+func (f *flatMapOp) OnCommit(context.Context, Emitter) error { return nil }
+func (f *flatMapOp) Close(context.Context) error             { return nil }
 
 var _ Operator = (*flatMapOp)(nil)

@@ -7,20 +7,8 @@ import (
 	"github.com/sluice-sql/sluice/kafka"
 )
 
-// Pipelined produce. A task without state committing at-least-once does
-// not wait for a batch's outputs to be acknowledged before it processes
-// the next batch: the produce and the offset commit after it run as one
-// flight while the task goes on, and the task waits for that flight only
-// when it has the next batch to send:
-//
-//	task:   process k ─▶ launch k ─▶ process k+1 ─▶ land k ─▶ launch k+1 ─▶ …
-//	flight:                produce k (acks=all) ─▶ commit offsets k ─▶ position k
-//
-// Offsets are still committed only after the outputs before them are
-// acknowledged, and in order (one flight at a time); the task's position,
-// which the flush barrier reads, moves when the flight ends, and so does a
-// move past transaction markers polled meanwhile (passSource). A failed
-// flight fails the task at its next batch, or stops its poll at once.
+// flight is the produce and offset commit of a batch of a pipelined
+// at-least-once task (see atLeastOnce).
 type flight struct {
 	// done is cancelled when the flight ends; err is then set.
 	done   context.Context
@@ -40,28 +28,84 @@ type flight struct {
 // failed reports whether the flight ended with an error.
 func (f *flight) failed() bool { return f.done.Err() != nil && f.err != nil }
 
-// pipelined reports whether t produces in flights: an at-least-once task
-// without state, join sides or an end offset (a pull query, which
-// compares its position with the end after each batch).
-func (t *task) pipelined() bool {
-	return !t.exactlyOnce() && t.cache == nil && len(t.sides) == 0 && t.into == nil && t.q.deps.EndOffsets == nil
+// atLeastOnce commits a batch by producing its records and, once they
+// are acknowledged (acks=all), committing the group's offsets after them.
+// A failure leaves the offsets where they were, so the batch is read
+// again: its records may be written twice, never lost.
+//
+// Pipelined produce. A task without state committing at-least-once does
+// not wait for a batch's outputs to be acknowledged before it processes
+// the next batch: the produce and the offset commit after it run as one
+// flight while the task goes on, and the task waits for that flight only
+// when it has the next batch to send:
+//
+//	task:   process k ─▶ launch k ─▶ process k+1 ─▶ land k ─▶ launch k+1 ─▶ …
+//	flight:                produce k (acks=all) ─▶ commit offsets k ─▶ position k
+//
+// Offsets are still committed only after the outputs before them are
+// acknowledged, and in order (one flight at a time); the task's position,
+// which the flush barrier reads, moves when the flight ends, and so does a
+// move past transaction markers polled meanwhile (passSource). A failed
+// flight fails the task at its next batch, or stops its poll at once.
+type atLeastOnce struct {
+	t *task
+	// pipelined says the task produces in flights: it has no state, no
+	// join sides and no end offset (a pull query, which compares its
+	// position with the end after each batch).
+	pipelined bool
+	// flight is the produce and offset commit of the last batch of a
+	// pipelined task, running while the task processes the next one;
+	// spare is the pending slice it gives back. runCtx is the context
+	// the task runs under.
+	flight *flight
+	spare  []*kafka.Record
+	runCtx context.Context
+}
+
+// newAtLeastOnce returns t's at-least-once commit mode; t has its state
+// and join sides.
+func newAtLeastOnce(t *task) *atLeastOnce {
+	return &atLeastOnce{t: t, pipelined: t.cache == nil && len(t.sides) == 0 && t.into == nil && t.q.deps.EndOffsets == nil}
+}
+
+func (m *atLeastOnce) start(ctx context.Context) error {
+	m.runCtx = ctx
+	return nil
+}
+
+func (m *atLeastOnce) transactional() bool { return false }
+
+func (m *atLeastOnce) commit(ctx context.Context, next int64, _ int) (bool, error) {
+	t := m.t
+	if m.pipelined {
+		// The flight moves the position once the batch is committed.
+		return true, m.launch(next)
+	}
+	err := t.produce(ctx, t.pending)
+	clear(t.pending)
+	t.pending = t.pending[:0]
+	if err != nil {
+		return false, err
+	}
+	return false, t.commitOffsets(ctx, next)
 }
 
 // launch starts the flight of the pending records, committing the source
 // offsets up to next after them, once the previous flight has landed.
-func (t *task) launch(next int64) error {
-	if err := t.land(); err != nil {
+func (m *atLeastOnce) launch(next int64) error {
+	if err := m.land(); err != nil {
 		return err
 	}
-	parent := t.runCtx
+	t := m.t
+	parent := m.runCtx
 	if parent == nil {
 		parent = context.Background()
 	}
 	work, cancel := batchCtx(parent)
 	f := &flight{recs: t.pending}
 	f.done, f.finish = context.WithCancel(context.Background())
-	t.pending, t.spare = t.spare[:0], nil
-	t.flight = f
+	t.pending, m.spare = m.spare[:0], nil
+	m.flight = f
 	go func() {
 		defer f.finish()
 		defer cancel()
@@ -83,13 +127,11 @@ func (t *task) launch(next int64) error {
 	return nil
 }
 
-// passSource moves the source position past a transaction marker, to
-// next: at once without a flight in the air, else when the flight lands
-// (never past records whose outputs are not acknowledged yet, which the
-// flush barrier would take for done). It reports whether the position
-// moved now.
-func (t *task) passSource(next int64) bool {
-	f := t.flight
+// passSource moves the source position at once without a flight in the
+// air, else when the flight lands (never past records whose outputs are
+// not acknowledged yet, which the flush barrier would take for done).
+func (m *atLeastOnce) passSource(next int64) bool {
+	t, f := m.t, m.flight
 	if f == nil {
 		t.pos.Store(next)
 		return true
@@ -106,33 +148,34 @@ func (t *task) passSource(next int64) bool {
 	return true
 }
 
-// land waits for the flight in the air, if any, and returns its error.
-func (t *task) land() error {
-	f := t.flight
+func (m *atLeastOnce) failed() bool { return m.flight != nil && m.flight.failed() }
+
+func (m *atLeastOnce) land() error {
+	f := m.flight
 	if f == nil {
 		return nil
 	}
 	<-f.done.Done()
-	t.flight = nil
-	t.spare = f.recs[:0]
+	m.flight = nil
+	m.spare = f.recs[:0]
 	return f.err
 }
 
-// pollWatching polls as poll does, returning early when the flight in the
-// air fails, so that the task ends with its error instead of waiting for
-// a record.
-func (t *task) pollWatching(ctx context.Context) ([]*kafka.Record, error) {
-	f := t.flight
+// watch cancels the poll when the flight in the air fails, so that the
+// task ends with its error instead of waiting for a record.
+func (m *atLeastOnce) watch(ctx context.Context) (context.Context, context.CancelFunc) {
+	f := m.flight
 	if f == nil {
-		return t.poll(ctx)
+		return ctx, func() {}
 	}
 	pctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	stop := context.AfterFunc(f.done, func() {
 		if f.err != nil {
 			cancel()
 		}
 	})
-	defer stop()
-	return t.poll(pctx)
+	return pctx, func() {
+		stop()
+		cancel()
+	}
 }

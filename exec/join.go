@@ -91,8 +91,10 @@ type joinOp struct {
 const maxDecodedRows = 100_000
 
 // newJoinOp compiles a Join step; in is the left rows' layout (the
-// previous step's schema), st.Join.Right.Output the right rows'.
-func newJoinOp(st topology.Step, in []types.Column, leftMat, rightMat bool) (*joinOp, error) {
+// previous step's schema), st.Join.Right.Output the right rows'. A side
+// the plan says is materialized (JoinSpec.LeftMaterialized,
+// RightMaterialized) is read from the Materialize step's state table.
+func newJoinOp(st topology.Step, in []types.Column) (*joinOp, error) {
 	spec := st.Join
 	if spec == nil || spec.Right == nil {
 		return nil, errors.New("exec: a join step without its right input")
@@ -100,7 +102,7 @@ func newJoinOp(st topology.Step, in []types.Column, leftMat, rightMat bool) (*jo
 	j := &joinOp{spec: spec, nKey: st.Keys, width: len(st.Schema)}
 	j.schemas[leftPort], j.schemas[rightPort] = in, spec.Right.Output
 	j.tables[leftPort], j.tables[rightPort] = spec.LeftState, spec.RightState
-	j.mat[leftPort], j.mat[rightPort] = leftMat, rightMat
+	j.mat[leftPort], j.mat[rightPort] = spec.LeftMaterialized, spec.RightMaterialized
 	switch spec.Type {
 	case topology.InnerJoin:
 	case topology.LeftJoin:
@@ -501,8 +503,7 @@ func (j *joinOp) change(newOut, oldOut []any, t int64) {
 	}
 }
 
-func (j *joinOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
-func (j *joinOp) OnCommit(context.Context, Emitter) error           { return nil }
-func (j *joinOp) Close(context.Context) error                       { return nil }
+func (j *joinOp) OnCommit(context.Context, Emitter) error { return nil }
+func (j *joinOp) Close(context.Context) error             { return nil }
 
 var _ Operator = (*joinOp)(nil)

@@ -34,24 +34,6 @@ type foreignKeyFn struct {
 	lkbuf    []byte
 }
 
-// ForeignKeyIndexTable names the state table of a foreign-key join's
-// index from foreign keys to left keys: JoinSpec.ExtraState, by default
-// named after the left state table.
-func ForeignKeyIndexTable(spec *topology.JoinSpec) string {
-	if spec.ExtraState != "" {
-		return spec.ExtraState
-	}
-	return spec.LeftState + "-fk-index"
-}
-
-// ForeignKeyIndexChangelog names its changelog topic.
-func ForeignKeyIndexChangelog(spec *topology.JoinSpec) string {
-	if spec.ExtraChangelog != "" || spec.LeftChangelog == "" {
-		return spec.ExtraChangelog
-	}
-	return spec.LeftChangelog + "-fk-index"
-}
-
 func (f *foreignKeyFn) init(j *joinOp, st topology.Step) error {
 	spec := st.Join
 	ev, err := eval.Compile(spec.ForeignKey)
@@ -59,7 +41,7 @@ func (f *foreignKeyFn) init(j *joinOp, st topology.Step) error {
 		return err
 	}
 	f.fk, f.fkText, f.fkType = ev, spec.ForeignKey.String(), spec.ForeignKey.Type
-	f.index = ForeignKeyIndexTable(spec)
+	f.index = spec.ExtraState
 	// The left table's key: the output key columns, read from the left
 	// row's key columns unless LeftKey names them.
 	nLeft := st.Keys

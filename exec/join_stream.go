@@ -66,7 +66,7 @@ func (s *streamJoin) init(spec *topology.JoinSpec, schemas [2][]types.Column) {
 	if w.Grace < 0 {
 		s.grace = max(defaultJoinGrace-w.Before-w.After, 0)
 	}
-	s.outer = OuterStateTable(spec)
+	s.outer = spec.ExtraState
 	s.streamTime = math.MinInt64
 	s.storeTime = [2]int64{math.MinInt64, math.MinInt64}
 	s.minTime = math.MinInt64
@@ -96,24 +96,6 @@ func (j *joinOp) saveTimes() error {
 		return fmt.Errorf("exec: write join state: %w", err)
 	}
 	return nil
-}
-
-// OuterStateTable names the state table where a stream-stream join keeps
-// unmatched rows waiting for their window to close: JoinSpec.ExtraState,
-// by default named after the left state table.
-func OuterStateTable(spec *topology.JoinSpec) string {
-	if spec.ExtraState != "" {
-		return spec.ExtraState
-	}
-	return spec.LeftState + "-outer"
-}
-
-// OuterChangelog names its changelog topic.
-func OuterChangelog(spec *topology.JoinSpec) string {
-	if spec.ExtraChangelog != "" || spec.LeftChangelog == "" {
-		return spec.ExtraChangelog
-	}
-	return spec.LeftChangelog + "-outer"
 }
 
 // load reads the stream times kept in state.

@@ -10,30 +10,6 @@ import (
 	"github.com/sluice-sql/sluice/kafka"
 )
 
-// joinStateTables returns the state tables a Join step keeps, as state
-// steps: each side's rows, the unmatched rows of a stream-stream join and
-// the foreign-key index of a foreign-key join. The last two are named
-// after the left state table and its changelog (see OuterStateTable and
-// ForeignKeyIndexTable), so that Changelogs lists their changelog topics
-// for the query's owner to create.
-func joinStateTables(spec *topology.JoinSpec) []topology.Step {
-	var out []topology.Step
-	if spec.LeftState != "" {
-		out = append(out, topology.Step{Kind: topology.Join, StateTable: spec.LeftState, Changelog: spec.LeftChangelog})
-	}
-	if spec.RightState != "" {
-		out = append(out, topology.Step{Kind: topology.Join, StateTable: spec.RightState, Changelog: spec.RightChangelog})
-	}
-	switch {
-	case spec.ForeignKey != nil:
-		out = append(out, topology.Step{Kind: topology.Join, StateTable: ForeignKeyIndexTable(spec), Changelog: ForeignKeyIndexChangelog(spec)})
-	case !spec.LeftTable && !spec.RightTable && spec.Type != topology.InnerJoin && spec.Within != nil && spec.Within.Grace >= 0:
-		// Only an outer join with a grace period holds unmatched rows back.
-		out = append(out, topology.Step{Kind: topology.Join, StateTable: OuterStateTable(spec), Changelog: OuterChangelog(spec)})
-	}
-	return out
-}
-
 // joinSide is one right input of a task whose stage joins: a task of its
 // own for decoding and running the right input's steps, whose rows go into
 // the join operator's right port instead of a sink.
@@ -140,19 +116,19 @@ func joinSteps(g *topology.Graph) []int {
 func (t *task) addSides(starts []sideStart) error {
 	for k, i := range joinSteps(t.g) {
 		spec := t.g.Steps[i].Join
-		rs := stages(rightGraph(t.g, spec))
-		rg := rs[len(rs)-1]
+		side := t.st.sides[k]
+		rg := side.g
 		st := &task{q: t.q, partition: t.partition, nKey: len(rg.Source.Key), nValue: len(rg.Source.Value), tsCol: -1, cache: t.cache, window: rg.Source.Window}
 		if st.window != nil {
 			st.nWin = 2
 		}
 		ss := starts[k]
-		side := &joinSide{task: st, op: i, global: ss.global, table: ForeignKeyIndexTable(spec), parts: ss.parts, pos: make([]atomic.Int64, len(ss.parts)),
+		js := &joinSide{task: st, op: i, global: ss.global, table: spec.ExtraState, parts: ss.parts, pos: make([]atomic.Int64, len(ss.parts)),
 			next: append([]int64(nil), ss.offsets...), catchUp: ss.catchUp}
 		for n, off := range ss.offsets {
-			side.pos[n].Store(off)
+			js.pos[n].Store(off)
 		}
-		if _, err := newTaskParts(st, rg); err != nil {
+		if _, err := newTaskParts(st, side); err != nil {
 			return err
 		}
 		op := i
@@ -161,7 +137,7 @@ func (t *task) addSides(starts []sideStart) error {
 				return t.push(ctx, op+1, b)
 			}))
 		}
-		t.sides = append(t.sides, side)
+		t.sides = append(t.sides, js)
 	}
 	return nil
 }
@@ -170,12 +146,12 @@ func (t *task) addSides(starts []sideStart) error {
 // each of the left input's parts partitions: the group's committed offset
 // (for a global side, see loadPositions), else the query's offset reset; a
 // table side first catches up to its end offset.
-func sideStarts(ctx context.Context, g *topology.Graph, deps Deps, parts int) ([][]sideStart, error) {
+func sideStarts(ctx context.Context, s *stage, deps Deps, parts int) ([][]sideStart, error) {
+	g := s.g
 	out := make([][]sideStart, parts)
-	for _, i := range joinSteps(g) {
+	for k, i := range joinSteps(g) {
 		spec := g.Steps[i].Join
-		rs := stages(rightGraph(g, spec))
-		rg := rs[len(rs)-1]
+		rg := s.sides[k].g
 		topic := rg.Source.Topic
 		var bounds []kafka.Offsets
 		bctx, cancel := boundedCtx(ctx)
@@ -345,7 +321,7 @@ func (t *task) processJoin(ctx context.Context, recs []*kafka.Record) error {
 		if err := t.commitState(ctx, next); err != nil {
 			return err
 		}
-	} else if err := t.produceAndCommit(ctx, next); err != nil {
+	} else if _, err := t.mode.commit(ctx, next, 0); err != nil {
 		return err
 	}
 	t.pos.Store(next)

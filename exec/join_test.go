@@ -115,7 +115,7 @@ func (r *joinRun) start() {
 	}
 	q := &Query{graph: r.g, deps: Deps{ProcessingLog: "plog", Now: time.Now, State: r.store, StateNamespace: r.g.QueryID, Logger: discardLogger()}}
 	tk := &task{q: q, nKey: len(r.g.Source.Key), nValue: len(r.g.Source.Value), tsCol: -1}
-	if _, err := newTaskParts(tk, r.g); err != nil {
+	if _, err := newTaskParts(tk, testStage(r.t, r.g, 0)); err != nil {
 		r.t.Fatal(err)
 	}
 	starts := make([]sideStart, len(joinSteps(r.g)))
@@ -125,7 +125,7 @@ func (r *joinRun) start() {
 	if err := tk.addSides(starts); err != nil {
 		r.t.Fatal(err)
 	}
-	tk.producer = r.prod
+	tk.producer, tk.mode = r.prod, newAtLeastOnce(tk)
 	tk.pos.Store(r.off["left"])
 	r.tk = tk
 }
@@ -397,7 +397,13 @@ func newLiveJoin(t *testing.T, g *topology.Graph, partitions map[string]int32) *
 	g.Source.Partitions = partitions["left"]
 	g.Steps[0].Join.Right.Source.Partitions = partitions["right"]
 	g.Sink.Partitions = partitions["left"]
-	for _, name := range append(append([]string{"left", "right", "out"}, Changelogs(g)...), JoinChangelogs(g)...) {
+	names := []string{"left", "right", "out"}
+	for _, tp := range complete(t, g).Physical.Topics {
+		if tp.Role == topology.ChangelogTopic {
+			names = append(names, tp.Name)
+		}
+	}
+	for _, name := range names {
 		n, ok := partitions[name]
 		if !ok {
 			n = partitions["left"]
@@ -450,13 +456,13 @@ func (l *liveJoin) run() {
 		default:
 		}
 	}}
-	q, err := Start(l.ctx, l.g, deps, nil)
+	q, err := Start(l.ctx, complete(l.t, l.g), deps, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for {
 		behind := false
-		for _, topic := range append(InputTopics(l.g), JoinInputTopics(l.g)...) {
+		for _, topic := range inputTopics(l.g) {
 			pos := q.PositionsOf(topic)
 			for p, end := range l.ends(topic) {
 				if p >= len(pos) || pos[p] < end {

@@ -99,7 +99,7 @@ func TestNullValueAggregateCounted(t *testing.T) {
 	} {
 		q := &Query{graph: g, deps: Deps{ProcessingLog: "plog", Now: time.Now, State: openStore(t, t.TempDir()), Logger: discardLogger()}}
 		tk := &task{q: q, nKey: len(g.Source.Key), nValue: len(g.Source.Value), tsCol: -1}
-		if _, err := newTaskParts(tk, g); err != nil {
+		if _, err := newTaskParts(tk, testStage(t, g, 0)); err != nil {
 			t.Fatal(err)
 		}
 		rows := 0

@@ -8,9 +8,6 @@ import (
 	"github.com/sluice-sql/sluice/state"
 )
 
-// StreamTime is the largest record time a task has seen, in milliseconds.
-type StreamTime int64
-
 // OpContext is what an operator learns when it opens.
 type OpContext struct {
 	QueryID   string
@@ -80,14 +77,18 @@ type Emitter interface {
 
 // Operator is one vertex of a running topology. A single task goroutine
 // calls its methods in sequence; implementations need no locking.
+//
+// Time moves with the rows: an operator that keeps time (a window, a
+// stream-stream join) takes its stream time, the largest record time it
+// has seen, from the rows of each batch, and closes what that time passed
+// while it processes the batch (see windowAggregateOp.advance and
+// joinOp.emitClosed). No other call drives it.
 type Operator interface {
 	// Open prepares the operator; it binds its state tables, if any.
 	Open(ctx context.Context, oc *OpContext) error
 	// OnBatch processes rows that arrived on input port in. b is valid only
 	// until OnBatch returns; copy what you keep.
 	OnBatch(ctx context.Context, in int, b *Batch, out Emitter) error
-	// OnTime is called when stream time advances; windows close here.
-	OnTime(ctx context.Context, t StreamTime, out Emitter) error
 	// OnCommit stages state for the commit that is about to happen.
 	OnCommit(ctx context.Context, out Emitter) error
 	// Close releases the operator; safe after a failed Open, and twice.

@@ -33,12 +33,13 @@ func TestStateWrittenLater(t *testing.T) {
 	now := time.UnixMilli(1_000_000)
 	q := &Query{graph: g, deps: Deps{ProcessingLog: "plog", Now: func() time.Time { return now }, Logger: discardLogger(), State: store, StateNamespace: g.QueryID, PersistInterval: time.Second}}
 	tk := &task{q: q, nKey: len(g.Source.Key), nValue: len(g.Source.Value), tsCol: -1}
-	if _, err := newTaskParts(tk, g); err != nil {
+	if _, err := newTaskParts(tk, testStage(t, g, 0)); err != nil {
 		t.Fatal(err)
 	}
 	q.tasks = []*task{tk}
 	prod := &brokenProducer{}
 	tk.producer = prod
+	tk.mode = newAtLeastOnce(tk)
 	recs := bidRecords(40, true) // 40 distinct bidders
 	next := int64(0)
 	batch := func(n int) []*kafka.Record {

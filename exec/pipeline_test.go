@@ -54,12 +54,18 @@ func testGraph(t testing.TB) *topology.Graph {
 	}
 }
 
-// offlineTask builds a task's decode, operators and sink without Kafka.
+// offlineTask builds a task's decode, operators and sink without Kafka,
+// for g's only stage.
 func offlineTask(t testing.TB, g *topology.Graph) *task {
-	q := &Query{graph: g, deps: Deps{ProcessingLog: "plog", Now: time.Now}}
+	return offlineStage(t, testStage(t, g, 0))
+}
+
+// offlineStage is offlineTask for a stage.
+func offlineStage(t testing.TB, s *stage) *task {
+	q := &Query{graph: s.g, deps: Deps{ProcessingLog: "plog", Now: time.Now}}
 	q.deps.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-	tk := &task{q: q, nKey: len(g.Source.Key), nValue: len(g.Source.Value), tsCol: -1}
-	full, err := newTaskParts(tk, g)
+	tk := &task{q: q, nKey: len(s.g.Source.Key), nValue: len(s.g.Source.Value), tsCol: -1}
+	full, err := newTaskParts(tk, s)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +158,9 @@ func (p *failingProducer) Close() {}
 func TestPipelinedProduce(t *testing.T) {
 	tk := offlineTask(t, testGraph(t))
 	tk.producer = &failingProducer{ok: 1}
-	if !tk.pipelined() {
+	mode := newAtLeastOnce(tk)
+	tk.mode = mode
+	if !mode.pipelined {
 		t.Fatal("a stateless at-least-once task is not pipelined")
 	}
 	recs := testRecords(60)
@@ -160,7 +168,7 @@ func TestPipelinedProduce(t *testing.T) {
 	if err := tk.process(ctx, recs[:20]); err != nil {
 		t.Fatal(err)
 	}
-	if err := tk.land(); err != nil {
+	if err := tk.mode.land(); err != nil {
 		t.Fatal(err)
 	}
 	if got := tk.pos.Load(); got != 20 {
@@ -198,7 +206,7 @@ func (p *heldProducer) Close() {}
 func TestPipelinedMarksWaitForFlight(t *testing.T) {
 	tk := offlineTask(t, testGraph(t))
 	prod := &heldProducer{release: make(chan struct{})}
-	tk.producer = prod
+	tk.producer, tk.mode = prod, newAtLeastOnce(tk)
 	recs := testRecords(20)
 	mark := &kafka.Record{Topic: "orders", Offset: 20, Control: true}
 	polled := tk.dropControl(append(recs, mark))
@@ -210,7 +218,7 @@ func TestPipelinedMarksWaitForFlight(t *testing.T) {
 		t.Fatalf("position %d with the batch's flight in the air, want 0", got)
 	}
 	close(prod.release)
-	if err := tk.land(); err != nil {
+	if err := tk.mode.land(); err != nil {
 		t.Fatal(err)
 	}
 	if got := tk.pos.Load(); got != 21 {

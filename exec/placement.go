@@ -16,8 +16,12 @@ import (
 // cannot be told (a windowed input, or a table key that is not its
 // input's): any partition may then hold a key.
 func KeyPartitioner(g *topology.Graph) (place func(key []any, n int32) (int32, error), ok bool) {
-	sts := stages(g)
-	last := sts[len(sts)-1]
+	plan, err := planStages(g)
+	if err != nil {
+		return nil, false
+	}
+	sts := mainStages(plan)
+	last := sts[len(sts)-1].g
 	src := last.Source
 	if src.Window != nil || len(src.Key) == 0 || g.KeyColumns != len(src.Key) || len(g.Output) < g.KeyColumns {
 		return nil, false
@@ -28,7 +32,6 @@ func KeyPartitioner(g *topology.Graph) (place func(key []any, n int32) (int32, e
 		}
 	}
 	var codec format.Codec
-	var err error
 	if len(sts) == 1 && format.IsRegistryFormat(src.KeyFormat) {
 		// The key's bytes hold the writer's schema id: any partition.
 		return nil, false
@@ -36,8 +39,8 @@ func KeyPartitioner(g *topology.Graph) (place func(key []any, n int32) (int32, e
 	switch {
 	case len(sts) == 1:
 		codec, err = format.NewKeyCodecProps(src.KeyFormat, src.Key, src.KeyProps)
-	case sts[len(sts)-2].Sink.PlaceBy != "":
-		up := sts[len(sts)-2].Sink
+	case sts[len(sts)-2].g.Sink.PlaceBy != "":
+		up := sts[len(sts)-2].g.Sink
 		codec, err = format.NewKeyCodecProps(up.PlaceBy, src.Key, up.PlaceProps)
 	default:
 		codec = newInternalCodec(src.Key)

@@ -107,8 +107,7 @@ func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 	return err
 }
 
-func (p *projectOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
-func (p *projectOp) OnCommit(context.Context, Emitter) error           { return nil }
-func (p *projectOp) Close(context.Context) error                       { return nil }
+func (p *projectOp) OnCommit(context.Context, Emitter) error { return nil }
+func (p *projectOp) Close(context.Context) error             { return nil }
 
 var _ Operator = (*projectOp)(nil)

@@ -120,6 +120,10 @@ type Query struct {
 // so a restart never moves it. out receives a push query's rows and must be
 // nil for a persistent query. A materialization (see IsMaterialization) is
 // persistent and has neither sink nor output.
+//
+// Start runs g's physical plan (g.Physical, see topology.Complete): its
+// stages, the operator settings of its steps and its state stores. It
+// refuses a plan of an older version, which topology.Upgrade completes.
 func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Query, error) {
 	if persistent(g) == (out != nil) {
 		return nil, errors.New("exec: a query needs exactly one of a sink and an output")
@@ -136,50 +140,45 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 	if deps.ExactlyOnce && persistent(g) && deps.PositionsTopic == "" {
 		return nil, errors.New("exec: an exactly-once query needs a positions topic")
 	}
-	if len(stateSteps(g)) > 0 && deps.State == nil {
+	plan, err := planStages(g)
+	if err != nil {
+		return nil, err
+	}
+	if len(g.Physical.Stores) > 0 && deps.State == nil {
 		return nil, errors.New("exec: a query with state needs a state store")
 	}
-	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	q := &Query{graph: g, deps: deps, cancel: cancel, done: make(chan struct{}), started: deps.Now()}
-	stageGraphs := stages(g)
-	for _, st := range append(RepartitionTopics(g), JoinRepartitionTopics(g)...) {
-		if st.Topic == "" {
-			cancel()
+	for _, s := range plan {
+		if n := len(s.g.Steps); n > 0 && s.g.Steps[n-1].Kind == topology.Repartition && s.g.Sink.Topic == "" {
 			return nil, errors.New("exec: a repartition step without a topic")
 		}
 	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	q := &Query{graph: g, deps: deps, cancel: cancel, done: make(chan struct{}), started: deps.Now()}
 	// The stages of joins' right inputs but their last, which the
 	// joining task runs, run first, like the main graph's.
-	var extra []*topology.Graph
-	for _, sg := range stageGraphs {
-		for _, i := range joinSteps(sg) {
-			rs := stages(rightGraph(sg, sg.Steps[i].Join))
-			extra = append(extra, rs[:len(rs)-1]...)
-		}
-	}
-	stageGraphs = append(extra, stageGraphs...)
-	for i, sg := range stageGraphs {
-		starts, err := startOffsets(ctx, sg, deps)
+	run := runStages(plan)
+	for i, s := range run {
+		starts, err := startOffsets(ctx, s.g, deps)
 		if err != nil {
 			cancel()
 			q.closeTasks()
 			return nil, err
 		}
-		sides, err := sideStarts(ctx, sg, deps, len(starts))
+		sides, err := sideStarts(ctx, s, deps, len(starts))
 		if err != nil {
 			cancel()
 			q.closeTasks()
 			return nil, err
 		}
 		var stageOut Output
-		if i == len(stageGraphs)-1 {
+		if i == len(run)-1 {
 			stageOut = out
 		}
 		for p, off := range starts {
 			if !deps.owns(int32(p)) {
 				continue
 			}
-			t, err := newTask(ctx, q, sg, int32(p), off, sides[p], stageOut)
+			t, err := newTask(ctx, q, s, int32(p), off, sides[p], stageOut)
 			if err != nil {
 				cancel()
 				q.closeTasks()
@@ -321,8 +320,9 @@ func (q *Query) Positions() []int64 {
 	return q.PositionsOf(q.graph.Source.Topic)
 }
 
-// PositionsOf is Positions for one of the topics the query reads (see
-// InputTopics): its source or one of its repartition topics.
+// PositionsOf is Positions for one of the topics the query reads (the
+// sources of its stages, g.Physical.Stages): its source, a join's right
+// source, or one of its repartition topics.
 //
 // A partition several tasks read (the right table of a foreign-key join)
 // shows the least of their positions; one no task of this server reads

@@ -74,9 +74,8 @@ rows:
 	return out.Emit(ctx, &r.out)
 }
 
-func (r *repartitionOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
-func (r *repartitionOp) OnCommit(context.Context, Emitter) error           { return nil }
-func (r *repartitionOp) Close(context.Context) error                       { return nil }
+func (r *repartitionOp) OnCommit(context.Context, Emitter) error { return nil }
+func (r *repartitionOp) Close(context.Context) error             { return nil }
 
 var _ Operator = (*repartitionOp)(nil)
 

@@ -47,12 +47,18 @@ func repartitionGraph(t testing.TB) *topology.Graph {
 }
 
 func TestStages(t *testing.T) {
-	g := repartitionGraph(t)
-	st := stages(g)
-	if len(st) != 2 {
-		t.Fatalf("got %d stages, want 2", len(st))
+	g := complete(t, repartitionGraph(t))
+	plan, err := planStages(g)
+	if err != nil {
+		t.Fatal(err)
 	}
-	first, second := st[0], st[1]
+	if len(plan) != 2 {
+		t.Fatalf("got %d stages, want 2", len(plan))
+	}
+	if plan[0].Sink != "_q-repartition" || plan[1].Source != "_q-repartition" || !plan[1].TableRows || plan[0].TableRows {
+		t.Errorf("physical stages %+v, %+v", plan[0].Stage, plan[1].Stage)
+	}
+	first, second := plan[0].g, plan[1].g
 	if first.Source != g.Source || len(first.Steps) != 2 || first.Steps[1].Kind != topology.Repartition {
 		t.Errorf("stage 1 reads %s with %d steps; want the source, rekey and repartition", first.Source.Topic, len(first.Steps))
 	}
@@ -69,10 +75,7 @@ func TestStages(t *testing.T) {
 	if second.Sink != g.Sink || len(second.Steps) != 2 || second.Steps[0].Kind != topology.Aggregate {
 		t.Errorf("stage 2 should aggregate into the query's sink")
 	}
-	if got := InputTopics(g); strings.Join(got, ",") != "orders,_q-repartition" {
-		t.Errorf("InputTopics = %v", got)
-	}
-	if one := stages(testGraph(t)); len(one) != 1 || one[0].Sink.Topic != "BIG" {
+	if one, err := planStages(complete(t, testGraph(t))); err != nil || len(one) != 1 || one[0].g.Sink.Topic != "BIG" {
 		t.Errorf("a graph without a repartition should be its only stage")
 	}
 }
@@ -81,8 +84,7 @@ func TestStages(t *testing.T) {
 // without pseudo-columns, and rows without a value or with a null group
 // are dropped.
 func TestRepartitionStage(t *testing.T) {
-	g := stages(repartitionGraph(t))[0]
-	tk := offlineTask(t, g)
+	tk := offlineStage(t, testStage(t, repartitionGraph(t), 0))
 	recs := testRecords(4)
 	recs[1].Value = nil
 	recs[2].Value = []byte(`{"name":null,"amount":5}`)
@@ -107,10 +109,12 @@ func TestRepartitionStage(t *testing.T) {
 // TestInternalRecordFailsQuery: a record of a repartition topic that
 // cannot be read is a bug: the task fails instead of logging it.
 func TestInternalRecordFailsQuery(t *testing.T) {
-	g := stages(repartitionGraph(t))[1]
+	s := testStage(t, repartitionGraph(t), 1)
+	g := s.g
 	g.Steps = g.Steps[1:] // the aggregate needs a state store; decoding is what is tested
 	g.Steps[0].Exprs = []*expr.Expr{expr.Column(3, "KSQL_GROUP_KEY_0", types.StringType), expr.Column(5, "NAME", types.StringType)}
-	tk := offlineTask(t, g)
+	s.stores = nil
+	tk := offlineStage(t, s)
 	if !tk.internal {
 		t.Fatal("a task reading a repartition topic should be internal")
 	}
@@ -224,7 +228,7 @@ func TestRepartitionTwoStages(t *testing.T) {
 			default:
 			}
 		}}
-		q, err := Start(ctx, g, deps, nil)
+		q, err := Start(ctx, complete(t, g), deps, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +239,7 @@ func TestRepartitionTwoStages(t *testing.T) {
 	settle := func(q *Query, progress chan struct{}) {
 		for {
 			behind := false
-			for _, topic := range InputTopics(g) {
+			for _, topic := range inputTopics(g) {
 				pos := q.PositionsOf(topic)
 				for p, end := range ends(topic) {
 					if pos[p] < end {
@@ -264,7 +268,7 @@ func TestRepartitionTwoStages(t *testing.T) {
 	if err := q.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	for _, topic := range InputTopics(g) {
+	for _, topic := range inputTopics(g) {
 		committed, err := client.FetchOffsets(ctx, "rep-test", topic)
 		if err != nil {
 			t.Fatal(err)
@@ -314,5 +318,23 @@ func TestRepartitionTwoStages(t *testing.T) {
 	}
 	if err := q.Err(); err == nil || !strings.Contains(err.Error(), "internal topic _q-repartition") {
 		t.Fatalf("query error %v; want the unreadable repartition record named", err)
+	}
+}
+
+// TestStagesRenamedRepartition: the owner of a push query names its
+// repartition topics after planning; both stages take the step's name.
+func TestStagesRenamedRepartition(t *testing.T) {
+	g := complete(t, repartitionGraph(t))
+	for i := range g.Steps {
+		if g.Steps[i].Kind == topology.Repartition {
+			g.Steps[i].Topic = "_push-repartition"
+		}
+	}
+	plan, err := planStages(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) != 2 || plan[0].g.Sink.Topic != "_push-repartition" || plan[1].g.Source.Topic != "_push-repartition" {
+		t.Errorf("stages write and read %s and %s, want the renamed topic", plan[0].g.Sink.Topic, plan[1].g.Source.Topic)
 	}
 }

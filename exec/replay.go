@@ -27,9 +27,13 @@ var ErrReplayNeedsStateless = errors.New("exec: only a query with a sink and wit
 
 // Replayable says whether Replay can run g's records: nil for a
 // persistent query with a sink, without state or joins, else
-// ErrReplayNeedsStateless.
+// ErrReplayNeedsStateless (or the error of a plan without its physical
+// part, see Start).
 func Replayable(g *topology.Graph) error {
-	if g.Sink == nil || HasState(g) || len(stages(g)) != 1 || len(joinSteps(g)) > 0 {
+	if err := checkPlan(g); err != nil {
+		return err
+	}
+	if p := g.Physical; g.Sink == nil || len(p.Stores) > 0 || len(p.Stages) != 1 || len(joinSteps(g)) > 0 {
 		return ErrReplayNeedsStateless
 	}
 	return nil
@@ -64,6 +68,10 @@ func Replay(ctx context.Context, g *topology.Graph, deps Deps, recs []*kafka.Rec
 	if deps.Now == nil {
 		return st, errors.New("exec: Replay needs a clock")
 	}
+	plan, err := planStages(g)
+	if err != nil {
+		return st, err
+	}
 	deps.Group, deps.ExactlyOnce = "", false
 	q := &Query{graph: g, deps: deps, done: make(chan struct{})}
 	byPart := map[int32][]*kafka.Record{}
@@ -86,14 +94,14 @@ func Replay(ctx context.Context, g *topology.Graph, deps Deps, recs []*kafka.Rec
 	for _, p := range parts {
 		rs := byPart[p]
 		sort.SliceStable(rs, func(i, j int) bool { return rs[i].Offset < rs[j].Offset })
-		t := &task{q: q, g: g, partition: p, nKey: len(g.Source.Key), nValue: len(g.Source.Value), tsCol: -1, window: g.Source.Window, note: note}
+		t := &task{q: q, partition: p, nKey: len(g.Source.Key), nValue: len(g.Source.Value), tsCol: -1, window: g.Source.Window, note: note}
 		if t.window != nil {
 			t.nWin = 2
 		}
-		if _, err := newTaskParts(t, g); err != nil {
+		if _, err := newTaskParts(t, plan[0]); err != nil {
 			return st, err
 		}
-		t.producer = prod
+		t.producer, t.mode = prod, replayMode{t}
 		err := t.replay(ctx, rs)
 		t.producer = nil
 		t.close()
@@ -125,6 +133,33 @@ func (t *task) replay(ctx context.Context, recs []*kafka.Record) error {
 	}
 	clear(t.arena)
 	t.in.Reset()
-	// Deps.Group is empty: this only produces.
-	return t.produceAndCommit(ctx, recs[len(recs)-1].Offset+1)
+	_, err := t.mode.commit(ctx, recs[len(recs)-1].Offset+1, 0)
+	return err
+}
+
+// replayMode is the commit mode of a Replay: it produces a batch's
+// records and waits for their acknowledgement; there is no position to
+// commit, and nothing stays in the air.
+type replayMode struct{ t *task }
+
+func (m replayMode) start(context.Context) error { return nil }
+func (m replayMode) transactional() bool         { return false }
+func (m replayMode) failed() bool                { return false }
+func (m replayMode) land() error                 { return nil }
+
+func (m replayMode) commit(ctx context.Context, _ int64, _ int) (bool, error) {
+	t := m.t
+	err := t.produce(ctx, t.pending)
+	clear(t.pending)
+	t.pending = t.pending[:0]
+	return false, err
+}
+
+func (m replayMode) passSource(next int64) bool {
+	m.t.pos.Store(next)
+	return true
+}
+
+func (m replayMode) watch(ctx context.Context) (context.Context, context.CancelFunc) {
+	return ctx, func() {}
 }

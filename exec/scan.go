@@ -673,26 +673,21 @@ type Pipeline struct {
 }
 
 // NewPipeline compiles steps over rows of schema in whose first keys
-// columns after the pseudo-columns are key columns.
+// columns after the pseudo-columns are key columns. Only stateless steps
+// can run there (see operators).
 func NewPipeline(steps []topology.Step, in []types.Column, keys int) (*Pipeline, error) {
 	p := &Pipeline{}
 	oc := &OpContext{Errors: discardErrors{}}
 	inKeys := keyColumns(topology.PseudoColumns, keys)
-	for _, st := range steps {
-		var op Operator
-		var err error
-		switch st.Kind {
-		case topology.Filter:
-			op, err = newFilterOp(st.Predicate, st.Retract)
-		case topology.Project:
-			op, err = newProjectOp(st.Exprs, inKeys)
-		case topology.FlatMap:
-			op, err = newFlatMapOp(st.Exprs)
-		default:
-			err = fmt.Errorf("exec: a %s step cannot run over a table's rows", st.Kind)
-		}
+	for i := range steps {
+		st := &steps[i]
+		op, outKeys, err := newOperator(st, in, inKeys, true)
 		if err != nil {
 			return nil, err
+		}
+		inKeys = outKeys
+		if st.Schema != nil {
+			in = st.Schema
 		}
 		if err := op.Open(context.Background(), oc); err != nil {
 			return nil, err

@@ -37,7 +37,7 @@ func totalsGraph(having bool) *topology.Graph {
 func aggTask(t *testing.T, g *topology.Graph, store *state.Store, recs []*kafka.Record) *task {
 	q := &Query{graph: g, deps: Deps{Now: time.Now, State: store, Logger: discardLogger(), StateNamespace: g.QueryID}}
 	tk := &task{q: q, nKey: 1, nValue: 3, tsCol: -1}
-	if _, err := newTaskParts(tk, g); err != nil {
+	if _, err := newTaskParts(tk, testStage(t, g, 0)); err != nil {
 		t.Fatal(err)
 	}
 	tk.decode(recs)

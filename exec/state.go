@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/sluice-sql/sluice/internal/failpoint"
@@ -12,53 +11,6 @@ import (
 	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/state"
 )
-
-// stateSteps returns the steps of g that keep state, each with its state
-// table and changelog. A Join step counts once per state table it keeps
-// (see joinStateTables), followed by the state steps of its right input.
-func stateSteps(g *topology.Graph) []topology.Step {
-	var out []topology.Step
-	seen := map[string]bool{}
-	add := func(st topology.Step) {
-		if !seen[st.StateTable] {
-			seen[st.StateTable] = true
-			out = append(out, st)
-		}
-	}
-	for _, st := range g.Steps {
-		switch st.Kind {
-		case topology.Aggregate, topology.Materialize:
-			add(st)
-		case topology.Join:
-			if st.Join == nil || st.Join.Right == nil {
-				continue
-			}
-			for _, rs := range stateSteps(st.Join.Right) {
-				add(rs)
-			}
-			for _, js := range joinStateTables(st.Join) {
-				add(js)
-			}
-		}
-	}
-	return out
-}
-
-// HasState reports whether g keeps state, and so needs a state store and,
-// for a persistent query, changelog topics.
-func HasState(g *topology.Graph) bool { return len(stateSteps(g)) > 0 }
-
-// Changelogs returns the changelog topics of the state tables of g's
-// Aggregate and Materialize steps. Those of its joins are JoinChangelogs.
-func Changelogs(g *topology.Graph) []string {
-	var out []string
-	for _, st := range g.Steps {
-		if (st.Kind == topology.Aggregate || st.Kind == topology.Materialize) && st.Changelog != "" {
-			out = append(out, st.Changelog)
-		}
-	}
-	return out
-}
 
 // restoreChunk is how many changelog records one Store.Restore call
 // writes.
@@ -68,22 +20,22 @@ const restoreChunk = 10_000
 // query up to the end of its changelog topics, reading what the store has
 // not seen yet, and counts its progress in t.restored and t.toRestore.
 func restoreState(ctx context.Context, t *task) error {
-	g, deps, partition := t.g, t.q.deps, t.partition
+	deps, partition := t.q.deps, t.partition
 	stored, err := deps.State.Offsets(deps.StateNamespace, partition)
 	if err != nil {
 		return err
 	}
 	type span struct {
-		st        topology.Step
+		st        topology.Store
 		from, end int64
 	}
 	var todo []span
-	for _, st := range stateSteps(g) {
+	for _, st := range t.st.stores {
 		if st.Changelog == "" {
 			continue
 		}
 		var bounds []kafka.Offsets
-		if t.exactlyOnce() {
+		if t.mode.transactional() {
 			// Up to the last stable offset: the task's producer is
 			// registered, so no transaction of its own is open.
 			bounds, err = deps.Kafka.ListStableOffsets(ctx, st.Changelog)
@@ -96,7 +48,7 @@ func restoreState(ctx context.Context, t *task) error {
 		if int(partition) >= len(bounds) {
 			return fmt.Errorf("exec: changelog %s has %d partitions; partition %d is missing", st.Changelog, len(bounds), partition)
 		}
-		from, ok := stored[st.StateTable]
+		from, ok := stored[st.Name]
 		if !ok || from < bounds[partition].Start {
 			from = bounds[partition].Start
 		}
@@ -115,9 +67,9 @@ func restoreState(ctx context.Context, t *task) error {
 
 // replayChangelog reads t's partition of st's changelog from from to end
 // and restores the entries into st's state table.
-func replayChangelog(ctx context.Context, t *task, st topology.Step, from, end int64) error {
+func replayChangelog(ctx context.Context, t *task, st topology.Store, from, end int64) error {
 	deps, partition := t.q.deps, t.partition
-	c, err := deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: deps.StateNamespace + "-restore", ReadCommitted: t.exactlyOnce(), KeepControl: true})
+	c, err := deps.Kafka.NewConsumer(kafka.ConsumerOptions{ClientID: deps.StateNamespace + "-restore", ReadCommitted: t.mode.transactional(), KeepControl: true})
 	if err != nil {
 		return err
 	}
@@ -142,7 +94,7 @@ func replayChangelog(ctx context.Context, t *task, st topology.Step, from, end i
 			entries = append(entries, state.Entry{Key: r.Key, Value: r.Value})
 		}
 		if len(entries) >= restoreChunk || (next >= end && len(entries) > 0) {
-			if err := deps.State.Restore(deps.StateNamespace, partition, st.StateTable, entries, next); err != nil {
+			if err := deps.State.Restore(deps.StateNamespace, partition, st.Name, entries, next); err != nil {
 				return err
 			}
 			entries = entries[:0]
@@ -184,9 +136,8 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 		}
 		merged := make([]*kafka.Record, 0, len(logRecs)+len(t.pending))
 		t.pending = append(append(merged, logRecs...), t.pending...)
-		t.nChangelog = len(logRecs)
 	}
-	if err := t.produceAndCommit(ctx, next); err != nil {
+	if _, err := t.mode.commit(ctx, next, len(logRecs)); err != nil {
 		return err
 	}
 	var offsets map[string]int64
@@ -262,25 +213,4 @@ func (t *task) persist() error {
 		t.q.deps.Progress()
 	}
 	return nil
-}
-
-// changelogExtraRetention is how much longer than its window retention a
-// windowed changelog keeps records, as Kafka Streams'
-// windowstore.changelog.additional.retention.ms default (one day).
-const changelogExtraRetention = 24 * 60 * 60 * 1000
-
-// ChangelogConfig returns the topic configs of changelog, a changelog
-// topic of g: compacted, and for a windowed table also deleted after
-// the window retention.
-func ChangelogConfig(g *topology.Graph, changelog string) map[string]string {
-	for _, st := range stateSteps(g) {
-		if st.Changelog != changelog || st.Window == nil {
-			continue
-		}
-		return map[string]string{
-			"cleanup.policy": "compact,delete",
-			"retention.ms":   strconv.FormatInt(st.Window.Retention+changelogExtraRetention, 10),
-		}
-	}
-	return map[string]string{"cleanup.policy": "compact"}
 }

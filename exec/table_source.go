@@ -310,9 +310,8 @@ func (m *materializeOp) keep(row []any, kind ChangeKind) error {
 	return nil
 }
 
-func (m *materializeOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
-func (m *materializeOp) OnCommit(context.Context, Emitter) error           { return nil }
-func (m *materializeOp) Close(context.Context) error                       { return nil }
+func (m *materializeOp) OnCommit(context.Context, Emitter) error { return nil }
+func (m *materializeOp) Close(context.Context) error             { return nil }
 
 var _ Operator = (*materializeOp)(nil)
 

@@ -135,7 +135,7 @@ func TestMaterializedTableReaders(t *testing.T) {
 	g := tableAggGraph()
 	q := &Query{graph: g, deps: Deps{ProcessingLog: "plog", Now: time.Now, State: store, Logger: discardLogger()}}
 	tk := &task{q: q, nKey: 1, nValue: len(g.Source.Value), tsCol: -1}
-	if _, err := newTaskParts(tk, g); err != nil {
+	if _, err := newTaskParts(tk, testStage(t, g, 0)); err != nil {
 		t.Fatal(err)
 	}
 	tk.out = func(context.Context, []any) (bool, error) { return true, nil }
@@ -205,7 +205,7 @@ func BenchmarkTableAggregate(b *testing.B) {
 	g := tableAggGraph()
 	q := &Query{graph: g, deps: Deps{ProcessingLog: "plog", Now: time.Now, State: store, Logger: discardLogger()}}
 	tk := &task{q: q, nKey: 1, nValue: len(g.Source.Value), tsCol: -1}
-	if _, err := newTaskParts(tk, g); err != nil {
+	if _, err := newTaskParts(tk, testStage(b, g, 0)); err != nil {
 		b.Fatal(err)
 	}
 	tk.out = func(context.Context, []any) (bool, error) { return true, nil }

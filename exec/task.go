@@ -21,22 +21,16 @@ import (
 // task runs one input partition of a query.
 type task struct {
 	q *Query
-	// g is the stage of the query the task runs (see stages).
+	// st is the stage of the query the task runs, and g its graph.
+	st        *stage
 	g         *topology.Graph
 	partition int32
 	pos       atomic.Int64 // next offset to read; all before it is done
 	consumer  kafka.Consumer
 	producer  kafka.Producer
-	// txn is producer when the query runs exactly-once (see eos.go), with
-	// its transactional id; nChangelog counts the changelog records at
-	// the head of pending.
-	txn        kafka.TxnProducer
-	txnID      string
-	nChangelog int
-	// written are where the task's committed transactions ended in the
-	// partitions they wrote, until readers can read that far (see
-	// WaitCommitted).
-	written writtenEnds
+	// mode is how the task commits its batches (see commitMode); nil on
+	// a join side's task, whose owner commits.
+	mode commitMode
 	// marks are the transaction markers polled whose offsets the task's
 	// positions have not passed yet (see passMarks).
 	marks []*kafka.Record
@@ -80,17 +74,10 @@ type task struct {
 	box format.Arena
 
 	stats counters
-	// streamOut says the rows the last step emits are a stream's (see
-	// streamRows): a push output counts those without a value it drops.
+	// streamOut says the rows the last step emits are a stream's (not
+	// the stage's TableRows): a push output counts those without a value
+	// it drops.
 	streamOut bool
-
-	// flight is the produce and offset commit of the last batch of a
-	// pipelined task, running while the task processes the next one (see
-	// pipelined); spare is the pending slice it gives back. runCtx is the
-	// context run runs under.
-	flight *flight
-	spare  []*kafka.Record
-	runCtx context.Context
 
 	// restore is set until the task has brought its local state up to its
 	// changelogs; restoring is true while it does, with restored of
@@ -126,18 +113,19 @@ type task struct {
 	leftWaits bool
 }
 
-func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, start int64, sides []sideStart, out Output) (*task, error) {
+func newTask(ctx context.Context, q *Query, s *stage, partition int32, start int64, sides []sideStart, out Output) (*task, error) {
+	g := s.g
 	src := g.Source
-	t := &task{q: q, g: g, partition: partition, out: out, nKey: len(src.Key), nValue: len(src.Value), tsCol: -1, window: src.Window}
+	t := &task{q: q, partition: partition, out: out, nKey: len(src.Key), nValue: len(src.Value), tsCol: -1, window: src.Window}
 	if t.window != nil {
 		t.nWin = 2
 	}
 	t.pos.Store(start)
 	// A persistent query's state is restored from its changelogs when the
 	// task starts running, so that the query shows RESTORING meanwhile.
-	t.restore = HasState(g) && persistent(g)
+	t.restore = len(s.stores) > 0 && persistent(g)
 	t.restoring.Store(t.restore)
-	if _, err := newTaskParts(t, g); err != nil {
+	if _, err := newTaskParts(t, s); err != nil {
 		return nil, err
 	}
 	if err := t.addSides(sides); err != nil {
@@ -161,9 +149,9 @@ func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, 
 		return nil, err
 	}
 	if eos {
-		err = t.newTxnProducer(clientID)
-	} else {
-		t.producer, err = q.deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: clientID})
+		t.mode, err = newExactlyOnce(t, clientID)
+	} else if t.producer, err = q.deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: clientID}); err == nil {
+		t.mode = newAtLeastOnce(t)
 	}
 	if err != nil {
 		t.close()
@@ -172,13 +160,14 @@ func newTask(ctx context.Context, q *Query, g *topology.Graph, partition int32, 
 	return t, nil
 }
 
-// newTaskParts builds what a task needs besides Kafka: codecs, operators
-// and the sink encoder.
-func newTaskParts(t *task, g *topology.Graph) (*task, error) {
+// newTaskParts builds what a task of stage s needs besides Kafka: codecs,
+// operators (see operators) and the sink encoder.
+func newTaskParts(t *task, s *stage) (*task, error) {
+	g := s.g
 	// Set once: reopen (after an aborted transaction) builds the parts
 	// again while other goroutines read these (Positions, Stats).
-	if t.g != g {
-		t.g = g
+	if t.st != s {
+		t.st, t.g = s, g
 	}
 	if internal := g.Source.KeyFormat == internalFormat; internal != t.internal {
 		t.internal = internal
@@ -212,7 +201,7 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 			return nil, err
 		}
 	}
-	if HasState(g) && t.cache == nil {
+	if len(s.stores) > 0 && t.cache == nil {
 		if t.q.deps.State == nil {
 			return nil, fmt.Errorf("exec: query %s keeps state but has no state store", g.QueryID)
 		}
@@ -223,73 +212,17 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 		t.cache = t.q.deps.State.NewTaskCache(ns, t.partition, 0)
 		t.persistedAt = t.q.deps.Now()
 		t.changelogs = map[string]string{}
-		for _, st := range stateSteps(g) {
-			t.changelogs[st.StateTable] = st.Changelog
+		for _, st := range s.stores {
+			t.changelogs[st.Name] = st.Changelog
 		}
 	}
 	oc := &OpContext{QueryID: g.QueryID, Partition: t.partition, Logger: t.q.deps.Logger, Errors: t, State: t.cache, counts: &t.stats}
 	keys := keyColumns(topology.PseudoColumns, len(src.Key)+t.nWin)
 	in := src.Schema()
-	for i, st := range g.Steps {
+	for i := range g.Steps {
+		st := &g.Steps[i]
 		var op Operator
-		switch st.Kind {
-		case topology.Aggregate:
-			if st.Window != nil {
-				var w *windowAggregateOp
-				w, err = newWindowAggregateOp(st, in)
-				if w != nil {
-					// A HAVING filter needs each window's previous row.
-					w.withOld = i+1 < len(g.Steps) && g.Steps[i+1].Kind == topology.Filter
-				}
-				op = w
-				// The window bounds follow the key columns.
-				keys = keyColumns(topology.PseudoColumns, st.Keys+2)
-				break
-			}
-			var a *aggregateOp
-			a, err = newAggregateOp(st, in)
-			if a != nil {
-				// A HAVING filter needs each group's previous row.
-				a.changes.withOld = i+1 < len(g.Steps) && g.Steps[i+1].Kind == topology.Filter
-			}
-			op = a
-			keys = keyColumns(topology.PseudoColumns, st.Keys)
-		case topology.Materialize:
-			var m *materializeOp
-			m, err = newMaterializeOp(st, in)
-			if m != nil {
-				m.passAll = i == len(g.Steps)-1 && g.Sink != nil
-			}
-			op = m
-		case topology.Filter:
-			op, err = newFilterOp(st.Predicate, st.Retract)
-		case topology.Project:
-			op, err = newProjectOp(st.Exprs, keys)
-		case topology.FlatMap:
-			op, err = newFlatMapOp(st.Exprs)
-		case topology.Repartition:
-			op = newRepartitionOp(st)
-		case topology.Join:
-			leftMat := i > 0 && g.Steps[i-1].Kind == topology.Materialize && st.Join != nil && g.Steps[i-1].StateTable == st.Join.LeftState
-			rightMat := false
-			if st.Join != nil && st.Join.Right != nil {
-				rs := st.Join.Right.Steps
-				rightMat = len(rs) > 0 && rs[len(rs)-1].Kind == topology.Materialize && rs[len(rs)-1].StateTable == st.Join.RightState
-			}
-			op, err = newJoinOp(st, in, leftMat, rightMat)
-			keys = keyColumns(topology.PseudoColumns, st.Keys)
-		case topology.Rekey:
-			var p *projectOp
-			p, err = newProjectOp(st.Exprs, keys)
-			if p != nil {
-				p.rekey = true
-			}
-			op = p
-			keys = keyColumns(topology.PseudoColumns, st.Keys)
-		default:
-			err = fmt.Errorf("exec: unknown step kind %q", st.Kind)
-		}
-		if err != nil {
+		if op, keys, err = newOperator(st, in, keys, false); err != nil {
 			t.close()
 			return nil, err
 		}
@@ -302,7 +235,7 @@ func newTaskParts(t *task, g *topology.Graph) (*task, error) {
 			in = st.Schema
 		}
 	}
-	if streamOut := streamRows(g); streamOut != t.streamOut {
+	if streamOut := !s.TableRows; streamOut != t.streamOut {
 		t.streamOut = streamOut
 	}
 	if g.Sink != nil {
@@ -382,23 +315,20 @@ func (t *task) close() {
 // even when ctx is cancelled meanwhile, so a stop never loses or repeats
 // work.
 func (t *task) run(ctx context.Context) (err error) {
-	t.runCtx = ctx
 	defer func() {
 		// The last batch's produce and commit finish before the task
 		// ends, under their own deadline.
-		if ferr := t.land(); err == nil {
+		if ferr := t.mode.land(); err == nil {
 			err = ferr
 		}
 	}()
-	if t.exactlyOnce() {
-		// Fence older instances of the task before reading what they
-		// committed.
-		if err := t.startTxn(ctx); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
+	// Under exactly-once, fence older instances of the task before
+	// reading what they committed.
+	if err := t.mode.start(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
 		}
+		return err
 	}
 	if t.restore {
 		err := restoreState(ctx, t)
@@ -447,8 +377,8 @@ func (t *task) run(ctx context.Context) (err error) {
 		if ctx.Err() != nil {
 			return nil
 		}
-		if f := t.flight; f != nil && f.failed() {
-			return t.land()
+		if t.mode.failed() {
+			return t.mode.land()
 		}
 		if err != nil {
 			// A broker restarting or a leader moving: poll again. A topic
@@ -551,7 +481,7 @@ func (t *task) poll(ctx context.Context) ([]*kafka.Record, error) {
 		return nil, err
 	}
 	recs, err := t.pollFirst(ctx)
-	if err != nil || len(recs) == 0 || t.q.deps.CommitInterval <= 0 || !t.exactlyOnce() {
+	if err != nil || len(recs) == 0 || t.q.deps.CommitInterval <= 0 || !t.mode.transactional() {
 		return recs, err
 	}
 	deadline := time.Now().Add(t.q.deps.CommitInterval)
@@ -603,7 +533,7 @@ func (t *task) passMarks() {
 		if m.Topic == t.g.Source.Topic && m.Partition == t.partition {
 			if len(t.held) > 0 {
 				keep = append(keep, m)
-			} else if next > t.pos.Load() && t.passSource(next) {
+			} else if next > t.pos.Load() && t.mode.passSource(next) {
 				moved = true
 			}
 			continue
@@ -666,10 +596,8 @@ func (t *task) process(ctx context.Context, recs []*kafka.Record) error {
 		if err := t.commitState(ctx, next); err != nil {
 			return err
 		}
-	} else if t.pipelined() {
-		// The flight moves the position once the batch is committed.
-		return t.launch(next)
-	} else if err := t.produceAndCommit(ctx, next); err != nil {
+	} else if later, err := t.mode.commit(ctx, next, 0); err != nil || later {
+		// A flight moves the position once the batch is committed.
 		return err
 	}
 	t.pos.Store(next)
@@ -693,19 +621,13 @@ func (t *task) stageCommit(ctx context.Context) error {
 	return nil
 }
 
-// produceAndCommit sends the pending records and commits the input offsets
-// up to next.
-func (t *task) produceAndCommit(ctx context.Context, next int64) error {
-	if t.exactlyOnce() {
-		return t.commitTxn(ctx, next)
-	}
-	err := t.produce(ctx, t.pending)
-	clear(t.pending)
-	t.pending = t.pending[:0]
-	if err != nil {
-		return err
-	}
-	return t.commitOffsets(ctx, next)
+// pollWatching polls as poll does, returning early when the commit in
+// the air fails, so that the task ends with its error instead of waiting
+// for a record.
+func (t *task) pollWatching(ctx context.Context) ([]*kafka.Record, error) {
+	pctx, cancel := t.mode.watch(ctx)
+	defer cancel()
+	return t.poll(pctx)
 }
 
 // produce sends recs and waits for their acknowledgement.

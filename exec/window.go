@@ -923,8 +923,6 @@ func (o *windowAggregateOp) encode(buf []byte, accs []eval.Accumulator) ([]byte,
 	return buf, nil
 }
 
-func (o *windowAggregateOp) OnTime(context.Context, StreamTime, Emitter) error { return nil }
-
 // OnCommit writes every time window changed since the last commit to the
 // state table: the 8-byte time of its latest row, then each aggregate's
 // length-prefixed state. The values are encoded into chunks shared by

@@ -33,7 +33,7 @@ func runWindow(t *testing.T, g *topology.Graph, recs ...string) []string {
 	q := &Query{graph: g, deps: Deps{ProcessingLog: "plog", Now: time.Now, State: store}}
 	q.deps.Logger = discardLogger()
 	tk := &task{q: q, nKey: len(g.Source.Key), nValue: len(g.Source.Value), tsCol: -1}
-	if _, err := newTaskParts(tk, g); err != nil {
+	if _, err := newTaskParts(tk, testStage(t, g, 0)); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
@@ -178,17 +178,6 @@ func TestDueHeapOrder(t *testing.T) {
 	}
 }
 
-func TestWindowedChangelogConfig(t *testing.T) {
-	g := windowGraph(topology.Window{Type: topology.Tumbling, Size: 60_000, Advance: 60_000, Grace: 0, Retention: 60_000})
-	got := ChangelogConfig(g, "agg-changelog")
-	if got["cleanup.policy"] != "compact,delete" || got["retention.ms"] != "86460000" {
-		t.Errorf("windowed changelog configs %v", got)
-	}
-	if got := ChangelogConfig(aggGraph("REGION"), "agg-changelog"); got["cleanup.policy"] != "compact" || got["retention.ms"] != "" {
-		t.Errorf("changelog configs %v", got)
-	}
-}
-
 // runWindowCommitted is runWindow committing the task's state after every
 // each records, and starting a new task over the same store (as a restart
 // does) every reopen records (a multiple of each).
@@ -207,7 +196,7 @@ func runWindowCommitted(t *testing.T, g *topology.Graph, each, reopen int, recs 
 		if tk == nil || i%reopen == 0 {
 			q := &Query{graph: g, deps: Deps{ProcessingLog: "plog", Now: time.Now, State: store, Logger: discardLogger()}}
 			tk = &task{q: q, nKey: len(g.Source.Key), nValue: len(g.Source.Value), tsCol: -1}
-			if _, err := newTaskParts(tk, g); err != nil {
+			if _, err := newTaskParts(tk, testStage(t, g, 0)); err != nil {
 				t.Fatal(err)
 			}
 		}

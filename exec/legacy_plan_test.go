@@ -7,6 +7,8 @@ import (
 	"github.com/sluice-sql/sluice/internal/topology"
 )
 
+// The helpers of legacy_plan.go, until the engine reads the physical plan.
+
 func TestJoinTopics(t *testing.T) {
 	right := &topology.Graph{
 		Source: &topology.Source{Name: "R", Topic: "r"},
@@ -49,5 +51,16 @@ func TestJoinTopics(t *testing.T) {
 	steps[0].Topic = "renamed"
 	if right.Steps[1].Topic != "renamed" {
 		t.Errorf("RepartitionSteps does not return the right input's step itself")
+	}
+}
+
+func TestWindowedChangelogConfig(t *testing.T) {
+	g := windowGraph(topology.Window{Type: topology.Tumbling, Size: 60_000, Advance: 60_000, Grace: 0, Retention: 60_000})
+	got := ChangelogConfig(g, "agg-changelog")
+	if got["cleanup.policy"] != "compact,delete" || got["retention.ms"] != "86460000" {
+		t.Errorf("windowed changelog configs %v", got)
+	}
+	if got := ChangelogConfig(aggGraph("REGION"), "agg-changelog"); got["cleanup.policy"] != "compact" || got["retention.ms"] != "" {
+		t.Errorf("changelog configs %v", got)
 	}
 }
