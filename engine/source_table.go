@@ -18,7 +18,10 @@ func (e *Engine) createSourceTable(ctx context.Context, st *ast.CreateSource, sr
 		return userError(st.NamePos, "cannot replace source table %s: it is materialized by a query; DROP it first", src.Name)
 	}
 	id := e.cat.NextQueryID("CST", src.Name)
-	g := planner.PlanMaterialization(src, id, e.internalPrefix())
+	g, err := planner.PlanMaterialization(src, id, e.internalPrefix())
+	if err != nil {
+		return internal("cannot plan the query that materializes source table %s: %v", src.Name, err)
+	}
 	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: src.Name, State: catalog.Running, Plan: g}
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.CreateQuery, Query: q, Source: src}); err != nil {
 		return &internalError{err}

@@ -50,12 +50,15 @@ func materializeSource(g *topology.Graph, keys int, opts QueryOptions) {
 // ksqlDB does, so that pull queries can read the table: it reads the
 // table's topic from the start and keeps its rows in a state table with
 // a changelog topic, writing no output.
-func PlanMaterialization(src *catalog.Source, queryID, internalPrefix string) *topology.Graph {
+func PlanMaterialization(src *catalog.Source, queryID, internalPrefix string) (*topology.Graph, error) {
 	g := &topology.Graph{QueryID: queryID, Source: SourceNode(src), OffsetReset: "earliest"}
 	materializeSource(g, len(src.Key), QueryOptions{QueryID: queryID, InternalPrefix: internalPrefix})
 	g.Output = src.Columns()
 	g.KeyColumns = len(src.Key)
-	return g
+	if err := topology.Complete(g); err != nil {
+		return nil, err
+	}
+	return g, nil
 }
 
 // materializeSink puts a Materialize step last in g, a CREATE TABLE AS
