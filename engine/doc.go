@@ -33,7 +33,7 @@
 // an entity (show.go: SourceList, SourceDescription with its queries'
 // figures, QueryList, TopicList, PropertyList, VariableList, TypeList,
 // FunctionList, FunctionDescription, QueryDescription with the plan as
-// lines of operators) or a row stream (a pull query's rows, a push query,
+// lines of operators and the processing topology as stages) or a row stream (a pull query's rows, a push query,
 // a PRINT: a schema with key, header and window-bound columns marked, an
 // end with its reason). Errors are *api.StatementError. The engine
 // implements api.Engine, the one interface the gRPC and REST servers

@@ -254,7 +254,7 @@ func (e *Engine) explanation(ctx context.Context, s *Session, st *ast.Explain) (
 		if err != nil {
 			return nil, err
 		}
-		return &api.QueryDescription{Statement: st.Statement.SQL(), Plan: planLines(plan.Graph)}, nil
+		return &api.QueryDescription{Statement: st.Statement.SQL(), Plan: planLines(plan.Graph), Topology: topologyOf(plan.Graph)}, nil
 	}
 	id, ok := e.findQuery(st.QueryID)
 	q, _ := e.cat.Query(id)
@@ -262,7 +262,32 @@ func (e *Engine) explanation(ctx context.Context, s *Session, st *ast.Explain) (
 		return nil, userError(st.Pos, "Query with id:%s does not exist, use SHOW QUERIES to view the full set of queries.", st.QueryID)
 	}
 	qi := e.persistentInfo(ctx, q, true)
-	return &api.QueryDescription{Query: &qi, Plan: planLines(q.Plan)}, nil
+	return &api.QueryDescription{Query: &qi, Plan: planLines(q.Plan), Topology: topologyOf(q.Plan)}, nil
+}
+
+// topologyOf is g's processing topology as a value.
+func topologyOf(g *topology.Graph) *api.Topology {
+	d := g.Describe()
+	out := &api.Topology{Unknown: d.Unknown}
+	for _, s := range d.Stages {
+		as := api.TopologyStage{ID: s.ID, Right: s.Right, JoinStage: s.JoinStage, Inside: s.Inside,
+			Source: s.Source, SourceRole: s.SourceRole, SourcePartitions: s.SourcePartitions,
+			Sink: s.Sink, SinkRole: string(s.SinkRole), SinkPartitions: s.SinkPartitions, Output: s.Output,
+			TableRows: s.TableRows, Joins: s.Joins}
+		for _, n := range s.Nodes {
+			an := api.TopologyNode{Operator: n.Operator, Details: n.Details}
+			for _, st := range n.Stores {
+				an.Stores = append(an.Stores, api.TopologyStore{Name: st.Name, Role: string(st.Role), Key: st.Key, Value: st.Value,
+					Windowed: st.Window != nil, Changelog: st.Changelog})
+			}
+			as.Nodes = append(as.Nodes, an)
+		}
+		out.Stages = append(out.Stages, as)
+	}
+	for _, t := range d.Topics {
+		out.Topics = append(out.Topics, api.TopologyTopic{Name: t.Name, Role: string(t.Role), Partitions: t.Partitions, Config: t.Config})
+	}
+	return out
 }
 
 // planLines is g's execution plan as a value.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,6 +52,15 @@ import (
 //	  [wipe-state]       (wipe-state: delete the local state store while
 //	                     the engine is closed, so that it restores every
 //	                     state table from its changelog topic)
+//	explain <QUERY_ID>   print the processing topology EXPLAIN shows for
+//	                     the query (its physical plan: stages, operators,
+//	                     state stores, topics), without the figures that
+//	                     vary between runs
+//
+// Every persistent query a file creates (a statement answering "Created
+// query with ID X" or "Replaced query with ID X") must be explained after
+// it: a file that leaves one unexplained fails at its end, so that each
+// plan's topology has a golden.
 //
 // The corpus runs once per Kafka client adapter (franz, sarama): both must
 // give the same results. It runs a third time (grpc) with statement, query
@@ -76,6 +86,10 @@ func TestSQL(t *testing.T) {
 				h := newHarness(t, variant.newClient, variant.newExec)
 				defer h.close()
 				datadriven.RunTest(t, path, h.run)
+				if len(h.unexplained) > 0 {
+					t.Errorf("%s: persistent queries without an explain directive after the statement creating them: %s",
+						path, strings.Join(h.unexplained, ", "))
+				}
 			})
 		})
 	}
@@ -101,6 +115,48 @@ type harness struct {
 	// configure, when set, changes the engine's configuration at each
 	// open (tests outside the corpus).
 	configure func(*engine.Config)
+	// unexplained are the persistent queries created or replaced and
+	// not explained since, in order.
+	unexplained []string
+}
+
+// noteQueries notes the persistent queries a statement's message says it
+// created or replaced, which an explain directive must show.
+func (h *harness) noteQueries(msg string) {
+	for _, prefix := range []string{"Created query with ID ", "Replaced query with ID "} {
+		if id, ok := strings.CutPrefix(msg, prefix); ok {
+			h.explained(id)
+			h.unexplained = append(h.unexplained, id)
+		}
+	}
+}
+
+// explained notes that query id was explained.
+func (h *harness) explained(id string) {
+	h.unexplained = slices.DeleteFunc(h.unexplained, func(s string) bool { return s == id })
+}
+
+// explain is the explain directive: the processing topology of EXPLAIN
+// id, the part of its answer below the "Processing topology" heading.
+func (h *harness) explain(ctx context.Context, t *testing.T, d *datadriven.TestData) string {
+	if len(d.CmdArgs) != 1 || d.CmdArgs[0].Vals != nil {
+		t.Fatalf("explain takes one query id, got %v", d.CmdArgs)
+	}
+	id := d.CmdArgs[0].Key
+	h.explained(strings.ToUpper(id))
+	res, err := h.exec.Execute(ctx, h.sess, "EXPLAIN "+id+";")
+	if err != nil {
+		return "error: " + firstLine(err) + "\n"
+	}
+	if len(res) != 1 || res[0].table == nil {
+		t.Fatalf("EXPLAIN %s answered %d results", id, len(res))
+	}
+	const heading = "Processing topology\n"
+	_, topo, ok := strings.Cut(res[0].table.Footer, heading)
+	if !ok {
+		t.Fatalf("EXPLAIN %s has no processing topology:\n%s", id, res[0].table.Text())
+	}
+	return topo
 }
 
 func newHarness(t *testing.T, newClient func(kafka.Config) (kafka.Client, error), newExec newExecutor) *harness {
@@ -168,11 +224,14 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		var b strings.Builder
 		for _, r := range res {
 			writeResult(&b, r)
+			h.noteQueries(r.message)
 		}
 		if err != nil {
 			fmt.Fprintf(&b, "error: %s\n", firstLine(err))
 		}
 		return b.String()
+	case "explain":
+		return h.explain(ctx, t, d)
 	case "query":
 		res, err := h.exec.Execute(ctx, h.sess, d.Input)
 		if err != nil {

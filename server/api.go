@@ -98,7 +98,8 @@ func (svc *service) Explain(ctx context.Context, req *sluicev1.ExplainRequest) (
 		return nil, svc.s.statusOf(err, 0)
 	}
 	p := wire.EncodePlan(d)
-	out := &sluicev1.ExplainResponse{Description: render.Description(p), Plan: render.PlanText(p.GetLines()), Value: p}
+	out := &sluicev1.ExplainResponse{Description: render.Description(p), Plan: render.PlanText(p.GetLines()),
+		Topology: render.TopologyText(p.GetTopology()), Value: p}
 	if d.Query != nil {
 		out.Columns = wire.EncodeColumns(api.Columns(d.Query.Columns, d.Query.KeyColumns))
 	}

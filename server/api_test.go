@@ -315,6 +315,11 @@ CREATE TABLE t AS SELECT id, COUNT(*) AS c FROM s GROUP BY id EMIT CHANGES;`)
 	if err != nil || len(ex.GetColumns()) != 2 || !strings.Contains(ex.GetDescription(), qid) {
 		t.Errorf("Explain %s: %v, %v", qid, ex, err)
 	}
+	// The processing topology comes as text and as values.
+	if stages := ex.GetValue().GetTopology().GetStages(); !strings.HasPrefix(ex.GetTopology(), "Sub-topology: 0\n") ||
+		len(stages) == 0 || stages[len(stages)-1].GetSinkRole() != "sink" {
+		t.Errorf("Explain %s topology: %q, %v", qid, ex.GetTopology(), stages)
+	}
 
 	// Pause, resume, terminate.
 	for _, call := range []func() (*sluicev1.QueryControlResponse, error){

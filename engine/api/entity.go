@@ -195,6 +195,73 @@ type QueryDescription struct {
 	Reads     PullReads
 	// Plan is the execution plan, the output first.
 	Plan []PlanLine
+	// Topology is the processing topology: the stages the query runs as,
+	// their operators and state stores, and the topics it owns. Nil for a
+	// pull query, which runs as no stages.
+	Topology *Topology
+}
+
+// Topology is a query's physical plan as EXPLAIN shows it (Kafka
+// Streams' TopologyDescription: a stage is a sub-topology). Unknown says
+// the plan has none (one stored before plans had it).
+type Topology struct {
+	Unknown bool
+	Stages  []TopologyStage
+	Topics  []TopologyTopic
+}
+
+// TopologyStage is one stage of a query: it reads Source (a
+// SourceRole such as "stream CLICKS", or "repartition"), runs Nodes and
+// writes Sink (SinkRole "sink" or "repartition"), or, without a Sink,
+// hands its rows to Output. A stage of a join's right input (Right) feeds
+// the join of stage JoinStage; Inside says it runs in that stage's tasks,
+// which list it in Joins.
+type TopologyStage struct {
+	ID               int
+	Right            bool
+	JoinStage        int
+	Inside           bool
+	Source           string
+	SourceRole       string
+	SourcePartitions int32
+	Nodes            []TopologyNode
+	Sink             string
+	SinkRole         string
+	SinkPartitions   int32
+	Output           string
+	// TableRows says the rows leaving the stage are a table's changes.
+	TableRows bool
+	Joins     []int
+}
+
+// TopologyNode is one operator of a stage: its kind as the execution plan
+// names it, its settings ("Key: A", "Window: ..."), and the state stores
+// it keeps.
+type TopologyNode struct {
+	Operator string
+	Details  []string
+	Stores   []TopologyStore
+}
+
+// TopologyStore is a state store: its role (aggregate, materialize,
+// join-left ...), the layout of its keys and values, whether it is kept
+// per window, and its changelog topic (empty for a push query's).
+type TopologyStore struct {
+	Name      string
+	Role      string
+	Key       []string
+	Value     []string
+	Windowed  bool
+	Changelog string
+}
+
+// TopologyTopic is a topic a query owns: its role (sink, changelog,
+// repartition), partition count and the configuration it is created with.
+type TopologyTopic struct {
+	Name       string
+	Role       string
+	Partitions int32
+	Config     map[string]string
 }
 
 // The connector types, as Kafka Connect names them.

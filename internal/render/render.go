@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/internal/wire"
 	sluicev1 "github.com/sluice-sql/sluice/proto/sluicev1"
@@ -358,8 +359,55 @@ func Description(p *sluicev1.QueryPlan) string {
 	return "Query String         : " + p.GetStatement() + "\nQuery Type           : PULL\n" + reads
 }
 
+// TopologyText draws a query's processing topology, one stage after
+// another, then the topics it owns; empty when there is none (a pull
+// query's).
+func TopologyText(t *sluicev1.Topology) string {
+	if t == nil {
+		return ""
+	}
+	d := &topology.Description{Unknown: t.GetUnknown()}
+	for _, s := range t.GetStages() {
+		ds := topology.StageDescription{ID: int(s.GetId()), Right: s.GetRight(), JoinStage: int(s.GetJoinStage()), Inside: s.GetInside(),
+			Source: s.GetSource(), SourceRole: s.GetSourceRole(), SourcePartitions: s.GetSourcePartitions(),
+			Sink: s.GetSink(), SinkRole: topology.TopicRole(s.GetSinkRole()), SinkPartitions: s.GetSinkPartitions(),
+			Output: s.GetOutput(), TableRows: s.GetTableRows()}
+		for _, j := range s.GetJoins() {
+			ds.Joins = append(ds.Joins, int(j))
+		}
+		for _, n := range s.GetNodes() {
+			dn := topology.NodeDescription{Operator: n.GetOperator(), Details: n.GetDetails()}
+			for _, st := range n.GetStores() {
+				ts := topology.Store{Name: st.GetName(), Role: topology.StoreRole(st.GetRole()), Key: st.GetKey(), Value: st.GetValue(),
+					Changelog: st.GetChangelog()}
+				if st.GetWindowed() {
+					ts.Window = &topology.Window{}
+				}
+				dn.Stores = append(dn.Stores, ts)
+			}
+			ds.Nodes = append(ds.Nodes, dn)
+		}
+		d.Stages = append(d.Stages, ds)
+	}
+	for _, tp := range t.GetTopics() {
+		d.Topics = append(d.Topics, topology.Topic{Name: tp.GetName(), Role: topology.TopicRole(tp.GetRole()), Partitions: tp.GetPartitions(),
+			Config: tp.GetConfig()})
+	}
+	return d.String()
+}
+
+// PlanFooter is what EXPLAIN prints below a plan's description: the
+// execution plan, then the processing topology under its heading.
+func PlanFooter(p *sluicev1.QueryPlan) string {
+	out := "Execution plan\n" + PlanText(p.GetLines())
+	if t := p.GetTopology(); t != nil {
+		out += "Processing topology\n" + TopologyText(t)
+	}
+	return out
+}
+
 func plan(p *sluicev1.QueryPlan) *Table {
-	t := &Table{Title: Description(p), Footer: "Execution plan\n" + PlanText(p.GetLines())}
+	t := &Table{Title: Description(p), Footer: PlanFooter(p)}
 	if q := p.GetQuery(); q != nil {
 		t.Columns = []string{"Field", "Type"}
 		for i, c := range q.GetColumns() {

@@ -80,6 +80,44 @@ func TestPlanText(t *testing.T) {
 	}
 }
 
+// TestTopologyText: the processing topology goes over the wire as
+// values and draws below the execution plan under its heading; a plan
+// without one says so, and a pull query's has no heading.
+func TestTopologyText(t *testing.T) {
+	d := &api.QueryDescription{Statement: "CREATE TABLE n AS SELECT k, COUNT(*) AS c FROM s WINDOW TUMBLING (SIZE 1 SECOND) GROUP BY k;",
+		Plan: []api.PlanLine{{Operator: "SINK"}},
+		Topology: &api.Topology{Stages: []api.TopologyStage{{ID: 0, JoinStage: -1, Source: "s", SourceRole: "stream S", SourcePartitions: 1,
+			Nodes: []api.TopologyNode{{Operator: "AGGREGATE", Details: []string{"Key: K"},
+				Stores: []api.TopologyStore{{Name: "aggregate", Role: "aggregate", Key: []string{"K"}, Value: []string{"C COUNT"}, Windowed: true, Changelog: "n-changelog"}}}},
+			Sink: "N", SinkRole: "sink", SinkPartitions: 1, TableRows: true}},
+			Topics: []api.TopologyTopic{{Name: "n-changelog", Role: "changelog", Partitions: 1, Config: map[string]string{"retention.ms": "1", "cleanup.policy": "compact,delete"}},
+				{Name: "N", Role: "sink", Partitions: 1}}},
+	}
+	want := `Execution plan
+ > [ SINK ]
+Processing topology
+Sub-topology: 0
+  Source: s (stream S, partitions: 1)
+  > AGGREGATE | Key: K
+      Store: aggregate (aggregate; key: K; value: C COUNT; windowed; changelog: n-changelog)
+  Sink: N (sink, partitions: 1, table changes)
+Topics:
+  n-changelog (changelog, partitions: 1) cleanup.policy=compact,delete retention.ms=1
+  N (sink, partitions: 1)
+`
+	if got := Entity(wire.EncodeEntity("EXPLAIN ...;", d)).Footer; got != want {
+		t.Errorf("footer:\n%s\nwant:\n%s", got, want)
+	}
+	d.Topology = &api.Topology{Unknown: true}
+	if got := PlanFooter(wire.EncodePlan(d)); !strings.HasSuffix(got, "Processing topology\n(unknown: the plan has no physical plan)\n") {
+		t.Errorf("unknown topology drawn as:\n%s", got)
+	}
+	d.Topology, d.Pull = nil, true
+	if got := PlanFooter(wire.EncodePlan(d)); strings.Contains(got, "Processing topology") {
+		t.Errorf("pull query's plan drawn as:\n%s", got)
+	}
+}
+
 // TestDescriptionJSON: a description is one JSON object with its numbers
 // and booleans typed, enums by their short names and empty strings null.
 func TestDescriptionJSON(t *testing.T) {

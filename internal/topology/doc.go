@@ -5,4 +5,10 @@
 // today is read back unchanged by a later server.
 //
 //	Source ──▶ Step ──▶ Step ──▶ … ──▶ Sink (a topic) | Output (a push query)
+//
+// EXPLAIN draws a Graph twice: Plan is the execution plan (the logical
+// operators, output first), Describe the processing topology (explain.go:
+// the Physical plan's stages in the manner of Kafka Streams'
+// sub-topologies, their operators and state stores, the topics the query
+// owns).
 package topology

@@ -202,6 +202,43 @@ func EncodePlan(d *api.QueryDescription) *sluicev1.QueryPlan {
 	for _, l := range d.Plan {
 		out.Lines = append(out.Lines, &sluicev1.PlanLine{Depth: int32(l.Depth), Operator: l.Operator, Details: validUTF8(l.Details)})
 	}
+	if d.Topology != nil {
+		out.Topology = EncodeTopology(d.Topology)
+	}
+	return out
+}
+
+// EncodeTopology converts a query's processing topology.
+func EncodeTopology(t *api.Topology) *sluicev1.Topology {
+	out := &sluicev1.Topology{Unknown: t.Unknown}
+	for _, s := range t.Stages {
+		ps := &sluicev1.TopologyStage{Id: int32(s.ID), Right: s.Right, JoinStage: int32(s.JoinStage), Inside: s.Inside,
+			Source: ValidUTF8(s.Source), SourceRole: ValidUTF8(s.SourceRole), SourcePartitions: s.SourcePartitions,
+			Sink: ValidUTF8(s.Sink), SinkRole: s.SinkRole, SinkPartitions: s.SinkPartitions, Output: ValidUTF8(s.Output),
+			TableRows: s.TableRows}
+		for _, j := range s.Joins {
+			ps.Joins = append(ps.Joins, int32(j))
+		}
+		for _, n := range s.Nodes {
+			pn := &sluicev1.TopologyNode{Operator: n.Operator, Details: validUTF8(n.Details)}
+			for _, st := range n.Stores {
+				pn.Stores = append(pn.Stores, &sluicev1.TopologyStore{Name: ValidUTF8(st.Name), Role: st.Role,
+					Key: validUTF8(st.Key), Value: validUTF8(st.Value), Windowed: st.Windowed, Changelog: ValidUTF8(st.Changelog)})
+			}
+			ps.Nodes = append(ps.Nodes, pn)
+		}
+		out.Stages = append(out.Stages, ps)
+	}
+	for _, tp := range t.Topics {
+		var cfg map[string]string
+		if len(tp.Config) > 0 {
+			cfg = make(map[string]string, len(tp.Config))
+			for k, v := range tp.Config {
+				cfg[ValidUTF8(k)] = ValidUTF8(v)
+			}
+		}
+		out.Topics = append(out.Topics, &sluicev1.TopologyTopic{Name: ValidUTF8(tp.Name), Role: tp.Role, Partitions: tp.Partitions, Config: cfg})
+	}
 	return out
 }
 

@@ -2196,7 +2196,9 @@ type QueryPlan struct {
 	Pull  bool       `protobuf:"varint,3,opt,name=pull,proto3" json:"pull,omitempty"`
 	Reads *PullReads `protobuf:"bytes,4,opt,name=reads,proto3" json:"reads,omitempty"`
 	// lines are the plan's operators, the output first.
-	Lines         []*PlanLine `protobuf:"bytes,5,rep,name=lines,proto3" json:"lines,omitempty"`
+	Lines []*PlanLine `protobuf:"bytes,5,rep,name=lines,proto3" json:"lines,omitempty"`
+	// topology is the processing topology; unset for a pull query.
+	Topology      *Topology `protobuf:"bytes,6,opt,name=topology,proto3" json:"topology,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2266,6 +2268,454 @@ func (x *QueryPlan) GetLines() []*PlanLine {
 	return nil
 }
 
+func (x *QueryPlan) GetTopology() *Topology {
+	if x != nil {
+		return x.Topology
+	}
+	return nil
+}
+
+// Topology is a query's physical plan: the stages (Kafka Streams'
+// sub-topologies) it runs as, and the topics it owns. unknown is set when
+// the plan has none (one stored before plans had it).
+type Topology struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Unknown       bool                   `protobuf:"varint,1,opt,name=unknown,proto3" json:"unknown,omitempty"`
+	Stages        []*TopologyStage       `protobuf:"bytes,2,rep,name=stages,proto3" json:"stages,omitempty"`
+	Topics        []*TopologyTopic       `protobuf:"bytes,3,rep,name=topics,proto3" json:"topics,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Topology) Reset() {
+	*x = Topology{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Topology) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Topology) ProtoMessage() {}
+
+func (x *Topology) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Topology.ProtoReflect.Descriptor instead.
+func (*Topology) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *Topology) GetUnknown() bool {
+	if x != nil {
+		return x.Unknown
+	}
+	return false
+}
+
+func (x *Topology) GetStages() []*TopologyStage {
+	if x != nil {
+		return x.Stages
+	}
+	return nil
+}
+
+func (x *Topology) GetTopics() []*TopologyTopic {
+	if x != nil {
+		return x.Topics
+	}
+	return nil
+}
+
+// TopologyStage is one stage: it reads source, runs nodes, and writes
+// sink or, without one, hands its rows to output. A stage of a join's
+// right input (right) feeds the join of stage join_stage; inside says it
+// runs in that stage's tasks, which list it in joins.
+type TopologyStage struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	Id        int32                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Right     bool                   `protobuf:"varint,2,opt,name=right,proto3" json:"right,omitempty"`
+	JoinStage int32                  `protobuf:"varint,3,opt,name=join_stage,json=joinStage,proto3" json:"join_stage,omitempty"`
+	Inside    bool                   `protobuf:"varint,4,opt,name=inside,proto3" json:"inside,omitempty"`
+	Source    string                 `protobuf:"bytes,5,opt,name=source,proto3" json:"source,omitempty"`
+	// source_role names the stream or table source holds ("stream CLICKS"),
+	// or is "repartition".
+	SourceRole       string          `protobuf:"bytes,6,opt,name=source_role,json=sourceRole,proto3" json:"source_role,omitempty"`
+	SourcePartitions int32           `protobuf:"varint,7,opt,name=source_partitions,json=sourcePartitions,proto3" json:"source_partitions,omitempty"`
+	Nodes            []*TopologyNode `protobuf:"bytes,8,rep,name=nodes,proto3" json:"nodes,omitempty"`
+	Sink             string          `protobuf:"bytes,9,opt,name=sink,proto3" json:"sink,omitempty"`
+	// sink_role is sink or repartition.
+	SinkRole       string `protobuf:"bytes,10,opt,name=sink_role,json=sinkRole,proto3" json:"sink_role,omitempty"`
+	SinkPartitions int32  `protobuf:"varint,11,opt,name=sink_partitions,json=sinkPartitions,proto3" json:"sink_partitions,omitempty"`
+	Output         string `protobuf:"bytes,12,opt,name=output,proto3" json:"output,omitempty"`
+	// table_rows says the rows leaving the stage are a table's changes.
+	TableRows     bool    `protobuf:"varint,13,opt,name=table_rows,json=tableRows,proto3" json:"table_rows,omitempty"`
+	Joins         []int32 `protobuf:"varint,14,rep,packed,name=joins,proto3" json:"joins,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TopologyStage) Reset() {
+	*x = TopologyStage{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TopologyStage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TopologyStage) ProtoMessage() {}
+
+func (x *TopologyStage) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TopologyStage.ProtoReflect.Descriptor instead.
+func (*TopologyStage) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *TopologyStage) GetId() int32 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *TopologyStage) GetRight() bool {
+	if x != nil {
+		return x.Right
+	}
+	return false
+}
+
+func (x *TopologyStage) GetJoinStage() int32 {
+	if x != nil {
+		return x.JoinStage
+	}
+	return 0
+}
+
+func (x *TopologyStage) GetInside() bool {
+	if x != nil {
+		return x.Inside
+	}
+	return false
+}
+
+func (x *TopologyStage) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *TopologyStage) GetSourceRole() string {
+	if x != nil {
+		return x.SourceRole
+	}
+	return ""
+}
+
+func (x *TopologyStage) GetSourcePartitions() int32 {
+	if x != nil {
+		return x.SourcePartitions
+	}
+	return 0
+}
+
+func (x *TopologyStage) GetNodes() []*TopologyNode {
+	if x != nil {
+		return x.Nodes
+	}
+	return nil
+}
+
+func (x *TopologyStage) GetSink() string {
+	if x != nil {
+		return x.Sink
+	}
+	return ""
+}
+
+func (x *TopologyStage) GetSinkRole() string {
+	if x != nil {
+		return x.SinkRole
+	}
+	return ""
+}
+
+func (x *TopologyStage) GetSinkPartitions() int32 {
+	if x != nil {
+		return x.SinkPartitions
+	}
+	return 0
+}
+
+func (x *TopologyStage) GetOutput() string {
+	if x != nil {
+		return x.Output
+	}
+	return ""
+}
+
+func (x *TopologyStage) GetTableRows() bool {
+	if x != nil {
+		return x.TableRows
+	}
+	return false
+}
+
+func (x *TopologyStage) GetJoins() []int32 {
+	if x != nil {
+		return x.Joins
+	}
+	return nil
+}
+
+// TopologyNode is one operator of a stage.
+type TopologyNode struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// operator is FILTER, PROJECT, AGGREGATE, JOIN ...
+	Operator string `protobuf:"bytes,1,opt,name=operator,proto3" json:"operator,omitempty"`
+	// details are its settings ("Key: A", "Window: ...").
+	Details       []string         `protobuf:"bytes,2,rep,name=details,proto3" json:"details,omitempty"`
+	Stores        []*TopologyStore `protobuf:"bytes,3,rep,name=stores,proto3" json:"stores,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TopologyNode) Reset() {
+	*x = TopologyNode{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TopologyNode) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TopologyNode) ProtoMessage() {}
+
+func (x *TopologyNode) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TopologyNode.ProtoReflect.Descriptor instead.
+func (*TopologyNode) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *TopologyNode) GetOperator() string {
+	if x != nil {
+		return x.Operator
+	}
+	return ""
+}
+
+func (x *TopologyNode) GetDetails() []string {
+	if x != nil {
+		return x.Details
+	}
+	return nil
+}
+
+func (x *TopologyNode) GetStores() []*TopologyStore {
+	if x != nil {
+		return x.Stores
+	}
+	return nil
+}
+
+// TopologyStore is a state store an operator keeps.
+type TopologyStore struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// role is aggregate, materialize, join-left, join-right, join-outer or
+	// join-fk-index.
+	Role     string   `protobuf:"bytes,2,opt,name=role,proto3" json:"role,omitempty"`
+	Key      []string `protobuf:"bytes,3,rep,name=key,proto3" json:"key,omitempty"`
+	Value    []string `protobuf:"bytes,4,rep,name=value,proto3" json:"value,omitempty"`
+	Windowed bool     `protobuf:"varint,5,opt,name=windowed,proto3" json:"windowed,omitempty"`
+	// changelog is its changelog topic; empty for a push query's.
+	Changelog     string `protobuf:"bytes,6,opt,name=changelog,proto3" json:"changelog,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TopologyStore) Reset() {
+	*x = TopologyStore{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TopologyStore) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TopologyStore) ProtoMessage() {}
+
+func (x *TopologyStore) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TopologyStore.ProtoReflect.Descriptor instead.
+func (*TopologyStore) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *TopologyStore) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *TopologyStore) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *TopologyStore) GetKey() []string {
+	if x != nil {
+		return x.Key
+	}
+	return nil
+}
+
+func (x *TopologyStore) GetValue() []string {
+	if x != nil {
+		return x.Value
+	}
+	return nil
+}
+
+func (x *TopologyStore) GetWindowed() bool {
+	if x != nil {
+		return x.Windowed
+	}
+	return false
+}
+
+func (x *TopologyStore) GetChangelog() string {
+	if x != nil {
+		return x.Changelog
+	}
+	return ""
+}
+
+// TopologyTopic is a topic a query owns.
+type TopologyTopic struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// role is sink, changelog or repartition.
+	Role       string `protobuf:"bytes,2,opt,name=role,proto3" json:"role,omitempty"`
+	Partitions int32  `protobuf:"varint,3,opt,name=partitions,proto3" json:"partitions,omitempty"`
+	// config is the configuration the topic is created with.
+	Config        map[string]string `protobuf:"bytes,4,rep,name=config,proto3" json:"config,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TopologyTopic) Reset() {
+	*x = TopologyTopic{}
+	mi := &file_sluice_v1_sluice_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TopologyTopic) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TopologyTopic) ProtoMessage() {}
+
+func (x *TopologyTopic) ProtoReflect() protoreflect.Message {
+	mi := &file_sluice_v1_sluice_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TopologyTopic.ProtoReflect.Descriptor instead.
+func (*TopologyTopic) Descriptor() ([]byte, []int) {
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *TopologyTopic) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *TopologyTopic) GetRole() string {
+	if x != nil {
+		return x.Role
+	}
+	return ""
+}
+
+func (x *TopologyTopic) GetPartitions() int32 {
+	if x != nil {
+		return x.Partitions
+	}
+	return 0
+}
+
+func (x *TopologyTopic) GetConfig() map[string]string {
+	if x != nil {
+		return x.Config
+	}
+	return nil
+}
+
 // PullReads says what a pull query reads: its source's topic from start
 // to end (query empty), or the state query last committed, narrowed by
 // lookup.
@@ -2280,7 +2730,7 @@ type PullReads struct {
 
 func (x *PullReads) Reset() {
 	*x = PullReads{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[26]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2292,7 +2742,7 @@ func (x *PullReads) String() string {
 func (*PullReads) ProtoMessage() {}
 
 func (x *PullReads) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[26]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2305,7 +2755,7 @@ func (x *PullReads) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PullReads.ProtoReflect.Descriptor instead.
 func (*PullReads) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{26}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *PullReads) GetSource() string {
@@ -2343,7 +2793,7 @@ type PlanLine struct {
 
 func (x *PlanLine) Reset() {
 	*x = PlanLine{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[27]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2355,7 +2805,7 @@ func (x *PlanLine) String() string {
 func (*PlanLine) ProtoMessage() {}
 
 func (x *PlanLine) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[27]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2368,7 +2818,7 @@ func (x *PlanLine) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PlanLine.ProtoReflect.Descriptor instead.
 func (*PlanLine) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{27}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *PlanLine) GetDepth() int32 {
@@ -2411,7 +2861,7 @@ type StreamHeader struct {
 
 func (x *StreamHeader) Reset() {
 	*x = StreamHeader{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[28]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2423,7 +2873,7 @@ func (x *StreamHeader) String() string {
 func (*StreamHeader) ProtoMessage() {}
 
 func (x *StreamHeader) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[28]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2436,7 +2886,7 @@ func (x *StreamHeader) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamHeader.ProtoReflect.Descriptor instead.
 func (*StreamHeader) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{28}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *StreamHeader) GetStatement() string {
@@ -2490,7 +2940,7 @@ type Column struct {
 
 func (x *Column) Reset() {
 	*x = Column{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[29]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2502,7 +2952,7 @@ func (x *Column) String() string {
 func (*Column) ProtoMessage() {}
 
 func (x *Column) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[29]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2515,7 +2965,7 @@ func (x *Column) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Column.ProtoReflect.Descriptor instead.
 func (*Column) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{29}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *Column) GetName() string {
@@ -2554,7 +3004,7 @@ type Row struct {
 
 func (x *Row) Reset() {
 	*x = Row{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[30]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2566,7 +3016,7 @@ func (x *Row) String() string {
 func (*Row) ProtoMessage() {}
 
 func (x *Row) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[30]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2579,7 +3029,7 @@ func (x *Row) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Row.ProtoReflect.Descriptor instead.
 func (*Row) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{30}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *Row) GetValues() []*Value {
@@ -2621,7 +3071,7 @@ type Value struct {
 
 func (x *Value) Reset() {
 	*x = Value{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[31]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2633,7 +3083,7 @@ func (x *Value) String() string {
 func (*Value) ProtoMessage() {}
 
 func (x *Value) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[31]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2646,7 +3096,7 @@ func (x *Value) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Value.ProtoReflect.Descriptor instead.
 func (*Value) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{31}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *Value) GetKind() isValue_Kind {
@@ -2878,7 +3328,7 @@ type ArrayValue struct {
 
 func (x *ArrayValue) Reset() {
 	*x = ArrayValue{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[32]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2890,7 +3340,7 @@ func (x *ArrayValue) String() string {
 func (*ArrayValue) ProtoMessage() {}
 
 func (x *ArrayValue) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[32]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2903,7 +3353,7 @@ func (x *ArrayValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArrayValue.ProtoReflect.Descriptor instead.
 func (*ArrayValue) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{32}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ArrayValue) GetElements() []*Value {
@@ -2923,7 +3373,7 @@ type MapValue struct {
 
 func (x *MapValue) Reset() {
 	*x = MapValue{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[33]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2935,7 +3385,7 @@ func (x *MapValue) String() string {
 func (*MapValue) ProtoMessage() {}
 
 func (x *MapValue) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[33]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2948,7 +3398,7 @@ func (x *MapValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapValue.ProtoReflect.Descriptor instead.
 func (*MapValue) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{33}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *MapValue) GetEntries() []*MapEntry {
@@ -2969,7 +3419,7 @@ type MapEntry struct {
 
 func (x *MapEntry) Reset() {
 	*x = MapEntry{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[34]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2981,7 +3431,7 @@ func (x *MapEntry) String() string {
 func (*MapEntry) ProtoMessage() {}
 
 func (x *MapEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[34]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2994,7 +3444,7 @@ func (x *MapEntry) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MapEntry.ProtoReflect.Descriptor instead.
 func (*MapEntry) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{34}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *MapEntry) GetKey() *Value {
@@ -3021,7 +3471,7 @@ type StructValue struct {
 
 func (x *StructValue) Reset() {
 	*x = StructValue{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[35]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3033,7 +3483,7 @@ func (x *StructValue) String() string {
 func (*StructValue) ProtoMessage() {}
 
 func (x *StructValue) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[35]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3046,7 +3496,7 @@ func (x *StructValue) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StructValue.ProtoReflect.Descriptor instead.
 func (*StructValue) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{35}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *StructValue) GetFields() []*StructField {
@@ -3067,7 +3517,7 @@ type StructField struct {
 
 func (x *StructField) Reset() {
 	*x = StructField{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[36]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3079,7 +3529,7 @@ func (x *StructField) String() string {
 func (*StructField) ProtoMessage() {}
 
 func (x *StructField) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[36]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3092,7 +3542,7 @@ func (x *StructField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StructField.ProtoReflect.Descriptor instead.
 func (*StructField) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{36}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *StructField) GetName() string {
@@ -3122,7 +3572,7 @@ type StreamEnd struct {
 
 func (x *StreamEnd) Reset() {
 	*x = StreamEnd{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[37]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3134,7 +3584,7 @@ func (x *StreamEnd) String() string {
 func (*StreamEnd) ProtoMessage() {}
 
 func (x *StreamEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[37]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3147,7 +3597,7 @@ func (x *StreamEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StreamEnd.ProtoReflect.Descriptor instead.
 func (*StreamEnd) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{37}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *StreamEnd) GetReason() EndReason {
@@ -3192,7 +3642,7 @@ type StatementError struct {
 
 func (x *StatementError) Reset() {
 	*x = StatementError{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[38]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3204,7 +3654,7 @@ func (x *StatementError) String() string {
 func (*StatementError) ProtoMessage() {}
 
 func (x *StatementError) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[38]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3217,7 +3667,7 @@ func (x *StatementError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatementError.ProtoReflect.Descriptor instead.
 func (*StatementError) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{38}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *StatementError) GetStatementIndex() int32 {
@@ -3292,7 +3742,7 @@ type InfoRequest struct {
 
 func (x *InfoRequest) Reset() {
 	*x = InfoRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[39]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3304,7 +3754,7 @@ func (x *InfoRequest) String() string {
 func (*InfoRequest) ProtoMessage() {}
 
 func (x *InfoRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[39]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3317,7 +3767,7 @@ func (x *InfoRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InfoRequest.ProtoReflect.Descriptor instead.
 func (*InfoRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{39}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{44}
 }
 
 // InfoResponse describes the server.
@@ -3341,7 +3791,7 @@ type InfoResponse struct {
 
 func (x *InfoResponse) Reset() {
 	*x = InfoResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[40]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3353,7 +3803,7 @@ func (x *InfoResponse) String() string {
 func (*InfoResponse) ProtoMessage() {}
 
 func (x *InfoResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[40]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3366,7 +3816,7 @@ func (x *InfoResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InfoResponse.ProtoReflect.Descriptor instead.
 func (*InfoResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{40}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *InfoResponse) GetVersion() string {
@@ -3421,7 +3871,7 @@ type PushQueryRequest struct {
 
 func (x *PushQueryRequest) Reset() {
 	*x = PushQueryRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[41]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3433,7 +3883,7 @@ func (x *PushQueryRequest) String() string {
 func (*PushQueryRequest) ProtoMessage() {}
 
 func (x *PushQueryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[41]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3446,7 +3896,7 @@ func (x *PushQueryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PushQueryRequest.ProtoReflect.Descriptor instead.
 func (*PushQueryRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{41}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *PushQueryRequest) GetSql() string {
@@ -3486,7 +3936,7 @@ type PushQueryResponse struct {
 
 func (x *PushQueryResponse) Reset() {
 	*x = PushQueryResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[42]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3498,7 +3948,7 @@ func (x *PushQueryResponse) String() string {
 func (*PushQueryResponse) ProtoMessage() {}
 
 func (x *PushQueryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[42]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3511,7 +3961,7 @@ func (x *PushQueryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PushQueryResponse.ProtoReflect.Descriptor instead.
 func (*PushQueryResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{42}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *PushQueryResponse) GetPayload() isPushQueryResponse_Payload {
@@ -3586,7 +4036,7 @@ type PullQueryRequest struct {
 
 func (x *PullQueryRequest) Reset() {
 	*x = PullQueryRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[43]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3598,7 +4048,7 @@ func (x *PullQueryRequest) String() string {
 func (*PullQueryRequest) ProtoMessage() {}
 
 func (x *PullQueryRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[43]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3611,7 +4061,7 @@ func (x *PullQueryRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PullQueryRequest.ProtoReflect.Descriptor instead.
 func (*PullQueryRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{43}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *PullQueryRequest) GetSql() string {
@@ -3641,7 +4091,7 @@ type PullQueryResponse struct {
 
 func (x *PullQueryResponse) Reset() {
 	*x = PullQueryResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[44]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3653,7 +4103,7 @@ func (x *PullQueryResponse) String() string {
 func (*PullQueryResponse) ProtoMessage() {}
 
 func (x *PullQueryResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[44]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3666,7 +4116,7 @@ func (x *PullQueryResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PullQueryResponse.ProtoReflect.Descriptor instead.
 func (*PullQueryResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{44}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *PullQueryResponse) GetColumns() []*Column {
@@ -3699,7 +4149,7 @@ type ExplainRequest struct {
 
 func (x *ExplainRequest) Reset() {
 	*x = ExplainRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[45]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3711,7 +4161,7 @@ func (x *ExplainRequest) String() string {
 func (*ExplainRequest) ProtoMessage() {}
 
 func (x *ExplainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[45]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3724,7 +4174,7 @@ func (x *ExplainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExplainRequest.ProtoReflect.Descriptor instead.
 func (*ExplainRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{45}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ExplainRequest) GetTarget() isExplainRequest_Target {
@@ -3789,14 +4239,17 @@ type ExplainResponse struct {
 	// plan is the execution plan, one step a line, as the shell draws it.
 	Plan string `protobuf:"bytes,3,opt,name=plan,proto3" json:"plan,omitempty"`
 	// value is the plan as a value.
-	Value         *QueryPlan `protobuf:"bytes,4,opt,name=value,proto3" json:"value,omitempty"`
+	Value *QueryPlan `protobuf:"bytes,4,opt,name=value,proto3" json:"value,omitempty"`
+	// topology is the processing topology as the shell draws it; empty for
+	// a pull query.
+	Topology      string `protobuf:"bytes,5,opt,name=topology,proto3" json:"topology,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExplainResponse) Reset() {
 	*x = ExplainResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[46]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3808,7 +4261,7 @@ func (x *ExplainResponse) String() string {
 func (*ExplainResponse) ProtoMessage() {}
 
 func (x *ExplainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[46]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3821,7 +4274,7 @@ func (x *ExplainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExplainResponse.ProtoReflect.Descriptor instead.
 func (*ExplainResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{46}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ExplainResponse) GetDescription() string {
@@ -3852,6 +4305,13 @@ func (x *ExplainResponse) GetValue() *QueryPlan {
 	return nil
 }
 
+func (x *ExplainResponse) GetTopology() string {
+	if x != nil {
+		return x.Topology
+	}
+	return ""
+}
+
 // ListRequest asks for a listing.
 type ListRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -3866,7 +4326,7 @@ type ListRequest struct {
 
 func (x *ListRequest) Reset() {
 	*x = ListRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[47]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3878,7 +4338,7 @@ func (x *ListRequest) String() string {
 func (*ListRequest) ProtoMessage() {}
 
 func (x *ListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[47]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3891,7 +4351,7 @@ func (x *ListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
 func (*ListRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{47}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *ListRequest) GetKind() ListKind {
@@ -3923,7 +4383,7 @@ type ListResponse struct {
 
 func (x *ListResponse) Reset() {
 	*x = ListResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[48]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3935,7 +4395,7 @@ func (x *ListResponse) String() string {
 func (*ListResponse) ProtoMessage() {}
 
 func (x *ListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[48]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3948,7 +4408,7 @@ func (x *ListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
 func (*ListResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{48}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *ListResponse) GetSources() []*SourceDescription {
@@ -3990,7 +4450,7 @@ type SourceColumn struct {
 
 func (x *SourceColumn) Reset() {
 	*x = SourceColumn{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[49]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4002,7 +4462,7 @@ func (x *SourceColumn) String() string {
 func (*SourceColumn) ProtoMessage() {}
 
 func (x *SourceColumn) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[49]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4015,7 +4475,7 @@ func (x *SourceColumn) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceColumn.ProtoReflect.Descriptor instead.
 func (*SourceColumn) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{49}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *SourceColumn) GetName() string {
@@ -4084,7 +4544,7 @@ type SourceDescription struct {
 
 func (x *SourceDescription) Reset() {
 	*x = SourceDescription{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[50]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4096,7 +4556,7 @@ func (x *SourceDescription) String() string {
 func (*SourceDescription) ProtoMessage() {}
 
 func (x *SourceDescription) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[50]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4109,7 +4569,7 @@ func (x *SourceDescription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SourceDescription.ProtoReflect.Descriptor instead.
 func (*SourceDescription) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{50}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *SourceDescription) GetName() string {
@@ -4278,7 +4738,7 @@ type QueryDescription struct {
 
 func (x *QueryDescription) Reset() {
 	*x = QueryDescription{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[51]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4290,7 +4750,7 @@ func (x *QueryDescription) String() string {
 func (*QueryDescription) ProtoMessage() {}
 
 func (x *QueryDescription) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[51]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4303,7 +4763,7 @@ func (x *QueryDescription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryDescription.ProtoReflect.Descriptor instead.
 func (*QueryDescription) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{51}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *QueryDescription) GetId() string {
@@ -4496,7 +4956,7 @@ type TopicDescription struct {
 
 func (x *TopicDescription) Reset() {
 	*x = TopicDescription{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[52]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4508,7 +4968,7 @@ func (x *TopicDescription) String() string {
 func (*TopicDescription) ProtoMessage() {}
 
 func (x *TopicDescription) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[52]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4521,7 +4981,7 @@ func (x *TopicDescription) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TopicDescription.ProtoReflect.Descriptor instead.
 func (*TopicDescription) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{52}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *TopicDescription) GetName() string {
@@ -4559,7 +5019,7 @@ type DescribeRequest struct {
 
 func (x *DescribeRequest) Reset() {
 	*x = DescribeRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[53]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4571,7 +5031,7 @@ func (x *DescribeRequest) String() string {
 func (*DescribeRequest) ProtoMessage() {}
 
 func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[53]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4584,7 +5044,7 @@ func (x *DescribeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeRequest.ProtoReflect.Descriptor instead.
 func (*DescribeRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{53}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *DescribeRequest) GetTarget() isDescribeRequest_Target {
@@ -4644,7 +5104,7 @@ type DescribeResponse struct {
 
 func (x *DescribeResponse) Reset() {
 	*x = DescribeResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[54]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4656,7 +5116,7 @@ func (x *DescribeResponse) String() string {
 func (*DescribeResponse) ProtoMessage() {}
 
 func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[54]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4669,7 +5129,7 @@ func (x *DescribeResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeResponse.ProtoReflect.Descriptor instead.
 func (*DescribeResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{54}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *DescribeResponse) GetDescription() isDescribeResponse_Description {
@@ -4729,7 +5189,7 @@ type TerminateRequest struct {
 
 func (x *TerminateRequest) Reset() {
 	*x = TerminateRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[55]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4741,7 +5201,7 @@ func (x *TerminateRequest) String() string {
 func (*TerminateRequest) ProtoMessage() {}
 
 func (x *TerminateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[55]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4754,7 +5214,7 @@ func (x *TerminateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TerminateRequest.ProtoReflect.Descriptor instead.
 func (*TerminateRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{55}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *TerminateRequest) GetQueryId() string {
@@ -4784,7 +5244,7 @@ type PauseRequest struct {
 
 func (x *PauseRequest) Reset() {
 	*x = PauseRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[56]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[61]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4796,7 +5256,7 @@ func (x *PauseRequest) String() string {
 func (*PauseRequest) ProtoMessage() {}
 
 func (x *PauseRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[56]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[61]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4809,7 +5269,7 @@ func (x *PauseRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PauseRequest.ProtoReflect.Descriptor instead.
 func (*PauseRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{56}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{61}
 }
 
 func (x *PauseRequest) GetQueryId() string {
@@ -4839,7 +5299,7 @@ type ResumeRequest struct {
 
 func (x *ResumeRequest) Reset() {
 	*x = ResumeRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[57]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4851,7 +5311,7 @@ func (x *ResumeRequest) String() string {
 func (*ResumeRequest) ProtoMessage() {}
 
 func (x *ResumeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[57]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4864,7 +5324,7 @@ func (x *ResumeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeRequest.ProtoReflect.Descriptor instead.
 func (*ResumeRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{57}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{62}
 }
 
 func (x *ResumeRequest) GetQueryId() string {
@@ -4892,7 +5352,7 @@ type QueryControlResponse struct {
 
 func (x *QueryControlResponse) Reset() {
 	*x = QueryControlResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[58]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[63]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4904,7 +5364,7 @@ func (x *QueryControlResponse) String() string {
 func (*QueryControlResponse) ProtoMessage() {}
 
 func (x *QueryControlResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[58]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[63]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4917,7 +5377,7 @@ func (x *QueryControlResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use QueryControlResponse.ProtoReflect.Descriptor instead.
 func (*QueryControlResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{58}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{63}
 }
 
 func (x *QueryControlResponse) GetMessage() string {
@@ -4941,7 +5401,7 @@ type InsertRequest struct {
 
 func (x *InsertRequest) Reset() {
 	*x = InsertRequest{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[59]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[64]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4953,7 +5413,7 @@ func (x *InsertRequest) String() string {
 func (*InsertRequest) ProtoMessage() {}
 
 func (x *InsertRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[59]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[64]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4966,7 +5426,7 @@ func (x *InsertRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsertRequest.ProtoReflect.Descriptor instead.
 func (*InsertRequest) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{59}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{64}
 }
 
 func (x *InsertRequest) GetTarget() string {
@@ -5000,7 +5460,7 @@ type InsertRow struct {
 
 func (x *InsertRow) Reset() {
 	*x = InsertRow{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[60]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[65]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5012,7 +5472,7 @@ func (x *InsertRow) String() string {
 func (*InsertRow) ProtoMessage() {}
 
 func (x *InsertRow) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[60]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[65]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5025,7 +5485,7 @@ func (x *InsertRow) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsertRow.ProtoReflect.Descriptor instead.
 func (*InsertRow) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{60}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{65}
 }
 
 func (x *InsertRow) GetValues() map[string]*Value {
@@ -5053,7 +5513,7 @@ type InsertResponse struct {
 
 func (x *InsertResponse) Reset() {
 	*x = InsertResponse{}
-	mi := &file_sluice_v1_sluice_proto_msgTypes[61]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[66]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -5065,7 +5525,7 @@ func (x *InsertResponse) String() string {
 func (*InsertResponse) ProtoMessage() {}
 
 func (x *InsertResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_sluice_v1_sluice_proto_msgTypes[61]
+	mi := &file_sluice_v1_sluice_proto_msgTypes[66]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -5078,7 +5538,7 @@ func (x *InsertResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InsertResponse.ProtoReflect.Descriptor instead.
 func (*InsertResponse) Descriptor() ([]byte, []int) {
-	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{61}
+	return file_sluice_v1_sluice_proto_rawDescGZIP(), []int{66}
 }
 
 func (x *InsertResponse) GetRows() int64 {
@@ -5241,13 +5701,58 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\fFunctionInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12 \n" +
-	"\vdescription\x18\x03 \x01(\tR\vdescription\"\xc7\x01\n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\"\xf8\x01\n" +
 	"\tQueryPlan\x121\n" +
 	"\x05query\x18\x01 \x01(\v2\x1b.sluice.v1.QueryDescriptionR\x05query\x12\x1c\n" +
 	"\tstatement\x18\x02 \x01(\tR\tstatement\x12\x12\n" +
 	"\x04pull\x18\x03 \x01(\bR\x04pull\x12*\n" +
 	"\x05reads\x18\x04 \x01(\v2\x14.sluice.v1.PullReadsR\x05reads\x12)\n" +
-	"\x05lines\x18\x05 \x03(\v2\x13.sluice.v1.PlanLineR\x05lines\"Q\n" +
+	"\x05lines\x18\x05 \x03(\v2\x13.sluice.v1.PlanLineR\x05lines\x12/\n" +
+	"\btopology\x18\x06 \x01(\v2\x13.sluice.v1.TopologyR\btopology\"\x88\x01\n" +
+	"\bTopology\x12\x18\n" +
+	"\aunknown\x18\x01 \x01(\bR\aunknown\x120\n" +
+	"\x06stages\x18\x02 \x03(\v2\x18.sluice.v1.TopologyStageR\x06stages\x120\n" +
+	"\x06topics\x18\x03 \x03(\v2\x18.sluice.v1.TopologyTopicR\x06topics\"\xa8\x03\n" +
+	"\rTopologyStage\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x14\n" +
+	"\x05right\x18\x02 \x01(\bR\x05right\x12\x1d\n" +
+	"\n" +
+	"join_stage\x18\x03 \x01(\x05R\tjoinStage\x12\x16\n" +
+	"\x06inside\x18\x04 \x01(\bR\x06inside\x12\x16\n" +
+	"\x06source\x18\x05 \x01(\tR\x06source\x12\x1f\n" +
+	"\vsource_role\x18\x06 \x01(\tR\n" +
+	"sourceRole\x12+\n" +
+	"\x11source_partitions\x18\a \x01(\x05R\x10sourcePartitions\x12-\n" +
+	"\x05nodes\x18\b \x03(\v2\x17.sluice.v1.TopologyNodeR\x05nodes\x12\x12\n" +
+	"\x04sink\x18\t \x01(\tR\x04sink\x12\x1b\n" +
+	"\tsink_role\x18\n" +
+	" \x01(\tR\bsinkRole\x12'\n" +
+	"\x0fsink_partitions\x18\v \x01(\x05R\x0esinkPartitions\x12\x16\n" +
+	"\x06output\x18\f \x01(\tR\x06output\x12\x1d\n" +
+	"\n" +
+	"table_rows\x18\r \x01(\bR\ttableRows\x12\x14\n" +
+	"\x05joins\x18\x0e \x03(\x05R\x05joins\"v\n" +
+	"\fTopologyNode\x12\x1a\n" +
+	"\boperator\x18\x01 \x01(\tR\boperator\x12\x18\n" +
+	"\adetails\x18\x02 \x03(\tR\adetails\x120\n" +
+	"\x06stores\x18\x03 \x03(\v2\x18.sluice.v1.TopologyStoreR\x06stores\"\x99\x01\n" +
+	"\rTopologyStore\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04role\x18\x02 \x01(\tR\x04role\x12\x10\n" +
+	"\x03key\x18\x03 \x03(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x04 \x03(\tR\x05value\x12\x1a\n" +
+	"\bwindowed\x18\x05 \x01(\bR\bwindowed\x12\x1c\n" +
+	"\tchangelog\x18\x06 \x01(\tR\tchangelog\"\xd0\x01\n" +
+	"\rTopologyTopic\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04role\x18\x02 \x01(\tR\x04role\x12\x1e\n" +
+	"\n" +
+	"partitions\x18\x03 \x01(\x05R\n" +
+	"partitions\x12<\n" +
+	"\x06config\x18\x04 \x03(\v2$.sluice.v1.TopologyTopic.ConfigEntryR\x06config\x1a9\n" +
+	"\vConfigEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"Q\n" +
 	"\tPullReads\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12\x14\n" +
 	"\x05query\x18\x02 \x01(\tR\x05query\x12\x16\n" +
@@ -5345,12 +5850,13 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\x03sql\x18\x01 \x01(\tH\x00R\x03sql\x12\x1b\n" +
 	"\bquery_id\x18\x02 \x01(\tH\x00R\aqueryId\x12,\n" +
 	"\asession\x18\x03 \x01(\v2\x12.sluice.v1.SessionR\asessionB\b\n" +
-	"\x06target\"\xa0\x01\n" +
+	"\x06target\"\xbc\x01\n" +
 	"\x0fExplainResponse\x12 \n" +
 	"\vdescription\x18\x01 \x01(\tR\vdescription\x12+\n" +
 	"\acolumns\x18\x02 \x03(\v2\x11.sluice.v1.ColumnR\acolumns\x12\x12\n" +
 	"\x04plan\x18\x03 \x01(\tR\x04plan\x12*\n" +
-	"\x05value\x18\x04 \x01(\v2\x14.sluice.v1.QueryPlanR\x05value\"H\n" +
+	"\x05value\x18\x04 \x01(\v2\x14.sluice.v1.QueryPlanR\x05value\x12\x1a\n" +
+	"\btopology\x18\x05 \x01(\tR\btopology\"H\n" +
 	"\vListRequest\x12'\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x13.sluice.v1.ListKindR\x04kind\x12\x10\n" +
 	"\x03all\x18\x02 \x01(\bR\x03all\"\xb2\x01\n" +
@@ -5511,7 +6017,7 @@ func file_sluice_v1_sluice_proto_rawDescGZIP() []byte {
 }
 
 var file_sluice_v1_sluice_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_sluice_v1_sluice_proto_msgTypes = make([]protoimpl.MessageInfo, 69)
+var file_sluice_v1_sluice_proto_msgTypes = make([]protoimpl.MessageInfo, 75)
 var file_sluice_v1_sluice_proto_goTypes = []any{
 	(EndReason)(0),               // 0: sluice.v1.EndReason
 	(ListKind)(0),                // 1: sluice.v1.ListKind
@@ -5544,163 +6050,175 @@ var file_sluice_v1_sluice_proto_goTypes = []any{
 	(*FunctionList)(nil),         // 28: sluice.v1.FunctionList
 	(*FunctionInfo)(nil),         // 29: sluice.v1.FunctionInfo
 	(*QueryPlan)(nil),            // 30: sluice.v1.QueryPlan
-	(*PullReads)(nil),            // 31: sluice.v1.PullReads
-	(*PlanLine)(nil),             // 32: sluice.v1.PlanLine
-	(*StreamHeader)(nil),         // 33: sluice.v1.StreamHeader
-	(*Column)(nil),               // 34: sluice.v1.Column
-	(*Row)(nil),                  // 35: sluice.v1.Row
-	(*Value)(nil),                // 36: sluice.v1.Value
-	(*ArrayValue)(nil),           // 37: sluice.v1.ArrayValue
-	(*MapValue)(nil),             // 38: sluice.v1.MapValue
-	(*MapEntry)(nil),             // 39: sluice.v1.MapEntry
-	(*StructValue)(nil),          // 40: sluice.v1.StructValue
-	(*StructField)(nil),          // 41: sluice.v1.StructField
-	(*StreamEnd)(nil),            // 42: sluice.v1.StreamEnd
-	(*StatementError)(nil),       // 43: sluice.v1.StatementError
-	(*InfoRequest)(nil),          // 44: sluice.v1.InfoRequest
-	(*InfoResponse)(nil),         // 45: sluice.v1.InfoResponse
-	(*PushQueryRequest)(nil),     // 46: sluice.v1.PushQueryRequest
-	(*PushQueryResponse)(nil),    // 47: sluice.v1.PushQueryResponse
-	(*PullQueryRequest)(nil),     // 48: sluice.v1.PullQueryRequest
-	(*PullQueryResponse)(nil),    // 49: sluice.v1.PullQueryResponse
-	(*ExplainRequest)(nil),       // 50: sluice.v1.ExplainRequest
-	(*ExplainResponse)(nil),      // 51: sluice.v1.ExplainResponse
-	(*ListRequest)(nil),          // 52: sluice.v1.ListRequest
-	(*ListResponse)(nil),         // 53: sluice.v1.ListResponse
-	(*SourceColumn)(nil),         // 54: sluice.v1.SourceColumn
-	(*SourceDescription)(nil),    // 55: sluice.v1.SourceDescription
-	(*QueryDescription)(nil),     // 56: sluice.v1.QueryDescription
-	(*TopicDescription)(nil),     // 57: sluice.v1.TopicDescription
-	(*DescribeRequest)(nil),      // 58: sluice.v1.DescribeRequest
-	(*DescribeResponse)(nil),     // 59: sluice.v1.DescribeResponse
-	(*TerminateRequest)(nil),     // 60: sluice.v1.TerminateRequest
-	(*PauseRequest)(nil),         // 61: sluice.v1.PauseRequest
-	(*ResumeRequest)(nil),        // 62: sluice.v1.ResumeRequest
-	(*QueryControlResponse)(nil), // 63: sluice.v1.QueryControlResponse
-	(*InsertRequest)(nil),        // 64: sluice.v1.InsertRequest
-	(*InsertRow)(nil),            // 65: sluice.v1.InsertRow
-	(*InsertResponse)(nil),       // 66: sluice.v1.InsertResponse
-	nil,                          // 67: sluice.v1.ExecuteRequest.PropertiesEntry
-	nil,                          // 68: sluice.v1.ExecuteRequest.VariablesEntry
-	nil,                          // 69: sluice.v1.Session.PropertiesEntry
-	nil,                          // 70: sluice.v1.Session.VariablesEntry
-	nil,                          // 71: sluice.v1.ConnectorInfo.ConfigEntry
-	nil,                          // 72: sluice.v1.ConnectorDescription.ConfigEntry
-	nil,                          // 73: sluice.v1.InsertRow.ValuesEntry
-	(structpb.NullValue)(0),      // 74: google.protobuf.NullValue
+	(*Topology)(nil),             // 31: sluice.v1.Topology
+	(*TopologyStage)(nil),        // 32: sluice.v1.TopologyStage
+	(*TopologyNode)(nil),         // 33: sluice.v1.TopologyNode
+	(*TopologyStore)(nil),        // 34: sluice.v1.TopologyStore
+	(*TopologyTopic)(nil),        // 35: sluice.v1.TopologyTopic
+	(*PullReads)(nil),            // 36: sluice.v1.PullReads
+	(*PlanLine)(nil),             // 37: sluice.v1.PlanLine
+	(*StreamHeader)(nil),         // 38: sluice.v1.StreamHeader
+	(*Column)(nil),               // 39: sluice.v1.Column
+	(*Row)(nil),                  // 40: sluice.v1.Row
+	(*Value)(nil),                // 41: sluice.v1.Value
+	(*ArrayValue)(nil),           // 42: sluice.v1.ArrayValue
+	(*MapValue)(nil),             // 43: sluice.v1.MapValue
+	(*MapEntry)(nil),             // 44: sluice.v1.MapEntry
+	(*StructValue)(nil),          // 45: sluice.v1.StructValue
+	(*StructField)(nil),          // 46: sluice.v1.StructField
+	(*StreamEnd)(nil),            // 47: sluice.v1.StreamEnd
+	(*StatementError)(nil),       // 48: sluice.v1.StatementError
+	(*InfoRequest)(nil),          // 49: sluice.v1.InfoRequest
+	(*InfoResponse)(nil),         // 50: sluice.v1.InfoResponse
+	(*PushQueryRequest)(nil),     // 51: sluice.v1.PushQueryRequest
+	(*PushQueryResponse)(nil),    // 52: sluice.v1.PushQueryResponse
+	(*PullQueryRequest)(nil),     // 53: sluice.v1.PullQueryRequest
+	(*PullQueryResponse)(nil),    // 54: sluice.v1.PullQueryResponse
+	(*ExplainRequest)(nil),       // 55: sluice.v1.ExplainRequest
+	(*ExplainResponse)(nil),      // 56: sluice.v1.ExplainResponse
+	(*ListRequest)(nil),          // 57: sluice.v1.ListRequest
+	(*ListResponse)(nil),         // 58: sluice.v1.ListResponse
+	(*SourceColumn)(nil),         // 59: sluice.v1.SourceColumn
+	(*SourceDescription)(nil),    // 60: sluice.v1.SourceDescription
+	(*QueryDescription)(nil),     // 61: sluice.v1.QueryDescription
+	(*TopicDescription)(nil),     // 62: sluice.v1.TopicDescription
+	(*DescribeRequest)(nil),      // 63: sluice.v1.DescribeRequest
+	(*DescribeResponse)(nil),     // 64: sluice.v1.DescribeResponse
+	(*TerminateRequest)(nil),     // 65: sluice.v1.TerminateRequest
+	(*PauseRequest)(nil),         // 66: sluice.v1.PauseRequest
+	(*ResumeRequest)(nil),        // 67: sluice.v1.ResumeRequest
+	(*QueryControlResponse)(nil), // 68: sluice.v1.QueryControlResponse
+	(*InsertRequest)(nil),        // 69: sluice.v1.InsertRequest
+	(*InsertRow)(nil),            // 70: sluice.v1.InsertRow
+	(*InsertResponse)(nil),       // 71: sluice.v1.InsertResponse
+	nil,                          // 72: sluice.v1.ExecuteRequest.PropertiesEntry
+	nil,                          // 73: sluice.v1.ExecuteRequest.VariablesEntry
+	nil,                          // 74: sluice.v1.Session.PropertiesEntry
+	nil,                          // 75: sluice.v1.Session.VariablesEntry
+	nil,                          // 76: sluice.v1.ConnectorInfo.ConfigEntry
+	nil,                          // 77: sluice.v1.ConnectorDescription.ConfigEntry
+	nil,                          // 78: sluice.v1.TopologyTopic.ConfigEntry
+	nil,                          // 79: sluice.v1.InsertRow.ValuesEntry
+	(structpb.NullValue)(0),      // 80: google.protobuf.NullValue
 }
 var file_sluice_v1_sluice_proto_depIdxs = []int32{
-	67, // 0: sluice.v1.ExecuteRequest.properties:type_name -> sluice.v1.ExecuteRequest.PropertiesEntry
-	68, // 1: sluice.v1.ExecuteRequest.variables:type_name -> sluice.v1.ExecuteRequest.VariablesEntry
-	7,  // 2: sluice.v1.ExecuteResponse.session:type_name -> sluice.v1.Session
-	8,  // 3: sluice.v1.ExecuteResponse.message:type_name -> sluice.v1.MessageResult
-	33, // 4: sluice.v1.ExecuteResponse.stream_header:type_name -> sluice.v1.StreamHeader
-	35, // 5: sluice.v1.ExecuteResponse.row:type_name -> sluice.v1.Row
-	42, // 6: sluice.v1.ExecuteResponse.stream_end:type_name -> sluice.v1.StreamEnd
-	9,  // 7: sluice.v1.ExecuteResponse.entity:type_name -> sluice.v1.Entity
-	69, // 8: sluice.v1.Session.properties:type_name -> sluice.v1.Session.PropertiesEntry
-	70, // 9: sluice.v1.Session.variables:type_name -> sluice.v1.Session.VariablesEntry
-	18, // 10: sluice.v1.Entity.sources:type_name -> sluice.v1.SourceList
-	19, // 11: sluice.v1.Entity.source:type_name -> sluice.v1.SourceDetail
-	20, // 12: sluice.v1.Entity.queries:type_name -> sluice.v1.QueryList
-	21, // 13: sluice.v1.Entity.topics:type_name -> sluice.v1.TopicList
-	22, // 14: sluice.v1.Entity.properties:type_name -> sluice.v1.PropertyList
-	24, // 15: sluice.v1.Entity.variables:type_name -> sluice.v1.VariableList
-	26, // 16: sluice.v1.Entity.types:type_name -> sluice.v1.TypeList
-	28, // 17: sluice.v1.Entity.functions:type_name -> sluice.v1.FunctionList
-	29, // 18: sluice.v1.Entity.function:type_name -> sluice.v1.FunctionInfo
-	30, // 19: sluice.v1.Entity.plan:type_name -> sluice.v1.QueryPlan
-	10, // 20: sluice.v1.Entity.connector:type_name -> sluice.v1.ConnectorInfo
-	12, // 21: sluice.v1.Entity.connectors:type_name -> sluice.v1.ConnectorList
-	15, // 22: sluice.v1.Entity.connector_description:type_name -> sluice.v1.ConnectorDescription
-	16, // 23: sluice.v1.Entity.dropped_connector:type_name -> sluice.v1.DroppedConnector
-	17, // 24: sluice.v1.Entity.warning:type_name -> sluice.v1.Warning
-	71, // 25: sluice.v1.ConnectorInfo.config:type_name -> sluice.v1.ConnectorInfo.ConfigEntry
-	11, // 26: sluice.v1.ConnectorList.connectors:type_name -> sluice.v1.ConnectorSummary
-	13, // 27: sluice.v1.ConnectorTask.state:type_name -> sluice.v1.ConnectorState
-	13, // 28: sluice.v1.ConnectorDescription.connector:type_name -> sluice.v1.ConnectorState
-	14, // 29: sluice.v1.ConnectorDescription.tasks:type_name -> sluice.v1.ConnectorTask
-	55, // 30: sluice.v1.ConnectorDescription.sources:type_name -> sluice.v1.SourceDescription
-	72, // 31: sluice.v1.ConnectorDescription.config:type_name -> sluice.v1.ConnectorDescription.ConfigEntry
-	2,  // 32: sluice.v1.SourceList.kind:type_name -> sluice.v1.SourceKind
-	55, // 33: sluice.v1.SourceList.sources:type_name -> sluice.v1.SourceDescription
-	55, // 34: sluice.v1.SourceDetail.source:type_name -> sluice.v1.SourceDescription
-	56, // 35: sluice.v1.SourceDetail.writers:type_name -> sluice.v1.QueryDescription
-	56, // 36: sluice.v1.SourceDetail.readers:type_name -> sluice.v1.QueryDescription
-	56, // 37: sluice.v1.QueryList.queries:type_name -> sluice.v1.QueryDescription
-	57, // 38: sluice.v1.TopicList.topics:type_name -> sluice.v1.TopicDescription
-	23, // 39: sluice.v1.PropertyList.properties:type_name -> sluice.v1.Property
-	25, // 40: sluice.v1.VariableList.variables:type_name -> sluice.v1.Variable
-	27, // 41: sluice.v1.TypeList.types:type_name -> sluice.v1.NamedType
-	29, // 42: sluice.v1.FunctionList.functions:type_name -> sluice.v1.FunctionInfo
-	56, // 43: sluice.v1.QueryPlan.query:type_name -> sluice.v1.QueryDescription
-	31, // 44: sluice.v1.QueryPlan.reads:type_name -> sluice.v1.PullReads
-	32, // 45: sluice.v1.QueryPlan.lines:type_name -> sluice.v1.PlanLine
-	34, // 46: sluice.v1.StreamHeader.columns:type_name -> sluice.v1.Column
-	3,  // 47: sluice.v1.Column.role:type_name -> sluice.v1.ColumnRole
-	36, // 48: sluice.v1.Row.values:type_name -> sluice.v1.Value
-	74, // 49: sluice.v1.Value.null_value:type_name -> google.protobuf.NullValue
-	37, // 50: sluice.v1.Value.array_value:type_name -> sluice.v1.ArrayValue
-	38, // 51: sluice.v1.Value.map_value:type_name -> sluice.v1.MapValue
-	40, // 52: sluice.v1.Value.struct_value:type_name -> sluice.v1.StructValue
-	36, // 53: sluice.v1.ArrayValue.elements:type_name -> sluice.v1.Value
-	39, // 54: sluice.v1.MapValue.entries:type_name -> sluice.v1.MapEntry
-	36, // 55: sluice.v1.MapEntry.key:type_name -> sluice.v1.Value
-	36, // 56: sluice.v1.MapEntry.value:type_name -> sluice.v1.Value
-	41, // 57: sluice.v1.StructValue.fields:type_name -> sluice.v1.StructField
-	36, // 58: sluice.v1.StructField.value:type_name -> sluice.v1.Value
-	0,  // 59: sluice.v1.StreamEnd.reason:type_name -> sluice.v1.EndReason
-	7,  // 60: sluice.v1.PushQueryRequest.session:type_name -> sluice.v1.Session
-	33, // 61: sluice.v1.PushQueryResponse.header:type_name -> sluice.v1.StreamHeader
-	35, // 62: sluice.v1.PushQueryResponse.row:type_name -> sluice.v1.Row
-	42, // 63: sluice.v1.PushQueryResponse.end:type_name -> sluice.v1.StreamEnd
-	7,  // 64: sluice.v1.PullQueryRequest.session:type_name -> sluice.v1.Session
-	34, // 65: sluice.v1.PullQueryResponse.columns:type_name -> sluice.v1.Column
-	35, // 66: sluice.v1.PullQueryResponse.rows:type_name -> sluice.v1.Row
-	7,  // 67: sluice.v1.ExplainRequest.session:type_name -> sluice.v1.Session
-	34, // 68: sluice.v1.ExplainResponse.columns:type_name -> sluice.v1.Column
-	30, // 69: sluice.v1.ExplainResponse.value:type_name -> sluice.v1.QueryPlan
-	1,  // 70: sluice.v1.ListRequest.kind:type_name -> sluice.v1.ListKind
-	55, // 71: sluice.v1.ListResponse.sources:type_name -> sluice.v1.SourceDescription
-	56, // 72: sluice.v1.ListResponse.queries:type_name -> sluice.v1.QueryDescription
-	57, // 73: sluice.v1.ListResponse.topics:type_name -> sluice.v1.TopicDescription
-	3,  // 74: sluice.v1.SourceColumn.role:type_name -> sluice.v1.ColumnRole
-	2,  // 75: sluice.v1.SourceDescription.kind:type_name -> sluice.v1.SourceKind
-	54, // 76: sluice.v1.SourceDescription.columns:type_name -> sluice.v1.SourceColumn
-	4,  // 77: sluice.v1.QueryDescription.type:type_name -> sluice.v1.QueryType
-	34, // 78: sluice.v1.QueryDescription.columns:type_name -> sluice.v1.Column
-	55, // 79: sluice.v1.DescribeResponse.source:type_name -> sluice.v1.SourceDescription
-	56, // 80: sluice.v1.DescribeResponse.query:type_name -> sluice.v1.QueryDescription
-	65, // 81: sluice.v1.InsertRequest.rows:type_name -> sluice.v1.InsertRow
-	73, // 82: sluice.v1.InsertRow.values:type_name -> sluice.v1.InsertRow.ValuesEntry
-	36, // 83: sluice.v1.InsertRow.ValuesEntry.value:type_name -> sluice.v1.Value
-	5,  // 84: sluice.v1.Sluice.Execute:input_type -> sluice.v1.ExecuteRequest
-	44, // 85: sluice.v1.Sluice.Info:input_type -> sluice.v1.InfoRequest
-	46, // 86: sluice.v1.Sluice.PushQuery:input_type -> sluice.v1.PushQueryRequest
-	48, // 87: sluice.v1.Sluice.PullQuery:input_type -> sluice.v1.PullQueryRequest
-	50, // 88: sluice.v1.Sluice.Explain:input_type -> sluice.v1.ExplainRequest
-	52, // 89: sluice.v1.Sluice.List:input_type -> sluice.v1.ListRequest
-	58, // 90: sluice.v1.Sluice.Describe:input_type -> sluice.v1.DescribeRequest
-	60, // 91: sluice.v1.Sluice.Terminate:input_type -> sluice.v1.TerminateRequest
-	61, // 92: sluice.v1.Sluice.Pause:input_type -> sluice.v1.PauseRequest
-	62, // 93: sluice.v1.Sluice.Resume:input_type -> sluice.v1.ResumeRequest
-	64, // 94: sluice.v1.Sluice.Insert:input_type -> sluice.v1.InsertRequest
-	6,  // 95: sluice.v1.Sluice.Execute:output_type -> sluice.v1.ExecuteResponse
-	45, // 96: sluice.v1.Sluice.Info:output_type -> sluice.v1.InfoResponse
-	47, // 97: sluice.v1.Sluice.PushQuery:output_type -> sluice.v1.PushQueryResponse
-	49, // 98: sluice.v1.Sluice.PullQuery:output_type -> sluice.v1.PullQueryResponse
-	51, // 99: sluice.v1.Sluice.Explain:output_type -> sluice.v1.ExplainResponse
-	53, // 100: sluice.v1.Sluice.List:output_type -> sluice.v1.ListResponse
-	59, // 101: sluice.v1.Sluice.Describe:output_type -> sluice.v1.DescribeResponse
-	63, // 102: sluice.v1.Sluice.Terminate:output_type -> sluice.v1.QueryControlResponse
-	63, // 103: sluice.v1.Sluice.Pause:output_type -> sluice.v1.QueryControlResponse
-	63, // 104: sluice.v1.Sluice.Resume:output_type -> sluice.v1.QueryControlResponse
-	66, // 105: sluice.v1.Sluice.Insert:output_type -> sluice.v1.InsertResponse
-	95, // [95:106] is the sub-list for method output_type
-	84, // [84:95] is the sub-list for method input_type
-	84, // [84:84] is the sub-list for extension type_name
-	84, // [84:84] is the sub-list for extension extendee
-	0,  // [0:84] is the sub-list for field type_name
+	72,  // 0: sluice.v1.ExecuteRequest.properties:type_name -> sluice.v1.ExecuteRequest.PropertiesEntry
+	73,  // 1: sluice.v1.ExecuteRequest.variables:type_name -> sluice.v1.ExecuteRequest.VariablesEntry
+	7,   // 2: sluice.v1.ExecuteResponse.session:type_name -> sluice.v1.Session
+	8,   // 3: sluice.v1.ExecuteResponse.message:type_name -> sluice.v1.MessageResult
+	38,  // 4: sluice.v1.ExecuteResponse.stream_header:type_name -> sluice.v1.StreamHeader
+	40,  // 5: sluice.v1.ExecuteResponse.row:type_name -> sluice.v1.Row
+	47,  // 6: sluice.v1.ExecuteResponse.stream_end:type_name -> sluice.v1.StreamEnd
+	9,   // 7: sluice.v1.ExecuteResponse.entity:type_name -> sluice.v1.Entity
+	74,  // 8: sluice.v1.Session.properties:type_name -> sluice.v1.Session.PropertiesEntry
+	75,  // 9: sluice.v1.Session.variables:type_name -> sluice.v1.Session.VariablesEntry
+	18,  // 10: sluice.v1.Entity.sources:type_name -> sluice.v1.SourceList
+	19,  // 11: sluice.v1.Entity.source:type_name -> sluice.v1.SourceDetail
+	20,  // 12: sluice.v1.Entity.queries:type_name -> sluice.v1.QueryList
+	21,  // 13: sluice.v1.Entity.topics:type_name -> sluice.v1.TopicList
+	22,  // 14: sluice.v1.Entity.properties:type_name -> sluice.v1.PropertyList
+	24,  // 15: sluice.v1.Entity.variables:type_name -> sluice.v1.VariableList
+	26,  // 16: sluice.v1.Entity.types:type_name -> sluice.v1.TypeList
+	28,  // 17: sluice.v1.Entity.functions:type_name -> sluice.v1.FunctionList
+	29,  // 18: sluice.v1.Entity.function:type_name -> sluice.v1.FunctionInfo
+	30,  // 19: sluice.v1.Entity.plan:type_name -> sluice.v1.QueryPlan
+	10,  // 20: sluice.v1.Entity.connector:type_name -> sluice.v1.ConnectorInfo
+	12,  // 21: sluice.v1.Entity.connectors:type_name -> sluice.v1.ConnectorList
+	15,  // 22: sluice.v1.Entity.connector_description:type_name -> sluice.v1.ConnectorDescription
+	16,  // 23: sluice.v1.Entity.dropped_connector:type_name -> sluice.v1.DroppedConnector
+	17,  // 24: sluice.v1.Entity.warning:type_name -> sluice.v1.Warning
+	76,  // 25: sluice.v1.ConnectorInfo.config:type_name -> sluice.v1.ConnectorInfo.ConfigEntry
+	11,  // 26: sluice.v1.ConnectorList.connectors:type_name -> sluice.v1.ConnectorSummary
+	13,  // 27: sluice.v1.ConnectorTask.state:type_name -> sluice.v1.ConnectorState
+	13,  // 28: sluice.v1.ConnectorDescription.connector:type_name -> sluice.v1.ConnectorState
+	14,  // 29: sluice.v1.ConnectorDescription.tasks:type_name -> sluice.v1.ConnectorTask
+	60,  // 30: sluice.v1.ConnectorDescription.sources:type_name -> sluice.v1.SourceDescription
+	77,  // 31: sluice.v1.ConnectorDescription.config:type_name -> sluice.v1.ConnectorDescription.ConfigEntry
+	2,   // 32: sluice.v1.SourceList.kind:type_name -> sluice.v1.SourceKind
+	60,  // 33: sluice.v1.SourceList.sources:type_name -> sluice.v1.SourceDescription
+	60,  // 34: sluice.v1.SourceDetail.source:type_name -> sluice.v1.SourceDescription
+	61,  // 35: sluice.v1.SourceDetail.writers:type_name -> sluice.v1.QueryDescription
+	61,  // 36: sluice.v1.SourceDetail.readers:type_name -> sluice.v1.QueryDescription
+	61,  // 37: sluice.v1.QueryList.queries:type_name -> sluice.v1.QueryDescription
+	62,  // 38: sluice.v1.TopicList.topics:type_name -> sluice.v1.TopicDescription
+	23,  // 39: sluice.v1.PropertyList.properties:type_name -> sluice.v1.Property
+	25,  // 40: sluice.v1.VariableList.variables:type_name -> sluice.v1.Variable
+	27,  // 41: sluice.v1.TypeList.types:type_name -> sluice.v1.NamedType
+	29,  // 42: sluice.v1.FunctionList.functions:type_name -> sluice.v1.FunctionInfo
+	61,  // 43: sluice.v1.QueryPlan.query:type_name -> sluice.v1.QueryDescription
+	36,  // 44: sluice.v1.QueryPlan.reads:type_name -> sluice.v1.PullReads
+	37,  // 45: sluice.v1.QueryPlan.lines:type_name -> sluice.v1.PlanLine
+	31,  // 46: sluice.v1.QueryPlan.topology:type_name -> sluice.v1.Topology
+	32,  // 47: sluice.v1.Topology.stages:type_name -> sluice.v1.TopologyStage
+	35,  // 48: sluice.v1.Topology.topics:type_name -> sluice.v1.TopologyTopic
+	33,  // 49: sluice.v1.TopologyStage.nodes:type_name -> sluice.v1.TopologyNode
+	34,  // 50: sluice.v1.TopologyNode.stores:type_name -> sluice.v1.TopologyStore
+	78,  // 51: sluice.v1.TopologyTopic.config:type_name -> sluice.v1.TopologyTopic.ConfigEntry
+	39,  // 52: sluice.v1.StreamHeader.columns:type_name -> sluice.v1.Column
+	3,   // 53: sluice.v1.Column.role:type_name -> sluice.v1.ColumnRole
+	41,  // 54: sluice.v1.Row.values:type_name -> sluice.v1.Value
+	80,  // 55: sluice.v1.Value.null_value:type_name -> google.protobuf.NullValue
+	42,  // 56: sluice.v1.Value.array_value:type_name -> sluice.v1.ArrayValue
+	43,  // 57: sluice.v1.Value.map_value:type_name -> sluice.v1.MapValue
+	45,  // 58: sluice.v1.Value.struct_value:type_name -> sluice.v1.StructValue
+	41,  // 59: sluice.v1.ArrayValue.elements:type_name -> sluice.v1.Value
+	44,  // 60: sluice.v1.MapValue.entries:type_name -> sluice.v1.MapEntry
+	41,  // 61: sluice.v1.MapEntry.key:type_name -> sluice.v1.Value
+	41,  // 62: sluice.v1.MapEntry.value:type_name -> sluice.v1.Value
+	46,  // 63: sluice.v1.StructValue.fields:type_name -> sluice.v1.StructField
+	41,  // 64: sluice.v1.StructField.value:type_name -> sluice.v1.Value
+	0,   // 65: sluice.v1.StreamEnd.reason:type_name -> sluice.v1.EndReason
+	7,   // 66: sluice.v1.PushQueryRequest.session:type_name -> sluice.v1.Session
+	38,  // 67: sluice.v1.PushQueryResponse.header:type_name -> sluice.v1.StreamHeader
+	40,  // 68: sluice.v1.PushQueryResponse.row:type_name -> sluice.v1.Row
+	47,  // 69: sluice.v1.PushQueryResponse.end:type_name -> sluice.v1.StreamEnd
+	7,   // 70: sluice.v1.PullQueryRequest.session:type_name -> sluice.v1.Session
+	39,  // 71: sluice.v1.PullQueryResponse.columns:type_name -> sluice.v1.Column
+	40,  // 72: sluice.v1.PullQueryResponse.rows:type_name -> sluice.v1.Row
+	7,   // 73: sluice.v1.ExplainRequest.session:type_name -> sluice.v1.Session
+	39,  // 74: sluice.v1.ExplainResponse.columns:type_name -> sluice.v1.Column
+	30,  // 75: sluice.v1.ExplainResponse.value:type_name -> sluice.v1.QueryPlan
+	1,   // 76: sluice.v1.ListRequest.kind:type_name -> sluice.v1.ListKind
+	60,  // 77: sluice.v1.ListResponse.sources:type_name -> sluice.v1.SourceDescription
+	61,  // 78: sluice.v1.ListResponse.queries:type_name -> sluice.v1.QueryDescription
+	62,  // 79: sluice.v1.ListResponse.topics:type_name -> sluice.v1.TopicDescription
+	3,   // 80: sluice.v1.SourceColumn.role:type_name -> sluice.v1.ColumnRole
+	2,   // 81: sluice.v1.SourceDescription.kind:type_name -> sluice.v1.SourceKind
+	59,  // 82: sluice.v1.SourceDescription.columns:type_name -> sluice.v1.SourceColumn
+	4,   // 83: sluice.v1.QueryDescription.type:type_name -> sluice.v1.QueryType
+	39,  // 84: sluice.v1.QueryDescription.columns:type_name -> sluice.v1.Column
+	60,  // 85: sluice.v1.DescribeResponse.source:type_name -> sluice.v1.SourceDescription
+	61,  // 86: sluice.v1.DescribeResponse.query:type_name -> sluice.v1.QueryDescription
+	70,  // 87: sluice.v1.InsertRequest.rows:type_name -> sluice.v1.InsertRow
+	79,  // 88: sluice.v1.InsertRow.values:type_name -> sluice.v1.InsertRow.ValuesEntry
+	41,  // 89: sluice.v1.InsertRow.ValuesEntry.value:type_name -> sluice.v1.Value
+	5,   // 90: sluice.v1.Sluice.Execute:input_type -> sluice.v1.ExecuteRequest
+	49,  // 91: sluice.v1.Sluice.Info:input_type -> sluice.v1.InfoRequest
+	51,  // 92: sluice.v1.Sluice.PushQuery:input_type -> sluice.v1.PushQueryRequest
+	53,  // 93: sluice.v1.Sluice.PullQuery:input_type -> sluice.v1.PullQueryRequest
+	55,  // 94: sluice.v1.Sluice.Explain:input_type -> sluice.v1.ExplainRequest
+	57,  // 95: sluice.v1.Sluice.List:input_type -> sluice.v1.ListRequest
+	63,  // 96: sluice.v1.Sluice.Describe:input_type -> sluice.v1.DescribeRequest
+	65,  // 97: sluice.v1.Sluice.Terminate:input_type -> sluice.v1.TerminateRequest
+	66,  // 98: sluice.v1.Sluice.Pause:input_type -> sluice.v1.PauseRequest
+	67,  // 99: sluice.v1.Sluice.Resume:input_type -> sluice.v1.ResumeRequest
+	69,  // 100: sluice.v1.Sluice.Insert:input_type -> sluice.v1.InsertRequest
+	6,   // 101: sluice.v1.Sluice.Execute:output_type -> sluice.v1.ExecuteResponse
+	50,  // 102: sluice.v1.Sluice.Info:output_type -> sluice.v1.InfoResponse
+	52,  // 103: sluice.v1.Sluice.PushQuery:output_type -> sluice.v1.PushQueryResponse
+	54,  // 104: sluice.v1.Sluice.PullQuery:output_type -> sluice.v1.PullQueryResponse
+	56,  // 105: sluice.v1.Sluice.Explain:output_type -> sluice.v1.ExplainResponse
+	58,  // 106: sluice.v1.Sluice.List:output_type -> sluice.v1.ListResponse
+	64,  // 107: sluice.v1.Sluice.Describe:output_type -> sluice.v1.DescribeResponse
+	68,  // 108: sluice.v1.Sluice.Terminate:output_type -> sluice.v1.QueryControlResponse
+	68,  // 109: sluice.v1.Sluice.Pause:output_type -> sluice.v1.QueryControlResponse
+	68,  // 110: sluice.v1.Sluice.Resume:output_type -> sluice.v1.QueryControlResponse
+	71,  // 111: sluice.v1.Sluice.Insert:output_type -> sluice.v1.InsertResponse
+	101, // [101:112] is the sub-list for method output_type
+	90,  // [90:101] is the sub-list for method input_type
+	90,  // [90:90] is the sub-list for extension type_name
+	90,  // [90:90] is the sub-list for extension extendee
+	0,   // [0:90] is the sub-list for field type_name
 }
 
 func init() { file_sluice_v1_sluice_proto_init() }
@@ -5733,7 +6251,7 @@ func file_sluice_v1_sluice_proto_init() {
 		(*Entity_DroppedConnector)(nil),
 		(*Entity_Warning)(nil),
 	}
-	file_sluice_v1_sluice_proto_msgTypes[31].OneofWrappers = []any{
+	file_sluice_v1_sluice_proto_msgTypes[36].OneofWrappers = []any{
 		(*Value_NullValue)(nil),
 		(*Value_BoolValue)(nil),
 		(*Value_IntValue)(nil),
@@ -5748,20 +6266,20 @@ func file_sluice_v1_sluice_proto_init() {
 		(*Value_MapValue)(nil),
 		(*Value_StructValue)(nil),
 	}
-	file_sluice_v1_sluice_proto_msgTypes[42].OneofWrappers = []any{
+	file_sluice_v1_sluice_proto_msgTypes[47].OneofWrappers = []any{
 		(*PushQueryResponse_Header)(nil),
 		(*PushQueryResponse_Row)(nil),
 		(*PushQueryResponse_End)(nil),
 	}
-	file_sluice_v1_sluice_proto_msgTypes[45].OneofWrappers = []any{
+	file_sluice_v1_sluice_proto_msgTypes[50].OneofWrappers = []any{
 		(*ExplainRequest_Sql)(nil),
 		(*ExplainRequest_QueryId)(nil),
 	}
-	file_sluice_v1_sluice_proto_msgTypes[53].OneofWrappers = []any{
+	file_sluice_v1_sluice_proto_msgTypes[58].OneofWrappers = []any{
 		(*DescribeRequest_Source)(nil),
 		(*DescribeRequest_QueryId)(nil),
 	}
-	file_sluice_v1_sluice_proto_msgTypes[54].OneofWrappers = []any{
+	file_sluice_v1_sluice_proto_msgTypes[59].OneofWrappers = []any{
 		(*DescribeResponse_Source)(nil),
 		(*DescribeResponse_Query)(nil),
 	}
@@ -5771,7 +6289,7 @@ func file_sluice_v1_sluice_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_sluice_v1_sluice_proto_rawDesc), len(file_sluice_v1_sluice_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   69,
+			NumMessages:   75,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

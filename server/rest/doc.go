@@ -19,7 +19,9 @@
 //     function_names for SHOW; sourceDescription for DESCRIBE (its
 //     statistics the runtime figures of the queries writing and reading the
 //     source, when EXTENDED); describe_function for DESCRIBE FUNCTION;
-//     queryDescription for EXPLAIN. INSERT VALUES, SET, UNSET, DEFINE and
+//     queryDescription for EXPLAIN (executionPlan the description and the
+//     execution plan, topology the processing topology, as the shell
+//     prints them). INSERT VALUES, SET, UNSET, DEFINE and
 //     UNDEFINE answer no entity. Queries are refused with error 40002, as
 //     in ksqlDB.
 //   - POST /query-stream runs one pull or push query, answered in the

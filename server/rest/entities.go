@@ -59,10 +59,10 @@ func (h *Handler) entityJSON(ctx context.Context, text string, en api.Entity) an
 				q := &en.Queries[i]
 				d := &api.QueryDescription{Query: q}
 				if q.Type == api.Persistent {
-					// The plan comes with EXPLAIN's description; the figures
-					// stay the listing's.
+					// The plan and topology come with EXPLAIN's description;
+					// the figures stay the listing's.
 					if p, err := h.eng.ExplainQuery(ctx, q.ID); err == nil {
-						d.Plan = p.Plan
+						d.Plan, d.Topology = p.Plan, p.Topology
 					}
 				}
 				list = append(list, h.queryDescription(ctx, d, ""))
@@ -263,12 +263,14 @@ func statsOf(s api.Stats) sluiceStatistics {
 // query (d.Query set), with Sluice's figures in statistics (the line
 // DESCRIBE EXTENDED prints; empty for a query that does not run here) and
 // sluiceStatistics; or of a statement EXPLAIN planned, whose text is text.
-// The execution plan is the text EXPLAIN prints in the shell.
+// The execution plan is the text EXPLAIN prints in the shell, and the
+// topology the processing topology it prints below (empty for a pull
+// query).
 func (h *Handler) queryDescription(ctx context.Context, d *api.QueryDescription, text string) map[string]any {
 	p := wire.EncodePlan(d)
 	plan := "Execution plan\n" + render.PlanText(p.GetLines())
 	out := map[string]any{"id": "", "statementText": text, "windowType": nil, "fields": []fieldJSON{},
-		"sources": []string{}, "sinks": []string{}, "topology": plan,
+		"sources": []string{}, "sinks": []string{}, "topology": render.TopologyText(p.GetTopology()),
 		"executionPlan":        strings.TrimSpace(render.Description(p) + "\n" + plan),
 		"overriddenProperties": map[string]any{}, "ksqlHostQueryStatus": map[string]any{},
 		"queryType": "PULL", "queryErrors": []any{}, "tasksMetadata": []any{}, "state": "RUNNING"}

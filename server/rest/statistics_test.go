@@ -124,6 +124,18 @@ func TestStatisticsMatchGRPC(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// EXPLAIN: ksqlDB's queryDescription, the processing topology in
+	// "topology".
+	ex := e.ksql(t, "EXPLAIN "+qid+";", nil)
+	if len(ex) != 1 || ex[0]["@type"] != "queryDescription" {
+		t.Fatalf("EXPLAIN %s = %v", qid, ex)
+	}
+	qd := ex[0]["queryDescription"].(map[string]any)
+	if topo, _ := qd["topology"].(string); !strings.HasPrefix(topo, "Sub-topology: 0\n  Source: orders (stream ORDERS") ||
+		!strings.Contains(topo, "\n  Sink: BIG (sink, partitions: ") || strings.Contains(qd["executionPlan"].(string), "Sub-topology") {
+		t.Errorf("EXPLAIN %s: topology %q, executionPlan %q", qid, qd["topology"], qd["executionPlan"])
+	}
+
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +185,7 @@ func TestStatisticsMatchGRPC(t *testing.T) {
 		if d["statementText"] != q.GetSql() || d["queryType"] != "PERSISTENT" || d["state"] != q.GetState() {
 			t.Errorf("%s: REST description %v, gRPC %v", q.GetId(), d, q)
 		}
-		if plan, _ := d["executionPlan"].(string); !strings.Contains(plan, "Execution plan\n") || !strings.Contains(d["topology"].(string), "[ SOURCE ]") {
+		if plan, _ := d["executionPlan"].(string); !strings.Contains(plan, "Execution plan\n") || !strings.Contains(d["topology"].(string), "Sub-topology: 0\n") {
 			t.Errorf("%s: executionPlan %q, topology %q", q.GetId(), plan, d["topology"])
 		}
 	}
