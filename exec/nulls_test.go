@@ -150,7 +150,7 @@ func TestNullValueFlatMapAndRepartitionCounted(t *testing.T) {
 	var c counters
 	oc := &OpContext{Errors: discardErrors{}, counts: &c}
 
-	f, err := newFlatMapOp(nil)
+	f, err := newFlatMapOp(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

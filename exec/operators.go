@@ -31,7 +31,7 @@ var operators = map[topology.StepKind]operatorKind{
 		return op, keys, err
 	}},
 	topology.FlatMap: {stateless: true, build: func(st *topology.Step, _ []types.Column, keys map[int]bool) (Operator, map[int]bool, error) {
-		op, err := newFlatMapOp(st.Exprs)
+		op, err := newFlatMapOp(st.Exprs, st.TableFuncs)
 		return op, keys, err
 	}},
 	topology.Rekey: {build: func(st *topology.Step, _ []types.Column, keys map[int]bool) (Operator, map[int]bool, error) {

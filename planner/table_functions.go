@@ -13,13 +13,14 @@ import (
 
 // tableFuncs are the table functions: each turns one input row into as many
 // rows as its argument has elements.
-var tableFuncs = map[string]bool{"EXPLODE": true}
+var tableFuncs = map[string]bool{"EXPLODE": true, "CUBE_EXPLODE": true}
 
 // TableFunctions lists the table functions with a one-line description,
 // for SHOW FUNCTIONS and DESCRIBE FUNCTION.
 func TableFunctions() map[string]string {
 	return map[string]string{
-		"EXPLODE": "EXPLODE(array): one output row per element of the array; other columns repeat.",
+		"EXPLODE":      "EXPLODE(array): one output row per element of the array; other columns repeat.",
+		"CUBE_EXPLODE": "CUBE_EXPLODE(array): one output row per combination of the array's values, each kept or replaced by null (2^n rows for n values, fewer when some are null); other columns repeat.",
 	}
 }
 
@@ -93,12 +94,22 @@ func tableFunctions(cat *catalog.Catalog, items []ast.SelectItem, rel relation, 
 			return relation{}, nil, err
 		}
 		if arg.Type == nil || arg.Type.Kind != types.Array {
-			return relation{}, nil, errorf(c.Pos, "Function '%s' does not accept parameters (%s).\nValid alternatives are:\n%s(ARRAY<DECIMAL> input)\n%s(ARRAY<T> list)",
-				strings.ToLower(c.Name), arg.Type, strings.ToLower(c.Name), strings.ToLower(c.Name))
+			alts := "explode(ARRAY<DECIMAL> input)\nexplode(ARRAY<T> list)"
+			if c.Name == "CUBE_EXPLODE" {
+				alts = "cube_explode(ARRAY<T> columns)"
+			}
+			return relation{}, nil, errorf(c.Pos, "Function '%s' does not accept parameters (%s).\nValid alternatives are:\n%s",
+				strings.ToLower(c.Name), arg.Type, alts)
 		}
 		step.Exprs = append(step.Exprs, arg)
+		step.TableFuncs = append(step.TableFuncs, c.Name)
 		cs.calls[c] = len(step.Schema)
-		step.Schema = append(step.Schema, types.Column{Name: fmt.Sprintf("KSQL_SYNTH_%d", i), Type: arg.Type.Elem})
+		elem := arg.Type.Elem
+		if c.Name == "CUBE_EXPLODE" {
+			// Each row holds one combination: an array like the input.
+			elem = arg.Type
+		}
+		step.Schema = append(step.Schema, types.Column{Name: fmt.Sprintf("KSQL_SYNTH_%d", i), Type: elem})
 	}
 	cs.ColumnScope = bind.ScopeOf(qualifier, step.Schema)
 	out.scope = cs.ColumnScope

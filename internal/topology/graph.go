@@ -182,6 +182,8 @@ const (
 	// arguments; each input row becomes one row per element of the
 	// longest, the input columns followed by one element of each (null
 	// where an array is shorter).
+	// TableFuncs names the function of each of Exprs (EXPLODE or
+	// CUBE_EXPLODE); a plan without it explodes every argument.
 	FlatMap StepKind = "flatmap"
 	// Aggregate groups rows by GroupBy and folds them with Aggs, keeping
 	// one accumulator state per group in the state table StateTable
@@ -232,6 +234,8 @@ type Step struct {
 	Predicate *expr.Expr `json:"predicate,omitempty"`
 	// Exprs are a Project's output expressions, one per column of Schema.
 	Exprs []*expr.Expr `json:"exprs,omitempty"`
+	// TableFuncs are a FlatMap's table functions, one per of Exprs.
+	TableFuncs []string `json:"tableFuncs,omitempty"`
 	// Schema is the step's output row layout.
 	Schema []types.Column `json:"schema"`
 	// Keys is how many key columns a Rekey step computes (they follow the
