@@ -34,14 +34,15 @@ func main() {
 // signatures are the arguments of the functions whose Check errors do not
 // list them.
 var signatures = map[string][]string{
-	"AS_VALUE": {"AS_VALUE(T)"},
-	"COALESCE": {"COALESCE(T, T, ...)"},
-	"COUNT":    {"COUNT(*)", "COUNT(ANY)"},
-	"EXPLODE":  {"EXPLODE(ARRAY<T>)"},
-	"GREATEST": {"GREATEST(T, T, ...) where T is a number, STRING, BYTES, DATE, TIME or TIMESTAMP"},
-	"IFNULL":   {"IFNULL(T, T)"},
-	"LEAST":    {"LEAST(T, T, ...) where T is a number, STRING, BYTES, DATE, TIME or TIMESTAMP"},
-	"NULLIF":   {"NULLIF(T, T)"},
+	"AS_VALUE":     {"AS_VALUE(T)"},
+	"COALESCE":     {"COALESCE(T, T, ...)"},
+	"COUNT":        {"COUNT(*)", "COUNT(ANY)"},
+	"EXPLODE":      {"EXPLODE(ARRAY<T>)"},
+	"CUBE_EXPLODE": {"CUBE_EXPLODE(ARRAY<T>)"},
+	"GREATEST":     {"GREATEST(T, T, ...) where T is a number, STRING, BYTES, DATE, TIME or TIMESTAMP"},
+	"IFNULL":       {"IFNULL(T, T)"},
+	"LEAST":        {"LEAST(T, T, ...) where T is a number, STRING, BYTES, DATE, TIME or TIMESTAMP"},
+	"NULLIF":       {"NULLIF(T, T)"},
 	"TOPK": {"TOPK(T, INTEGER k) where T is a number, STRING, BYTES, DATE, TIME or TIMESTAMP",
 		"TOPK(T, ANY, ..., INTEGER k)"},
 	"TOPKDISTINCT": {"TOPKDISTINCT(T, INTEGER k) where T is a number, STRING, BYTES, DATE, TIME or TIMESTAMP"},
