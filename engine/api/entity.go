@@ -155,8 +155,15 @@ type TypeList struct{ Types []NamedType }
 type FunctionInfo struct {
 	Name string
 	// Type is SCALAR, AGGREGATE or TABLE.
-	Type        string
+	Type string
+	// Category is ksqlDB's category of the function: MATHEMATICAL,
+	// STRING, REGULAR EXPRESSION, JSON, DATE / TIME, ARRAY, MAP, URL,
+	// LAMBDA, CONDITIONAL, CONVERSIONS, OTHER, AGGREGATE or TABLE.
+	Category    string
 	Description string
+	// Variations are the argument lists it accepts, e.g. ABS(INTEGER|BIGINT);
+	// set by DESCRIBE FUNCTION.
+	Variations []string
 }
 
 // FunctionList answers SHOW FUNCTIONS.

@@ -143,15 +143,19 @@ func Entity(e *sluicev1.Entity) *Table {
 		}
 		return t
 	case *sluicev1.Entity_Functions:
-		t := &Table{Columns: []string{"Function Name", "Type", "Description"},
+		t := &Table{Columns: []string{"Function Name", "Type", "Category", "Description"},
 			Footer: "For detailed information on a function run: DESCRIBE FUNCTION <Function Name>;"}
 		for _, f := range k.Functions.GetFunctions() {
-			t.Rows = append(t.Rows, strs(f.GetName(), f.GetType(), f.GetDescription()))
+			t.Rows = append(t.Rows, strs(f.GetName(), f.GetType(), f.GetCategory(), f.GetDescription()))
 		}
 		return t
 	case *sluicev1.Entity_Function:
 		f := k.Function
-		return &Table{Title: "Name        : " + f.GetName() + "\nType        : " + f.GetType() + "\nOverview    : " + f.GetDescription()}
+		title := "Name        : " + f.GetName() + "\nType        : " + f.GetType() + "\nCategory    : " + f.GetCategory() + "\nOverview    : " + f.GetDescription()
+		if vs := f.GetVariations(); len(vs) > 0 {
+			title += "\nVariations  : " + strings.Join(vs, "\n              ")
+		}
+		return &Table{Title: title}
 	case *sluicev1.Entity_Plan:
 		return plan(k.Plan)
 	}

@@ -113,7 +113,7 @@ func validMap(m map[string]string) map[string]string {
 }
 
 func encodeFunction(f api.FunctionInfo) *sluicev1.FunctionInfo {
-	return &sluicev1.FunctionInfo{Name: f.Name, Type: f.Type, Description: ValidUTF8(f.Description)}
+	return &sluicev1.FunctionInfo{Name: f.Name, Type: f.Type, Category: f.Category, Description: ValidUTF8(f.Description), Variations: f.Variations}
 }
 
 // EncodeSourceKind converts a source kind.

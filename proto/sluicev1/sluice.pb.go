@@ -2129,8 +2129,13 @@ type FunctionInfo struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Name  string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// type is SCALAR, AGGREGATE or TABLE.
-	Type          string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
-	Description   string `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	Type        string `protobuf:"bytes,2,opt,name=type,proto3" json:"type,omitempty"`
+	Description string `protobuf:"bytes,3,opt,name=description,proto3" json:"description,omitempty"`
+	// category is ksqlDB's category of the function (MATHEMATICAL, STRING,
+	// JSON, DATE / TIME, ARRAY, MAP, ..., AGGREGATE, TABLE).
+	Category string `protobuf:"bytes,4,opt,name=category,proto3" json:"category,omitempty"`
+	// variations are the argument lists it accepts (DESCRIBE FUNCTION).
+	Variations    []string `protobuf:"bytes,5,rep,name=variations,proto3" json:"variations,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2184,6 +2189,20 @@ func (x *FunctionInfo) GetDescription() string {
 		return x.Description
 	}
 	return ""
+}
+
+func (x *FunctionInfo) GetCategory() string {
+	if x != nil {
+		return x.Category
+	}
+	return ""
+}
+
+func (x *FunctionInfo) GetVariations() []string {
+	if x != nil {
+		return x.Variations
+	}
+	return nil
 }
 
 // QueryPlan is an execution plan: of a persistent query (query set) or of
@@ -5697,11 +5716,15 @@ const file_sluice_v1_sluice_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\"E\n" +
 	"\fFunctionList\x125\n" +
-	"\tfunctions\x18\x01 \x03(\v2\x17.sluice.v1.FunctionInfoR\tfunctions\"X\n" +
+	"\tfunctions\x18\x01 \x03(\v2\x17.sluice.v1.FunctionInfoR\tfunctions\"\x94\x01\n" +
 	"\fFunctionInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04type\x18\x02 \x01(\tR\x04type\x12 \n" +
-	"\vdescription\x18\x03 \x01(\tR\vdescription\"\xf8\x01\n" +
+	"\vdescription\x18\x03 \x01(\tR\vdescription\x12\x1a\n" +
+	"\bcategory\x18\x04 \x01(\tR\bcategory\x12\x1e\n" +
+	"\n" +
+	"variations\x18\x05 \x03(\tR\n" +
+	"variations\"\xf8\x01\n" +
 	"\tQueryPlan\x121\n" +
 	"\x05query\x18\x01 \x01(\v2\x1b.sluice.v1.QueryDescriptionR\x05query\x12\x1c\n" +
 	"\tstatement\x18\x02 \x01(\tR\tstatement\x12\x12\n" +

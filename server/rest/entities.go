@@ -133,18 +133,29 @@ func (h *Handler) entityJSON(ctx context.Context, text string, en api.Entity) an
 	case *api.FunctionList:
 		list := []any{}
 		for _, f := range en.Functions {
-			list = append(list, map[string]any{"name": f.Name, "type": f.Type, "category": ""})
+			list = append(list, map[string]any{"name": f.Name, "type": f.Type, "category": f.Category})
 		}
 		e := base("function_names")
 		e["functions"] = list
 		return e
 	case *api.FunctionDescription:
-		// ksqlDB's FunctionDescriptionList; Sluice's functions are built in
-		// and list no signatures.
+		// ksqlDB's FunctionDescriptionList: one entry per variation, with
+		// its argument types.
 		f := en.Function
 		e := base("describe_function")
 		e["name"], e["description"], e["type"] = f.Name, f.Description, f.Type
-		e["author"], e["version"], e["path"], e["functions"] = "", "", "internal", []any{}
+		e["author"], e["version"], e["path"] = "", "", "internal"
+		vars := []any{}
+		for _, v := range f.Variations {
+			args := []any{}
+			types := []any{}
+			for _, a := range variationArgs(v) {
+				args = append(args, map[string]any{"name": "", "type": a, "description": "", "isVariadic": a == "..."})
+				types = append(types, a)
+			}
+			vars = append(vars, map[string]any{"arguments": args, "argumentTypes": types, "returnType": "", "description": v})
+		}
+		e["functions"] = vars
 		return e
 	case *api.QueryDescription:
 		e := base("queryDescription")
@@ -306,5 +317,36 @@ func (h *Handler) queryDescription(ctx context.Context, d *api.QueryDescription,
 		out["statistics"] = render.RuntimeStats(wire.EncodeQuery(q))
 	}
 	out["sluiceStatistics"] = statsOf(q.Stats)
+	return out
+}
+
+// variationArgs splits the argument list of a variation such as
+// F(ARRAY<T>, INTEGER k) into its arguments, leaving nested lists whole.
+func variationArgs(v string) []string {
+	open := strings.IndexByte(v, '(')
+	if open < 0 {
+		return nil
+	}
+	var out []string
+	depth, start := 0, open+1
+	for i := open; i < len(v); i++ {
+		switch v[i] {
+		case '(', '<':
+			depth++
+		case ')', '>':
+			depth--
+			if depth == 0 {
+				if a := strings.TrimSpace(v[start:i]); a != "" {
+					out = append(out, a)
+				}
+				return out
+			}
+		case ',':
+			if depth == 1 {
+				out = append(out, strings.TrimSpace(v[start:i]))
+				start = i + 1
+			}
+		}
+	}
 	return out
 }

@@ -5,12 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 
-	"github.com/sluice-sql/sluice/internal/eval"
-	"github.com/sluice-sql/sluice/internal/types"
-	"github.com/sluice-sql/sluice/planner"
+	"github.com/sluice-sql/sluice/internal/funcdoc"
 )
 
 func main() {
@@ -31,63 +28,30 @@ func main() {
 	}
 }
 
-// signatures are the arguments of the functions whose Check errors do not
-// list them.
-var signatures = map[string][]string{
-	"AS_VALUE":     {"AS_VALUE(T)"},
-	"COALESCE":     {"COALESCE(T, T, ...)"},
-	"COUNT":        {"COUNT(*)", "COUNT(ANY)"},
-	"EXPLODE":      {"EXPLODE(ARRAY<T>)"},
-	"CUBE_EXPLODE": {"CUBE_EXPLODE(ARRAY<T>)"},
-	"GREATEST":     {"GREATEST(T, T, ...) where T is a number, STRING, BYTES, DATE, TIME or TIMESTAMP"},
-	"IFNULL":       {"IFNULL(T, T)"},
-	"LEAST":        {"LEAST(T, T, ...) where T is a number, STRING, BYTES, DATE, TIME or TIMESTAMP"},
-	"NULLIF":       {"NULLIF(T, T)"},
-	"TOPK": {"TOPK(T, INTEGER k) where T is a number, STRING, BYTES, DATE, TIME or TIMESTAMP",
-		"TOPK(T, ANY, ..., INTEGER k)"},
-	"TOPKDISTINCT": {"TOPKDISTINCT(T, INTEGER k) where T is a number, STRING, BYTES, DATE, TIME or TIMESTAMP"},
-}
-
 // entry is one function of the reference.
 type entry struct {
-	name, kind, desc string
-	sigs             []string
-	tableSource      bool // an aggregate that also aggregates tables
+	name, desc  string
+	sigs        []string
+	tableSource bool // an aggregate that also aggregates tables
 }
 
 func generate() ([]byte, error) {
+	all, err := funcdoc.All()
+	if err != nil {
+		return nil, err
+	}
 	var scalars, aggs, tables []entry
-	var missing []string
-	for _, n := range eval.FuncNames() {
-		f, _ := eval.LookupFunc(n)
-		e := entry{name: n, kind: "scalar", desc: f.Description}
-		e.sigs = probe(n, func(args []*types.Type) error { _, err := f.Check(args); return err })
-		if e.sigs == nil {
-			missing = append(missing, n)
+	for _, f := range all {
+		e := entry{name: f.Name, desc: f.Description, sigs: f.Signatures, tableSource: f.TableSource}
+		switch f.Type {
+		case "SCALAR":
+			scalars = append(scalars, e)
+		case "AGGREGATE":
+			aggs = append(aggs, e)
+		default:
+			tables = append(tables, e)
 		}
-		scalars = append(scalars, e)
 	}
-	for _, n := range eval.AggregateNames() {
-		a, _ := eval.LookupAggregate(n)
-		e := entry{name: n, kind: "aggregate", desc: a.Description, tableSource: a.Retractable}
-		e.sigs = probe(n, func(args []*types.Type) error { _, err := a.Check(args); return err })
-		if e.sigs == nil {
-			missing = append(missing, n)
-		}
-		aggs = append(aggs, e)
-	}
-	tf := planner.TableFunctions()
-	for n, d := range tf {
-		e := entry{name: n, kind: "table", desc: d, sigs: signatures[n]}
-		if e.sigs == nil {
-			missing = append(missing, n)
-		}
-		tables = append(tables, e)
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("no arguments known for %s: add them to the signatures table", strings.Join(missing, ", "))
-	}
-	sort.Slice(tables, func(i, j int) bool { return tables[i].name < tables[j].name })
 
 	var b bytes.Buffer
 	b.WriteString(header)
@@ -160,116 +124,4 @@ func count(n int, what string) string {
 func cell(s string) string {
 	s = strings.ReplaceAll(s, "|", `\|`)
 	return strings.ReplaceAll(s, "\n", " ")
-}
-
-// probes are argument lists no function accepts: none, and more arguments
-// than any fixed signature takes.
-var probes = [][]*types.Type{
-	{},
-	{types.BooleanType, types.BooleanType, types.BooleanType, types.BooleanType, types.BooleanType, types.BooleanType, types.BooleanType},
-}
-
-// probe returns the signatures of function name: from the signatures
-// table, or from the alternatives its check's errors list.
-func probe(name string, check func([]*types.Type) error) []string {
-	if s, ok := signatures[name]; ok {
-		return s
-	}
-	for _, args := range probes {
-		err := check(args)
-		if err == nil {
-			continue
-		}
-		if s := alternatives(name, err); s != nil {
-			return s
-		}
-	}
-	return nil
-}
-
-// alternatives reads the accepted arguments out of a check's error, in
-// either of the registry's two forms: ksqlDB's "Valid alternatives are:"
-// followed by calls, or "; expected" followed by argument lists.
-func alternatives(name string, err error) []string {
-	msg := err.Error()
-	if i := strings.Index(msg, "Valid alternatives are:"); i >= 0 {
-		rest := strings.TrimSpace(msg[i+len("Valid alternatives are:"):])
-		// One alternative a line, or all on one line separated by commas.
-		calls := strings.Split(rest, "\n")
-		if len(calls) == 1 {
-			calls = splitCalls(name, rest)
-		}
-		var out []string
-		for _, call := range calls {
-			if call = strings.TrimSpace(call); call != "" {
-				out = append(out, upperName(name, call))
-			}
-		}
-		return out
-	}
-	if i := strings.LastIndex(msg, "; expected "); i >= 0 {
-		rest := msg[i+len("; expected "):]
-		if strings.HasPrefix(rest, "(") {
-			return splitLists(name, rest)
-		}
-		return []string{name + ": " + rest}
-	}
-	return nil
-}
-
-// splitLists turns "(A), (B, C) or (D) where ..." into NAME(A), NAME(B, C)
-// and NAME(D) where ...; a list it cannot split stays one line.
-func splitLists(name, s string) []string {
-	var out []string
-	depth, start := 0, -1
-	for i, r := range s {
-		switch r {
-		case '(', '<':
-			if depth == 0 && r == '(' {
-				start = i
-			}
-			depth++
-		case ')', '>':
-			depth--
-			if depth == 0 && r == ')' && start >= 0 {
-				out = append(out, name+s[start:i+1])
-				start = -1
-				rest := strings.TrimSpace(s[i+1:])
-				rest = strings.TrimPrefix(rest, ",")
-				rest = strings.TrimSpace(rest)
-				if strings.HasPrefix(rest, "where ") {
-					// A condition on the types applies to the whole list.
-					return []string{name + strings.TrimSpace(s)}
-				}
-			}
-		}
-	}
-	if depth != 0 || len(out) == 0 {
-		return []string{name + strings.TrimSpace(s)}
-	}
-	return out
-}
-
-// splitCalls splits "f(A), f(B)" into its calls: at each comma followed
-// by the function's name and a parenthesis.
-func splitCalls(name, s string) []string {
-	var out []string
-	sep := ", " + strings.ToLower(name) + "("
-	for {
-		i := strings.Index(strings.ToLower(s), sep)
-		if i < 0 {
-			return append(out, s)
-		}
-		out = append(out, s[:i])
-		s = s[i+2:]
-	}
-}
-
-// upperName writes the function name of a call in upper case, as the
-// rest of the reference does.
-func upperName(name, call string) string {
-	if len(call) >= len(name) && strings.EqualFold(call[:len(name)], name) {
-		return name + call[len(name):]
-	}
-	return call
 }
