@@ -304,6 +304,10 @@ func (e *Engine) executeOne(ctx context.Context, s *Session, st ast.Statement) (
 		return e.alterSource(ctx, st)
 	case *ast.Print:
 		return e.print(ctx, st)
+	case *ast.AssertTopic:
+		return e.assertTopic(ctx, s, st)
+	case *ast.AssertSchema:
+		return e.assertSchema(ctx, s, st)
 	case *ast.DescribeFunction:
 		return describeFunction(st)
 	case *ast.RunScript:

@@ -122,6 +122,8 @@ func (c *cursor) statement() (ast.Statement, error) {
 		return c.print(src)
 	case "RUN":
 		return c.runScript(src)
+	case "ASSERT":
+		return c.assert(src)
 	}
 	return nil, c.errAt(t, "unknown statement "+t.describe()+"; expected "+statementKeywords)
 }

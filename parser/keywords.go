@@ -27,7 +27,7 @@ var clauseKeywords = map[string]int{
 
 // statementKeywords are the words that can start a statement, for the
 // "unknown statement" hint.
-const statementKeywords = "CREATE, INSERT, SELECT, SHOW, LIST, DESCRIBE, EXPLAIN, TERMINATE, PAUSE, RESUME, REPLAY, DROP, ALTER, SET, UNSET, DEFINE, UNDEFINE, PRINT or RUN SCRIPT"
+const statementKeywords = "CREATE, INSERT, SELECT, SHOW, LIST, DESCRIBE, EXPLAIN, TERMINATE, PAUSE, RESUME, REPLAY, DROP, ALTER, SET, UNSET, DEFINE, UNDEFINE, PRINT, ASSERT or RUN SCRIPT"
 
 // isKeyword reports whether the upper-cased word w is handed to TiDB as a
 // keyword.

@@ -1,6 +1,8 @@
 package parser
 
 import (
+	"time"
+
 	"github.com/sluice-sql/sluice/parser/ast"
 )
 
@@ -321,4 +323,92 @@ func (c *cursor) runScript(src ast.Source) (ast.Statement, error) {
 		return nil, err
 	}
 	return &ast.RunScript{Source: src, Path: p}, c.end("RUN SCRIPT")
+}
+
+// assert parses ASSERT [NOT EXISTS] TOPIC name [WITH (...)] [TIMEOUT n
+// UNIT] and ASSERT [NOT EXISTS] SCHEMA [SUBJECT name] [ID n] [TIMEOUT n
+// UNIT], as ksqlDB's migrations tool writes them.
+func (c *cursor) assert(src ast.Source) (ast.Statement, error) {
+	at := c.next()
+	notExists := false
+	if c.accept("NOT") {
+		if err := c.expect("EXISTS", "; write ASSERT NOT EXISTS TOPIC|SCHEMA ..."); err != nil {
+			return nil, err
+		}
+		notExists = true
+	}
+	timeout := func() (*time.Duration, error) {
+		if !c.accept("TIMEOUT") {
+			return nil, nil
+		}
+		d, err := c.duration("the TIMEOUT")
+		if err != nil {
+			return nil, err
+		}
+		return &d, nil
+	}
+	switch {
+	case c.accept("TOPIC"):
+		t := c.peek()
+		var name string
+		switch t.kind {
+		case tkString, tkQIdent:
+			name = t.val
+		case tkWord:
+			if ast.IsReserved(t.val) {
+				return nil, c.errAt(t, reservedNameError(t))
+			}
+			name = t.val
+		default:
+			return nil, c.errAt(t, "expected a topic name after ASSERT TOPIC, e.g. ASSERT TOPIC 'orders', but found "+t.describe())
+		}
+		c.i++
+		st := &ast.AssertTopic{Source: src, Topic: name, NotExists: notExists}
+		if c.accept("WITH") {
+			ps, err := c.properties()
+			if err != nil {
+				return nil, err
+			}
+			st.Props = ps
+		}
+		d, err := timeout()
+		if err != nil {
+			return nil, err
+		}
+		st.Timeout = d
+		return st, c.end("ASSERT TOPIC " + name)
+	case c.accept("SCHEMA"):
+		st := &ast.AssertSchema{Source: src, NotExists: notExists}
+		if c.accept("SUBJECT") {
+			t := c.peek()
+			switch t.kind {
+			case tkString, tkQIdent:
+				st.Subject = t.val
+			case tkWord:
+				st.Subject = t.val
+			default:
+				return nil, c.errAt(t, "expected a subject name after SUBJECT, e.g. SUBJECT 'orders-value', but found "+t.describe())
+			}
+			c.i++
+		}
+		if c.accept("ID") {
+			n, err := c.integer("the schema ID")
+			if err != nil {
+				return nil, err
+			}
+			id := int(n)
+			st.ID = &id
+		}
+		if st.Subject == "" && st.ID == nil {
+			return nil, c.errAt(at, "ASSERT SCHEMA statements much include a subject name or an id\nName one: ASSERT SCHEMA SUBJECT 'orders-value' or ASSERT SCHEMA ID 1.")
+		}
+		d, err := timeout()
+		if err != nil {
+			return nil, err
+		}
+		st.Timeout = d
+		return st, c.end("ASSERT SCHEMA")
+	}
+	t := c.peek()
+	return nil, c.errAt(t, "expected TOPIC or SCHEMA after ASSERT but found "+t.describe()+"; write ASSERT TOPIC name or ASSERT SCHEMA SUBJECT name")
 }

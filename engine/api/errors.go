@@ -45,7 +45,10 @@ const (
 	// not run its kind (ksqlDB's 40002).
 	CodeQueryEndpoint    = 40002
 	CodeStatementTimeout = 40800
-	CodeServerError      = 50000
+	// CodeAssertionFailed answers an ASSERT TOPIC or ASSERT SCHEMA whose
+	// condition does not hold within its timeout (HTTP 417).
+	CodeAssertionFailed = 41700
+	CodeServerError     = 50000
 )
 
 // ErrStatementTimeout is beneath the error of a statement that the

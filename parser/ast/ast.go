@@ -388,6 +388,31 @@ type Print struct {
 	Limit         *int64
 }
 
+// AssertTopic is ASSERT [NOT EXISTS] TOPIC name [WITH (...)] [TIMEOUT n
+// UNIT]: it waits up to the timeout for the topic to exist (or not),
+// with the PARTITIONS and REPLICAS the WITH clause names.
+type AssertTopic struct {
+	Source
+	Topic     string
+	NotExists bool
+	Props     Properties
+	// Timeout is how long to wait; nil means the server's default
+	// (ksql.assert.topic.default.timeout.ms).
+	Timeout *time.Duration
+}
+
+// AssertSchema is ASSERT [NOT EXISTS] SCHEMA [SUBJECT name] [ID n]
+// [TIMEOUT n UNIT]: it waits up to the timeout for the schema registry to
+// hold (or not) the subject's latest schema, the schema with the id, or
+// the schema with the id under the subject.
+type AssertSchema struct {
+	Source
+	Subject   string // empty when not given
+	ID        *int
+	NotExists bool
+	Timeout   *time.Duration
+}
+
 // RunScript is RUN SCRIPT 'path'.
 type RunScript struct {
 	Source

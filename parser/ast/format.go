@@ -253,6 +253,27 @@ func (p *printer) stmt(s Statement) {
 		p.ident(s.Name)
 		p.WriteString(" ")
 		p.columns(s.Columns, "ADD COLUMN ")
+	case *AssertTopic:
+		p.WriteString("ASSERT ")
+		if s.NotExists {
+			p.WriteString("NOT EXISTS ")
+		}
+		p.WriteString("TOPIC " + QuoteString(s.Topic))
+		p.props(s.Props)
+		p.timeout(s.Timeout)
+	case *AssertSchema:
+		p.WriteString("ASSERT ")
+		if s.NotExists {
+			p.WriteString("NOT EXISTS ")
+		}
+		p.WriteString("SCHEMA")
+		if s.Subject != "" {
+			p.WriteString(" SUBJECT " + QuoteString(s.Subject))
+		}
+		if s.ID != nil {
+			p.WriteString(" ID " + strconv.Itoa(*s.ID))
+		}
+		p.timeout(s.Timeout)
 	case *Print:
 		p.WriteString("PRINT " + QuoteString(s.Topic))
 		if s.FromBeginning {
@@ -336,6 +357,13 @@ func (p *printer) columns(cols []ColumnDef, prefix string) {
 		case HeaderColumn:
 			p.WriteString(" HEADER(" + QuoteString(c.HeaderKey) + ")")
 		}
+	}
+}
+
+// timeout prints " TIMEOUT n MILLISECONDS" when d is set.
+func (p *printer) timeout(d *time.Duration) {
+	if d != nil {
+		p.WriteString(" TIMEOUT " + strconv.FormatInt(d.Milliseconds(), 10) + " MILLISECONDS")
 	}
 }
 
