@@ -96,14 +96,14 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 	deps := exec.Deps{Kafka: e.cfg.Kafka, Registry: e.cfg.Registry, ProcessingLog: e.processing, MaxRecordBytes: e.cfg.MaxRecordBytes, Logger: e.log.With("query", id), Now: e.cfg.Now}
 	// A push query whose rows are a table's streams its deletes too.
 	deps.Deletes = func(ctx context.Context, row []any) (bool, error) { return send(ctx, row, true) }
-	if shareable(g) {
-		// Live-tail queries on one source share one read of its topic.
-		deps.Kafka = e.shared.clientFor(g.Source.Topic)
-	}
 	if g.Physical == nil {
 		if err := topology.Complete(g); err != nil {
 			return Result{}, internal("cannot plan push query: %v", err)
 		}
+	}
+	if shareable(g) {
+		// Live-tail queries on one source share one read of its topic.
+		deps.Kafka = e.shared.clientFor(g.Source.Topic)
 	}
 	if len(g.Physical.Stores) > 0 {
 		// A push query's state lives only as long as its stream, under a
