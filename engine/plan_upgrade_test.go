@@ -296,3 +296,34 @@ func TestPushQueryRepartitionTopic(t *testing.T) {
 		t.Errorf("repartition topics after the stream closed: %+v", got)
 	}
 }
+
+// The physical plan a query is stored with lists its sink topic as it is:
+// CREATE OR REPLACE keeps the sink's partition count, which the plan of
+// the new version takes.
+func TestPhysicalPlanListsReplacedSink(t *testing.T) {
+	h := newHarness(t, kafka.NewFranz, inProcess)
+	defer h.close()
+	s := engine.NewSession()
+	mustExec(h.ctx, t, h.eng, s, "CREATE STREAM narrow (id VARCHAR KEY, v INT) WITH (KAFKA_TOPIC='narrow', VALUE_FORMAT='JSON', PARTITIONS=1);")
+	mustExec(h.ctx, t, h.eng, s, "CREATE STREAM wider WITH (PARTITIONS=3) AS SELECT * FROM narrow;")
+	mustExec(h.ctx, t, h.eng, s, "CREATE OR REPLACE STREAM wider AS SELECT * FROM narrow WHERE v > 0;")
+	q, ok := h.eng.Catalog().Query("CSAS_WIDER_1")
+	if !ok {
+		t.Fatal("no query CSAS_WIDER_1")
+	}
+	if q.Plan.Sink.Partitions != 3 || q.Plan.Physical == nil || len(q.Plan.Steps) == 0 {
+		t.Fatalf("the replaced plan's sink: %d partitions, physical %v, steps %d", q.Plan.Sink.Partitions, q.Plan.Physical != nil, len(q.Plan.Steps))
+	}
+	found := false
+	for _, tp := range q.Plan.Physical.Topics {
+		if tp.Role == topology.SinkTopic {
+			found = true
+			if tp.Name != "WIDER" || tp.Partitions != 3 {
+				t.Errorf("the physical plan's sink topic: %+v, want WIDER of 3 partitions", tp)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no sink topic in the physical plan: %+v", q.Plan.Physical.Topics)
+	}
+}
