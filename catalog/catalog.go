@@ -275,6 +275,9 @@ func (c *Catalog) Apply(cmd *Command) error {
 		if _, ok := c.queries[cmd.Query.ID]; ok {
 			return fmt.Errorf("catalog: query %s already exists", cmd.Query.ID)
 		}
+		if err := upgrade(cmd.Query); err != nil {
+			return err
+		}
 		declared := ""
 		if cmd.Source != nil {
 			declared = cmd.Source.Name // a CREATE SOURCE TABLE's query reads it
@@ -318,6 +321,9 @@ func (c *Catalog) Apply(cmd *Command) error {
 		if err := c.missingInputs(cmd.Query, cmd.Source.Name); err != nil {
 			return err
 		}
+		if err := upgrade(cmd.Query); err != nil {
+			return err
+		}
 		changed := *cmd.Query
 		changed.State = old.State
 		c.queries[cmd.Query.ID] = &changed
@@ -348,6 +354,34 @@ func (c *Catalog) Apply(cmd *Command) error {
 	}
 	return nil
 }
+
+// upgrade brings the plan of q, as a command carries it, to
+// topology.Version: a plan stored before the physical plan existed gets
+// it (topology.Upgrade). A plan just planned is already of that version.
+func upgrade(q *Query) error {
+	if q.Plan.Version >= topology.Version && q.Plan.Physical != nil {
+		return nil
+	}
+	if _, err := topology.Upgrade(q.Plan); err != nil {
+		return &UpgradeError{Query: q.ID, Version: q.Plan.Version, Err: err}
+	}
+	return nil
+}
+
+// UpgradeError is Apply's error for a query whose stored plan cannot be
+// brought to the current plan version: the query is not created.
+type UpgradeError struct {
+	Query   string
+	Version int
+	Err     error
+}
+
+func (e *UpgradeError) Error() string {
+	return fmt.Sprintf("catalog: the stored plan of query %s (plan version %d) cannot be upgraded to version %d (%v); the query is not run: run its statement again to plan it anew",
+		e.Query, e.Version, topology.Version, e.Err)
+}
+
+func (e *UpgradeError) Unwrap() error { return e.Err }
 
 // MissingSourceError is Apply's error for a query that reads or writes a
 // source the catalog does not hold.

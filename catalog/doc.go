@@ -8,6 +8,14 @@
 // (with its topic and state names) is read back exactly as it was first
 // planned.
 //
+// A plan stored by an older server has an older topology.Version: Apply
+// upgrades every query's plan as it enters the catalog (topology.Upgrade),
+// from a replayed record, another server's, or the statement just run, so
+// that what reads the catalog finds each plan complete, with its physical
+// part. A plan that cannot be upgraded is refused like any command that
+// does not fit the catalog: the query and the sink it declares are not
+// created, and the engine skips the record loudly.
+//
 //	statement ──▶ engine ──▶ Command ──produce──▶ command topic
 //	                                                 │ (replay at start)
 //	                        Catalog.Apply ◀──────────┘

@@ -161,6 +161,12 @@ func (e *Engine) refusedCommand(cmd *catalog.Command) string {
 // dependency explains err, the catalog's refusal of cmd, naming the
 // skipped command cmd depends on when there is one.
 func (e *Engine) dependency(cmd *catalog.Command, err error) string {
+	var upgrade *catalog.UpgradeError
+	if errors.As(err, &upgrade) {
+		// A plan stored by an older server that this one cannot run: the
+		// error says what to do.
+		return err.Error()
+	}
 	e.skipMu.Lock()
 	defer e.skipMu.Unlock()
 	var missing *catalog.MissingSourceError

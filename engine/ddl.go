@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/parser/ast"
 	"github.com/sluice-sql/sluice/planner"
@@ -208,6 +209,10 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 		return Result{}, err
 	}
 	plan.Sink.Partitions, plan.Graph.Sink.Partitions = n, n
+	// The plan's physical part lists the sink topic as it is.
+	if err := topology.Complete(plan.Graph); err != nil {
+		return Result{}, internal("cannot plan query %s: %v", id, err)
+	}
 	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: st.Name, State: catalog.Running, Plan: plan.Graph, Guarantee: e.sessionGuarantee(s), MaxRecordBytes: sessionMaxRecordBytes(s)}
 	if ctx, err = commit(ctx); err != nil {
 		return Result{}, err

@@ -8,7 +8,23 @@
 //	                                       └─ INSERT VALUES ─▶ encode ─▶ produce
 //
 // At Open the command log is replayed from its start to rebuild the catalog,
-// and every persistent query restarts from its committed offsets.
+// and every persistent query restarts from its committed offsets. The
+// catalog upgrades each plan it takes to the current plan version
+// (catalog.Apply, topology.Upgrade); a stored plan that cannot be upgraded
+// is skipped like any bad record of the log.
+//
+// What a query owns outside its tasks the engine reads from its plan's
+// physical part (topology.Physical), never derives itself: before a
+// persistent query starts, its changelog and repartition topics are
+// created from Physical.Topics, with the partitions and configuration
+// given there, once the source topic is checked to still have the
+// partitions the plan was made for (a query whose source gained
+// partitions does not start, and the log says what to do); TERMINATE
+// deletes them and, when Physical.Stores lists any, its local state. Flush
+// waits on the topics the stages read (Physical.Stages). A push query's
+// repartition topics are named for its run after planning, its plan
+// completed again (topology.Complete) so that Physical lists them, and
+// live as long as its Stream.
 //
 // Live-tail push queries (auto.offset.reset=latest, no join nor
 // repartition) on one source share one read of its topic: see

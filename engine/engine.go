@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,6 +17,7 @@ import (
 	"github.com/sluice-sql/sluice/catalog"
 	"github.com/sluice-sql/sluice/connect"
 	"github.com/sluice-sql/sluice/exec"
+	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/state"
 )
@@ -336,59 +338,70 @@ func (e *Engine) groupOf(queryID string) string {
 	return "_sluice-" + e.cfg.ServiceID + "-query-" + queryID
 }
 
-// ensureChangelogs creates the changelog topics of a stateful query, one
-// partition per partition of its input, compacted (windowed ones also
-// deleted after their retention).
-func (e *Engine) ensureChangelogs(ctx context.Context, q *catalog.Query) error {
-	logs := append(exec.Changelogs(q.Plan), exec.JoinChangelogs(q.Plan)...)
-	reps := append(exec.RepartitionTopics(q.Plan), exec.JoinRepartitionTopics(q.Plan)...)
-	if len(logs) == 0 && len(reps) == 0 {
-		return nil
+// ensureTopics creates the internal topics of a persistent query that its
+// physical plan lists (changelogs and repartition topics), with the
+// partitions and configuration the plan gives. Those partition counts
+// derive from the source's partition count when the query was planned,
+// which the source topic must still have: a task of each stage owns one
+// partition of each topic.
+func (e *Engine) ensureTopics(ctx context.Context, q *catalog.Query) error {
+	p := q.Plan.Physical
+	if p == nil {
+		return fmt.Errorf("engine: query %s has no physical plan, which every plan is given when it is planned or read from the command log; terminate the query and run its statement again", q.ID)
 	}
-	bounds, err := e.cfg.Kafka.ListOffsets(ctx, q.Plan.Source.Topic)
-	if err != nil {
-		return fmt.Errorf("engine: list offsets of %s: %w", q.Plan.Source.Topic, err)
-	}
-	// A repartition topic has the source's partitions, and so does every
-	// changelog: a task of the last stage owns one partition of each.
-	for _, st := range reps {
-		err := e.createTopic(ctx, kafka.TopicSpec{Name: st.Topic, Partitions: int32(len(bounds)), Configs: map[string]string{"cleanup.policy": "delete"}})
-		if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
-			return fmt.Errorf("engine: create repartition topic %s: %w", st.Topic, err)
+	var internal []topology.Topic
+	for _, t := range p.Topics {
+		if t.Role != topology.SinkTopic {
+			internal = append(internal, t)
 		}
 	}
-	for _, name := range logs {
-		err := e.createTopic(ctx, kafka.TopicSpec{Name: name, Partitions: int32(len(bounds)), Configs: exec.ChangelogConfig(q.Plan, name)})
+	if len(internal) == 0 {
+		return nil
+	}
+	src := q.Plan.Source
+	bounds, err := e.cfg.Kafka.ListOffsets(ctx, src.Topic)
+	if err != nil {
+		return fmt.Errorf("engine: list offsets of %s: %w", src.Topic, err)
+	}
+	if n := int32(len(bounds)); n != src.Partitions {
+		return fmt.Errorf("engine: query %s reads topic %s, which has %d partitions, but the query was planned for %d: its state and internal topics are laid out for %d. "+
+			"Terminate the query (TERMINATE %s) and run its statement again to plan it for %d partitions",
+			q.ID, src.Topic, n, src.Partitions, src.Partitions, q.ID, n)
+	}
+	for _, t := range internal {
+		err := e.createTopic(ctx, kafka.TopicSpec{Name: t.Name, Partitions: t.Partitions, Configs: t.Config})
 		if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
-			return fmt.Errorf("engine: create changelog topic %s: %w", name, err)
+			return fmt.Errorf("engine: create %s topic %s of query %s: %w", t.Role, t.Name, q.ID, err)
 		}
 	}
 	return nil
 }
 
-// dropState deletes the local state and the changelog topics of a
-// terminated persistent query; failures are logged.
+// dropState deletes the local state and the internal topics (changelogs,
+// repartition topics) of a terminated persistent query; failures are
+// logged.
 func (e *Engine) dropState(ctx context.Context, id string, q *catalog.Query) {
-	if q == nil || q.Plan == nil || !exec.HasState(q.Plan) && !exec.HasJoinState(q.Plan) {
+	if q == nil || q.Plan == nil || q.Plan.Physical == nil {
 		return
 	}
-	if err := e.store.DropQuery(id); err != nil {
-		e.log.Warn("cannot delete the state of a terminated query", "query", id, "err", err)
-	}
-	for _, name := range append(exec.Changelogs(q.Plan), exec.JoinChangelogs(q.Plan)...) {
-		if err := e.cfg.Kafka.DeleteTopic(ctx, name); err != nil && !errors.Is(err, kafka.ErrUnknownTopic) {
-			e.log.Warn("cannot delete the changelog topic of a terminated query", "query", id, "topic", name, "err", err)
+	p := q.Plan.Physical
+	if len(p.Stores) > 0 {
+		if err := e.store.DropQuery(id); err != nil {
+			e.log.Warn("cannot delete the state of a terminated query", "query", id, "err", err)
 		}
 	}
-	for _, st := range append(exec.RepartitionTopics(q.Plan), exec.JoinRepartitionTopics(q.Plan)...) {
-		if err := e.cfg.Kafka.DeleteTopic(ctx, st.Topic); err != nil && !errors.Is(err, kafka.ErrUnknownTopic) {
-			e.log.Warn("cannot delete the repartition topic of a terminated query", "query", id, "topic", st.Topic, "err", err)
+	for _, t := range p.Topics {
+		if t.Role == topology.SinkTopic {
+			continue
+		}
+		if err := e.cfg.Kafka.DeleteTopic(ctx, t.Name); err != nil && !errors.Is(err, kafka.ErrUnknownTopic) {
+			e.log.Warn("cannot delete the "+string(t.Role)+" topic of a terminated query", "query", id, "topic", t.Name, "err", err)
 		}
 	}
 }
 
 func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
-	if err := e.ensureChangelogs(ctx, q); err != nil {
+	if err := e.ensureTopics(ctx, q); err != nil {
 		return err
 	}
 	deps := exec.Deps{
@@ -487,7 +500,7 @@ func (e *Engine) inputEnds(ctx context.Context) (map[inputKey][]int64, error) {
 	qs := make(map[string][]string, len(e.running))
 	for id := range e.running {
 		if q, ok := e.cat.Query(id); ok {
-			qs[id] = append(exec.InputTopics(q.Plan), exec.JoinInputTopics(q.Plan)...)
+			qs[id] = inputTopics(q.Plan)
 		}
 	}
 	e.mu.Unlock()
@@ -506,6 +519,21 @@ func (e *Engine) inputEnds(ctx context.Context) (map[inputKey][]int64, error) {
 		}
 	}
 	return out, nil
+}
+
+// inputTopics returns the topics g's stages read: its source, its joins'
+// right sources and its repartition topics.
+func inputTopics(g *topology.Graph) []string {
+	if g.Physical == nil {
+		return []string{g.Source.Topic}
+	}
+	out := make([]string, 0, len(g.Physical.Stages))
+	for _, s := range g.Physical.Stages {
+		if s.Source != "" && !slices.Contains(out, s.Source) {
+			out = append(out, s.Source)
+		}
+	}
+	return out
 }
 
 // inputKey names one input topic of a running query.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/exec"
+	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/parser/ast"
 	"github.com/sluice-sql/sluice/planner"
@@ -95,30 +96,40 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 	deps := exec.Deps{Kafka: e.cfg.Kafka, Registry: e.cfg.Registry, ProcessingLog: e.processing, MaxRecordBytes: e.cfg.MaxRecordBytes, Logger: e.log.With("query", id), Now: e.cfg.Now}
 	// A push query whose rows are a table's streams its deletes too.
 	deps.Deletes = func(ctx context.Context, row []any) (bool, error) { return send(ctx, row, true) }
+	if g.Physical == nil {
+		if err := topology.Complete(g); err != nil {
+			return Result{}, internal("cannot plan push query: %v", err)
+		}
+	}
 	if shareable(g) {
 		// Live-tail queries on one source share one read of its topic.
 		deps.Kafka = e.shared.clientFor(g.Source.Topic)
 	}
-	if exec.HasState(g) || exec.HasJoinState(g) {
+	if len(g.Physical.Stores) > 0 {
 		// A push query's state lives only as long as its stream, under a
 		// name no other run uses, and has no changelog.
 		deps.State = e.store
 		deps.StateNamespace = fmt.Sprintf("%s_%d", id, time.Now().UnixNano())
 	}
-	// Repartition topics of a push query live as long as its stream.
+	// Repartition topics of a push query live as long as its stream: they
+	// are named here, one per run, and the plan completed again so that
+	// its physical part lists them.
 	var repartitions []string
 	dropTopics := func() { e.dropTopics(context.WithoutCancel(ctx), "push query", repartitions) }
-	for i, st := range exec.RepartitionSteps(g) {
-		st.Topic = fmt.Sprintf("%s%s_%d-repartition", e.internalPrefix(), id, time.Now().UnixNano())
-		if i > 0 {
-			// A join may repartition both sides.
-			st.Topic = fmt.Sprintf("%s%s_%d-repartition-%d", e.internalPrefix(), id, time.Now().UnixNano(), i)
+	if named := namePushRepartitions(g, e.internalPrefix()+id, time.Now().UnixNano()); named > 0 {
+		if err := topology.Complete(g); err != nil {
+			return Result{}, internal("cannot plan the repartition topics of a push query: %v", err)
 		}
-		if err := e.createTopic(ctx, kafka.TopicSpec{Name: st.Topic, Partitions: st.Partitions, Configs: map[string]string{"cleanup.policy": "delete"}}); err != nil {
+	}
+	for _, t := range g.Physical.Topics {
+		if t.Role != topology.RepartitionTopic {
+			continue
+		}
+		if err := e.createTopic(ctx, kafka.TopicSpec{Name: t.Name, Partitions: t.Partitions, Configs: t.Config}); err != nil {
 			dropTopics()
-			return Result{}, internal("cannot create the repartition topic of a push query: %v", err)
+			return Result{}, internal("cannot create the repartition topic %s of a push query: %v", t.Name, err)
 		}
-		repartitions = append(repartitions, st.Topic)
+		repartitions = append(repartitions, t.Name)
 	}
 	q, err := exec.Start(ctx, g, deps, out)
 	if err != nil {
@@ -199,4 +210,30 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 	}
 	started = true
 	return Result{Kind: ResultRows, Stream: api.NewRowStream(id, api.Columns(g.Output, g.KeyColumns), next, closeFn, end), QueryID: id}, nil
+}
+
+// namePushRepartitions names the topics of push query g's Repartition
+// steps, which its plan leaves unnamed (a push query's run owns them):
+// prefix, the run's stamp and "-repartition", numbered after the first (a
+// join may repartition both sides). It finds them as the physical plan
+// splits g: a stage that ends with a Repartition step writes its topic.
+// It returns how many it named.
+func namePushRepartitions(g *topology.Graph, prefix string, stamp int64) int {
+	n := 0
+	for _, s := range g.Physical.Stages {
+		sg := g.StagePath(s.Path)
+		if sg == nil || s.To < 1 || s.To > len(sg.Steps) {
+			continue
+		}
+		st := &sg.Steps[s.To-1]
+		if st.Kind != topology.Repartition || st.Topic != "" {
+			continue
+		}
+		st.Topic = fmt.Sprintf("%s_%d-repartition", prefix, stamp)
+		if n > 0 {
+			st.Topic = fmt.Sprintf("%s_%d-repartition-%d", prefix, stamp, n)
+		}
+		n++
+	}
+	return n
 }

@@ -52,6 +52,10 @@ func (e *Engine) replaceQuery(ctx context.Context, st *ast.CreateAsSelect, old *
 		return Result{}, err
 	}
 	plan.Sink.Partitions, plan.Graph.Sink.Partitions = old.Partitions, old.Partitions
+	// The plan's physical part lists the sink topic as it is.
+	if err := topology.Complete(plan.Graph); err != nil {
+		return Result{}, internal("cannot plan query %s: %v", oq.ID, err)
+	}
 	if reason := upgradeProblem(oq.Plan, plan.Graph, old, plan.Sink); reason != "" {
 		return Result{}, userError(st.Pos, "Cannot upgrade query %s of %s: %s. Queries may change filters and add value columns at the end of the projection; for other changes create a new %s and TERMINATE %s.", oq.ID, st.Name, reason, kindWord(kind), oq.ID)
 	}

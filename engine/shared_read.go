@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/sluice-sql/sluice/exec"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/kafka"
 )
@@ -60,10 +59,20 @@ func newSharedReads(client kafka.Client, log *slog.Logger) *sharedReads {
 }
 
 // shareable reports whether push query g may read its source through a
-// shared reader.
+// shared reader: it starts at the end of its source, and runs as one
+// stage reading only that topic (no repartition, no join's right input).
 func shareable(g *topology.Graph) bool {
-	return g.OffsetReset != "earliest" && len(exec.RepartitionSteps(g)) == 0 &&
-		!exec.HasJoinState(g) && len(exec.JoinInputTopics(g)) == 0
+	return g.OffsetReset != "earliest" && g.Physical != nil && len(g.Physical.Stages) == 1 && !hasJoin(g)
+}
+
+// hasJoin reports whether a step of g joins.
+func hasJoin(g *topology.Graph) bool {
+	for _, st := range g.Steps {
+		if st.Kind == topology.Join {
+			return true
+		}
+	}
+	return false
 }
 
 // clientFor returns the Kafka client a shareable push query on topic runs

@@ -132,8 +132,8 @@ func Upgrade(g *Graph) (bool, error) {
 // settings and derives the physical plan from the steps, and marks g as
 // of this Version. It is idempotent.
 func Complete(g *Graph) error {
-	if g.Source == nil {
-		return fmt.Errorf("topology: plan %s has no source", g.QueryID)
+	if err := completable(g, g.QueryID); err != nil {
+		return err
 	}
 	settings(g)
 	p := &Physical{}
@@ -144,6 +144,37 @@ func Complete(g *Graph) error {
 	}
 	g.Physical = p
 	g.Version = Version
+	return nil
+}
+
+// completable reports what in plan g (of query id, or a join's right
+// input within it) Complete cannot derive a physical plan from: a graph
+// without a source, or a step whose schema lacks the columns its kind
+// needs. Such a plan was not written by a planner.
+func completable(g *Graph, id string) error {
+	if g.Source == nil {
+		return fmt.Errorf("topology: plan %s has a graph without a source", id)
+	}
+	for i, st := range g.Steps {
+		switch st.Kind {
+		case Aggregate:
+			if st.Keys < 0 || len(st.Schema) < PseudoColumns+st.Keys {
+				return fmt.Errorf("topology: plan %s: aggregate step %d has %d columns, fewer than its pseudo-columns and %d keys", id, i, len(st.Schema), st.Keys)
+			}
+		case Join:
+			if st.Join == nil {
+				continue
+			}
+			if i > 0 && len(g.Steps[i-1].Schema) < PseudoColumns {
+				return fmt.Errorf("topology: plan %s: join step %d follows a step without pseudo-columns", id, i)
+			}
+			if st.Join.Right != nil {
+				if err := completable(st.Join.Right, id); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	return nil
 }
 
@@ -285,7 +316,7 @@ func (c *completer) stages(g *Graph, path []int, sink bool) int {
 				c.store(Store{Name: j.LeftState, Role: JoinLeftStore, Stage: cur, Value: names(in[PseudoColumns:]), Changelog: j.LeftChangelog})
 			}
 			if !j.RightMaterialized && j.RightState != "" && j.Right != nil {
-				c.store(Store{Name: j.RightState, Role: JoinRightStore, Stage: cur, Value: names(j.Right.Output), Changelog: j.RightChangelog})
+				c.store(Store{Name: j.RightState, Role: JoinRightStore, Stage: cur, Value: names(withoutPseudo(j.Right.Output)), Changelog: j.RightChangelog})
 			}
 			switch {
 			case j.ForeignKey != nil:
@@ -338,6 +369,16 @@ func names(cols []types.Column) []string {
 		out[i] = c.Name
 	}
 	return out
+}
+
+// withoutPseudo returns a row layout without its leading pseudo-columns,
+// when it has them: what a join store's values are named by, on either
+// side.
+func withoutPseudo(cols []types.Column) []types.Column {
+	if len(cols) >= PseudoColumns && cols[0].Name == RowTime {
+		return cols[PseudoColumns:]
+	}
+	return cols
 }
 
 // keyCols and valueCols split a Materialize step's rows: keys key
