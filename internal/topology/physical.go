@@ -135,7 +135,7 @@ func Complete(g *Graph) error {
 	if err := completable(g, g.QueryID); err != nil {
 		return err
 	}
-	settings(g)
+	settings(g, g.Sink != nil)
 	p := &Physical{}
 	c := completer{g: g, p: p, seenTopic: map[string]bool{}, seenStore: map[string]bool{}}
 	c.stages(g, nil, g.Sink != nil)
@@ -180,7 +180,7 @@ func completable(g *Graph, id string) error {
 
 // settings sets the operator settings of g's steps, and of its joins'
 // right inputs.
-func settings(g *Graph) {
+func settings(g *Graph, sink bool) {
 	for i := range g.Steps {
 		st := &g.Steps[i]
 		last := i == len(g.Steps)-1
@@ -191,7 +191,7 @@ func settings(g *Graph) {
 		case Materialize:
 			// The last step of a graph with a sink keeps the sink's rows
 			// for pull queries and passes every row on.
-			st.PassAll = last && g.Sink != nil
+			st.PassAll = last && sink
 		case Join:
 			j := st.Join
 			if j == nil {
@@ -201,7 +201,8 @@ func settings(g *Graph) {
 			if j.Right != nil {
 				rs := j.Right.Steps
 				j.RightMaterialized = len(rs) > 0 && rs[len(rs)-1].Kind == Materialize && rs[len(rs)-1].StateTable == j.RightState
-				settings(j.Right)
+				// A right input's rows enter the join, never a sink.
+				settings(j.Right, false)
 			}
 			switch {
 			case j.ForeignKey != nil:
