@@ -103,8 +103,9 @@ func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSou
 			return Result{Kind: ResultStatus, Message: fmt.Sprintf("Cannot add %s %s: A %s with the same name already exists.", kindWord(src.Kind), src.Name, kindWord(old.Kind))}, nil
 		case !st.OrReplace:
 			return Result{}, userError(st.NamePos, "Cannot add %s '%s': A %s with the same name already exists\nDROP it first, or use CREATE OR REPLACE.", kindWord(src.Kind), src.Name, kindWord(old.Kind))
-		case old.Kind != src.Kind:
-			return Result{}, userError(st.NamePos, "cannot replace %s %s with a %s; DROP it first", kindWord(old.Kind), src.Name, kindWord(src.Kind))
+		}
+		if why := sourceUpgradeProblem(old, src); why != "" {
+			return Result{}, userError(st.NamePos, "Cannot upgrade data source: %s\nA replaced source keeps its kind, topic, formats, timestamp column and key, and may only add value columns at the end; DROP it and create it again for other changes.", why)
 		}
 	}
 	partitions, err := e.sourceTopic(ctx, st.Pos, src.Topic, spec.Partitions, spec.Replicas)
