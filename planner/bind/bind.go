@@ -740,6 +740,34 @@ func convertTo(pos ast.Pos, e *expr.Expr, t *types.Type) (*expr.Expr, error) {
 	return &expr.Expr{Op: expr.OpCast, Type: t, Args: []*expr.Expr{e}}, nil
 }
 
+// caseTypes refuses a CASE whose results have no common type, as ksqlDB
+// words it: the first THEN whose type does not go with the THENs before
+// it, or an ELSE that does not go with them.
+func caseTypes(n *ast.Case, results []*expr.Expr) error {
+	var prev []*types.Type
+	common := func(ts []*types.Type) (*types.Type, bool) {
+		t, err := expr.CommonType(ts)
+		return t, err == nil
+	}
+	for i, w := range n.Whens {
+		next := append(append([]*types.Type(nil), prev...), results[i].Type)
+		if _, ok := common(next); !ok {
+			pt, _ := common(prev)
+			return errorf(w.Result.Position(), "Invalid Case expression. Type for all 'THEN' clauses should be the same.\nTHEN expression 'WHEN %s THEN %s' has type: %s.\nPrevious THEN expression(s) type: %s.",
+				ast.FormatExpr(w.Cond), ast.FormatExpr(w.Result), results[i].Type, pt)
+		}
+		prev = next
+	}
+	if n.Else != nil {
+		et := results[len(results)-1].Type
+		if _, ok := common(append(append([]*types.Type(nil), prev...), et)); !ok {
+			pt, _ := common(prev)
+			return errorf(n.Else.Position(), "Invalid Case expression. Type for the default clause should be the same as for 'THEN' clauses.\nTHEN type: %s.\nDEFAULT type: %s.", pt, et)
+		}
+	}
+	return nil
+}
+
 func (b *binder) bindCase(n *ast.Case) (*expr.Expr, error) {
 	var operand *expr.Expr
 	if n.Operand != nil {
@@ -761,7 +789,7 @@ func (b *binder) bindCase(n *ast.Case) (*expr.Expr, error) {
 		}
 		c = retype(c, types.BooleanType)
 		if c.Type.Kind != types.Boolean {
-			return nil, errorf(w.Cond.Position(), "WHEN condition %s must be BOOLEAN, not %s", c, c.Type)
+			return nil, errorf(w.Cond.Position(), "WHEN operand type should be boolean.\nType for '%s' is %s", ast.FormatExpr(w.Cond), c.Type)
 		}
 		r, err := b.bind(w.Result)
 		if err != nil {
@@ -776,6 +804,9 @@ func (b *binder) bindCase(n *ast.Case) (*expr.Expr, error) {
 			return nil, err
 		}
 		results = append(results, e)
+	}
+	if err := caseTypes(n, results); err != nil {
+		return nil, err
 	}
 	t, err := b.unify(n.Pos, "CASE results", results)
 	if err != nil {
