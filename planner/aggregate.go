@@ -1,7 +1,9 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/sluice-sql/sluice/catalog"
@@ -718,4 +720,28 @@ func window(q *ast.Query) (*topology.Window, error) {
 		out.Retention = r
 	}
 	return out, nil
+}
+
+// havingError names the aggregates of a HAVING clause's error as the user
+// wrote them (COUNT(*)), not by the columns that hold their values
+// (KSQL_AGG_VARIABLE_1).
+func havingError(err error, rel relation) error {
+	var pe *Error
+	gs, ok := rel.calls.(groupScope)
+	if !errors.As(err, &pe) || !ok {
+		return err
+	}
+	msg := pe.Msg
+	// Longer names first, so that KSQL_AGG_VARIABLE_1 does not replace
+	// the start of KSQL_AGG_VARIABLE_10.
+	type pair struct{ name, text string }
+	var pairs []pair
+	for c, i := range gs.calls {
+		pairs = append(pairs, pair{gs.ColumnScope[i].Name, ast.FormatExpr(c)})
+	}
+	sort.Slice(pairs, func(a, b int) bool { return len(pairs[a].name) > len(pairs[b].name) })
+	for _, p := range pairs {
+		msg = strings.ReplaceAll(msg, p.name, p.text)
+	}
+	return &Error{Pos: pe.Pos, Msg: msg}
 }

@@ -965,7 +965,7 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 		if q.Having != nil {
 			pred, err := bindIn(cat, "HAVING", q.Having, rel.bindScope(), "")
 			if err != nil {
-				return nil, err
+				return nil, havingError(err, rel)
 			}
 			if pred.Type == nil || pred.Type.Kind != types.Boolean {
 				return nil, errorf(q.Having.Position(), "HAVING must be a BOOLEAN condition, not %s", pred.Type)

@@ -193,7 +193,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 		if q.Having != nil {
 			pred, err := bindIn(cat, "HAVING", q.Having, rel.bindScope(), qualifier)
 			if err != nil {
-				return nil, err
+				return nil, havingError(err, rel)
 			}
 			if pred.Type == nil || pred.Type.Kind != types.Boolean {
 				return nil, errorf(q.Having.Position(), "HAVING must be a BOOLEAN condition, not %s", pred.Type)
