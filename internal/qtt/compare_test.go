@@ -123,6 +123,13 @@ func TestEqualNumbers(t *testing.T) {
 		{`5`, `5.0`, types.BigintType, false},
 		{`9223372036854775807`, `9223372036854775807`, types.BigintType, true},
 		{`2.5`, `2.5000001`, nil, true},
+		// An expected DECIMAL written as a string is the decimal it
+		// spells, scale included; a string is no number elsewhere.
+		{`"005.4"`, `5.4`, types.DecimalOf(4, 1), true},
+		{`"1.0"`, `1.0`, types.DecimalOf(2, 1), true},
+		{`"1.0"`, `1.00`, types.DecimalOf(3, 2), false},
+		{`"1.0"`, `1.0`, dbl, false},
+		{`"1.0"`, `1.0`, nil, false},
 	} {
 		e, _ := decodeJSON(json.RawMessage(tc.exp))
 		a, _ := decodeJSON(json.RawMessage(tc.act))
