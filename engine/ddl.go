@@ -202,6 +202,13 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 	if err := e.checkRegistry(st.Pos, plan.Sink.KeyFormat, plan.Sink.ValueFormat); err != nil {
 		return Result{}, err
 	}
+	if _, given := st.Props.Get("PARTITIONS"); !given {
+		// Without PARTITIONS, a sink topic that exists keeps its
+		// partitions; only a new one takes the source's.
+		if info, err := e.cfg.Kafka.DescribeTopic(ctx, plan.Sink.Topic); err == nil {
+			plan.Sink.Partitions = info.Partitions
+		}
+	}
 	n, err := e.sourceTopic(ctx, st.Pos, plan.Sink.Topic, plan.Sink.Partitions, plan.Replicas)
 	if err != nil {
 		return Result{}, err

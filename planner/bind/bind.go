@@ -595,6 +595,17 @@ func (b *binder) compare(pos ast.Pos, op expr.Op, l, r *expr.Expr) (*expr.Expr, 
 			return nil, err
 		}
 	}
+	// A DATE compares with a TIMESTAMP as the timestamp of its midnight.
+	switch {
+	case l.Type.Kind == types.Date && r.Type.Kind == types.Timestamp:
+		if l, err = convertTo(pos, l, r.Type); err != nil {
+			return nil, err
+		}
+	case l.Type.Kind == types.Timestamp && r.Type.Kind == types.Date:
+		if r, err = convertTo(pos, r, l.Type); err != nil {
+			return nil, err
+		}
+	}
 	if !expr.Comparable(op, l.Type, r.Type) {
 		return nil, errorf(pos, "Cannot compare %s (%s) to %s (%s) with %s.", l, l.Type, r, r.Type, cmpTypeNames[op])
 	}
