@@ -870,6 +870,9 @@ func planJoinSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*Que
 	}
 	g := jr.g
 	aggregating := len(q.GroupBy) > 0 || len(aggregateCalls(q.Items, q.Having)) > 0
+	if err := tableFunctionsWithAggregation(q, aggregating); err != nil {
+		return nil, err
+	}
 	table := jr.table || aggregating
 	switch {
 	case persistent && opts.Target == nil && table && opts.SinkKind != catalog.Table:

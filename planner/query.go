@@ -104,6 +104,9 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	}
 	table := src.Kind == catalog.Table
 	aggregating := len(q.GroupBy) > 0 || len(aggregateCalls(q.Items, q.Having)) > 0
+	if err := tableFunctionsWithAggregation(q, aggregating); err != nil {
+		return nil, err
+	}
 	switch {
 	case persistent && opts.Target == nil && aggregating && opts.SinkKind != catalog.Table:
 		return nil, errorf(q.Pos, "Invalid result type. Your SELECT query produces a TABLE. Please use CREATE TABLE AS SELECT statement instead.")
@@ -369,7 +372,7 @@ func planInsert(plan *QueryPlan, target *catalog.Source, pos ast.Pos) error {
 	g := plan.Graph
 	want := schemaText(target.Columns(), len(target.Key))
 	got := schemaText(g.Output, g.KeyColumns)
-	if want != got {
+	if want != got && !widenInsert(g, target) {
 		return &Error{Pos: pos, Msg: fmt.Sprintf("Incompatible schema between results and sink.\nResult schema is %s\nSink schema is %s", got, want)}
 	}
 	g.Sink = &topology.Sink{
@@ -378,6 +381,46 @@ func planInsert(plan *QueryPlan, target *catalog.Source, pos ast.Pos) error {
 		KeyProps: target.KeyProps, Timestamp: target.Timestamp, TimestampFormat: target.TimestampFormat,
 	}
 	return nil
+}
+
+// widenInsert makes the rows of g, an INSERT INTO query, the target's
+// when they differ only by numbers of narrower types (INTEGER into BIGINT,
+// DECIMAL or DOUBLE; BIGINT into DECIMAL or DOUBLE; DECIMAL into DECIMAL
+// or DOUBLE), which ksqlDB casts implicitly: the last projection casts
+// them. It reports whether it did; it changes nothing when it cannot.
+func widenInsert(g *topology.Graph, target *catalog.Source) bool {
+	cols := target.Columns()
+	if len(cols) != len(g.Output) || g.KeyColumns != len(target.Key) || len(g.Steps) == 0 {
+		return false
+	}
+	proj := &g.Steps[len(g.Steps)-1]
+	if proj.Kind != topology.Project || len(proj.Exprs) < len(cols) {
+		return false
+	}
+	widens := func(from, to *types.Type) bool {
+		switch from.Kind {
+		case types.Int:
+			return to.Kind == types.Bigint || to.Kind == types.Decimal || to.Kind == types.Double
+		case types.Bigint, types.Decimal:
+			return to.Kind == types.Decimal || to.Kind == types.Double
+		}
+		return false
+	}
+	for i, c := range cols {
+		o := g.Output[i]
+		if o.Name != c.Name || !(o.Type.Equal(c.Type) || widens(o.Type, c.Type)) {
+			return false
+		}
+	}
+	for i, c := range cols {
+		if g.Output[i].Type.Equal(c.Type) {
+			continue
+		}
+		proj.Exprs[i] = &expr.Expr{Op: expr.OpCast, Type: c.Type, Args: []*expr.Expr{proj.Exprs[i]}}
+		proj.Schema[i].Type = c.Type
+		g.Output[i].Type = c.Type
+	}
+	return true
 }
 
 // schemaText spells a schema as ksqlDB's messages do: `K` STRING KEY, `V` INTEGER.

@@ -116,3 +116,27 @@ func tableFunctions(cat *catalog.Catalog, items []ast.SelectItem, rel relation, 
 	out.calls = cs
 	return out, step, nil
 }
+
+// tableFunctionsWithAggregation refuses a table function in the select
+// list of an aggregating query, as ksqlDB does.
+func tableFunctionsWithAggregation(q *ast.Query, aggregating bool) error {
+	if !aggregating {
+		return nil
+	}
+	for _, si := range q.Items {
+		if si.Expr == nil {
+			continue
+		}
+		var found *ast.FuncCall
+		ast.Walk(si.Expr, func(n ast.Expr) bool {
+			if c, ok := isTableFunc(n); ok && found == nil {
+				found = c
+			}
+			return found == nil
+		})
+		if found != nil {
+			return errorf(found.Pos, "Table functions cannot be used with aggregations.\nExplode the rows in one query, and aggregate them in another that reads its output.")
+		}
+	}
+	return nil
+}
