@@ -108,7 +108,7 @@ func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSou
 			return Result{}, userError(st.NamePos, "Cannot upgrade data source: %s\nA replaced source keeps its kind, topic, formats, timestamp column and key, and may only add value columns at the end; DROP it and create it again for other changes.", why)
 		}
 	}
-	partitions, err := e.sourceTopic(ctx, st.Pos, src.Topic, spec.Partitions, spec.Replicas)
+	partitions, err := e.sourceTopic(ctx, st.Pos, src.Topic, spec.Partitions, spec.Partitions, spec.Replicas)
 	if errors.Is(err, errNoTopic) {
 		return Result{}, userError(st.Pos, "Topic '%s' does not exist. If you want to create a new topic for the stream/table please re-run the statement providing the required 'PARTITIONS' configuration in the WITH clause (and optionally 'REPLICAS'). For example: %s", src.Topic, createExample(st, src))
 	}
@@ -141,24 +141,29 @@ func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSou
 
 // sourceTopic checks that a source's topic exists (creating it when the
 // statement gave PARTITIONS) and returns its partition count.
-func (e *Engine) sourceTopic(ctx context.Context, pos ast.Pos, topic string, partitions int32, replicas int16) (int32, error) {
+// sourceTopic returns the partition count of topic, creating it when it
+// does not exist. given is the statement's PARTITIONS (0 when it has
+// none), which an existing topic must match; create is the count a new
+// topic is made with (given, or for a CREATE ... AS SELECT its input's).
+// Without either, a missing topic is errNoTopic.
+func (e *Engine) sourceTopic(ctx context.Context, pos ast.Pos, topic string, given, create int32, replicas int16) (int32, error) {
 	info, err := e.cfg.Kafka.DescribeTopic(ctx, topic)
 	switch {
 	case err == nil:
-		if partitions > 0 && info.Partitions != partitions {
-			return 0, userError(pos, "a Kafka topic with the name '%s' already exists with %d partitions, not the %d given in PARTITIONS; remove PARTITIONS or give %d", topic, info.Partitions, partitions, info.Partitions)
+		if given > 0 && info.Partitions != given {
+			return 0, userError(pos, "a Kafka topic with the name '%s' already exists with %d partitions, not the %d given in PARTITIONS; remove PARTITIONS or give %d", topic, info.Partitions, given, info.Partitions)
 		}
 		return info.Partitions, nil
 	case !errors.Is(err, kafka.ErrUnknownTopic):
 		return 0, internal("cannot describe topic %s: %v", topic, err)
-	case partitions == 0:
+	case create == 0:
 		return 0, errNoTopic
 	}
-	err = e.createTopic(ctx, kafka.TopicSpec{Name: topic, Partitions: partitions, ReplicationFactor: replicas})
+	err = e.createTopic(ctx, kafka.TopicSpec{Name: topic, Partitions: create, ReplicationFactor: replicas})
 	if err != nil && !errors.Is(err, kafka.ErrTopicExists) {
 		return 0, internal("cannot create topic %s: %v", topic, err)
 	}
-	return partitions, nil
+	return create, nil
 }
 
 func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateAsSelect) (Result, error) {
@@ -202,14 +207,13 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 	if err := e.checkRegistry(st.Pos, plan.Sink.KeyFormat, plan.Sink.ValueFormat); err != nil {
 		return Result{}, err
 	}
-	if _, given := st.Props.Get("PARTITIONS"); !given {
-		// Without PARTITIONS, a sink topic that exists keeps its
-		// partitions; only a new one takes the source's.
-		if info, err := e.cfg.Kafka.DescribeTopic(ctx, plan.Sink.Topic); err == nil {
-			plan.Sink.Partitions = info.Partitions
-		}
+	// Without PARTITIONS, a sink topic that exists keeps its partitions;
+	// only a new one takes the input's.
+	given := int32(0)
+	if _, ok := st.Props.Get("PARTITIONS"); ok {
+		given = plan.Sink.Partitions
 	}
-	n, err := e.sourceTopic(ctx, st.Pos, plan.Sink.Topic, plan.Sink.Partitions, plan.Replicas)
+	n, err := e.sourceTopic(ctx, st.Pos, plan.Sink.Topic, given, plan.Sink.Partitions, plan.Replicas)
 	if err != nil {
 		return Result{}, err
 	}
