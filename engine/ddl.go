@@ -21,6 +21,15 @@ func kindWord(k catalog.Kind) string { return strings.ToLower(string(k)) }
 // given to create it.
 var errNoTopic = errors.New("engine: the topic does not exist")
 
+// headerConstraint is the constraint that declares src's header column i:
+// " HEADERS", or " HEADER('key')".
+func headerConstraint(src *catalog.Source, i int) string {
+	if i < len(src.HeaderKeys) && src.HeaderKeys[i] != "" {
+		return " HEADER('" + strings.ReplaceAll(src.HeaderKeys[i], "'", "''") + "')"
+	}
+	return " HEADERS"
+}
+
 // createExample is the statement st with PARTITIONS=2 added, written the
 // way ksqlDB shows it in its refusal of a source whose topic is missing:
 // the columns with their types, then the properties in name order.
@@ -43,11 +52,7 @@ func createExample(st *ast.CreateSource, src *catalog.Source) string {
 		cols = append(cols, c.Name+" "+c.Type.String())
 	}
 	for i, c := range src.Headers {
-		h := " HEADERS"
-		if i < len(src.HeaderKeys) && src.HeaderKeys[i] != "" {
-			h = " HEADER('" + strings.ReplaceAll(src.HeaderKeys[i], "'", "''") + "')"
-		}
-		cols = append(cols, c.Name+" "+c.Type.String()+h)
+		cols = append(cols, c.Name+" "+c.Type.String()+headerConstraint(src, i))
 	}
 	b.WriteString(strings.Join(cols, ", ") + ") WITH (")
 	props := map[string]string{"PARTITIONS": "2"}

@@ -94,11 +94,7 @@ func schemaColumns(s *catalog.Source) (key, all []column) {
 		add(c, "")
 	}
 	for i, c := range s.Headers {
-		h := " HEADERS"
-		if i < len(s.HeaderKeys) && s.HeaderKeys[i] != "" {
-			h = " HEADER('" + s.HeaderKeys[i] + "')"
-		}
-		add(c, h)
+		add(c, headerConstraint(s, i))
 	}
 	return key, all
 }

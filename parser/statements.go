@@ -325,6 +325,24 @@ func (c *cursor) runScript(src ast.Source) (ast.Statement, error) {
 	return &ast.RunScript{Source: src, Path: p}, c.end("RUN SCRIPT")
 }
 
+// resourceName consumes the name of a topic or subject, as ksqlDB's
+// grammar reads one: a string keeps its text, an identifier is a name
+// (upper-cased unless quoted).
+func (c *cursor) resourceName(what string) (string, error) {
+	t := c.peek()
+	switch t.kind {
+	case tkString, tkQIdent:
+	case tkWord:
+		if ast.IsReserved(t.val) {
+			return "", c.errAt(t, reservedNameError(t))
+		}
+	default:
+		return "", c.errAt(t, "expected "+what+" but found "+t.describe())
+	}
+	c.i++
+	return t.val, nil
+}
+
 // assert parses ASSERT [NOT EXISTS] TOPIC name [WITH (...)] [TIMEOUT n
 // UNIT] and ASSERT [NOT EXISTS] SCHEMA [SUBJECT name] [ID n] [TIMEOUT n
 // UNIT], as ksqlDB's migrations tool writes them.
@@ -349,20 +367,10 @@ func (c *cursor) assert(src ast.Source) (ast.Statement, error) {
 	}
 	switch {
 	case c.accept("TOPIC"):
-		t := c.peek()
-		var name string
-		switch t.kind {
-		case tkString, tkQIdent:
-			name = t.val
-		case tkWord:
-			if ast.IsReserved(t.val) {
-				return nil, c.errAt(t, reservedNameError(t))
-			}
-			name = t.val
-		default:
-			return nil, c.errAt(t, "expected a topic name after ASSERT TOPIC, e.g. ASSERT TOPIC 'orders', but found "+t.describe())
+		name, err := c.resourceName("a topic name after ASSERT TOPIC, e.g. ASSERT TOPIC 'orders',")
+		if err != nil {
+			return nil, err
 		}
-		c.i++
 		st := &ast.AssertTopic{Source: src, Topic: name, NotExists: notExists}
 		if c.accept("WITH") {
 			ps, err := c.properties()
@@ -380,16 +388,11 @@ func (c *cursor) assert(src ast.Source) (ast.Statement, error) {
 	case c.accept("SCHEMA"):
 		st := &ast.AssertSchema{Source: src, NotExists: notExists}
 		if c.accept("SUBJECT") {
-			t := c.peek()
-			switch t.kind {
-			case tkString, tkQIdent:
-				st.Subject = t.val
-			case tkWord:
-				st.Subject = t.val
-			default:
-				return nil, c.errAt(t, "expected a subject name after SUBJECT, e.g. SUBJECT 'orders-value', but found "+t.describe())
+			name, err := c.resourceName("a subject name after SUBJECT, e.g. SUBJECT 'orders-value',")
+			if err != nil {
+				return nil, err
 			}
-			c.i++
+			st.Subject = name
 		}
 		if c.accept("ID") {
 			n, err := c.integer("the schema ID")

@@ -690,3 +690,48 @@ func init() {
 		},
 	})
 }
+
+func init() {
+	Register(&Func{
+		Name: "SLICE", Description: "SLICE(array, from, to): the elements of array from position from to position to, both included, counting from 1; a null bound is the array's start or end; null when the positions are outside the array.",
+		Check: func(ts []*types.Type) (*types.Type, error) {
+			const alt = "slice(ARRAY<T> in, INT from, INT to)"
+			if len(ts) != 3 || !isKind(ts[0], types.Array) && ts[0] != nil {
+				return nil, rejectArgs("SLICE", ts, alt)
+			}
+			for _, t := range ts[1:] {
+				if t != nil && t.Kind != types.Int {
+					return nil, rejectArgs("SLICE", ts, alt)
+				}
+			}
+			if ts[0] == nil {
+				return types.ArrayOf(types.StringType), nil
+			}
+			return ts[0], nil
+		},
+		Build: func([]*types.Type, *types.Type) (Impl, error) {
+			return func(row []any, args []ArgFunc) (any, error) {
+				arr, err := args[0](row)
+				from, e := args[1](row)
+				keep(&err, e)
+				to, e := args[2](row)
+				keep(&err, e)
+				if arr == nil {
+					return nil, err
+				}
+				in := arr.([]any)
+				start, end := 0, len(in)
+				if from != nil {
+					start = int(from.(int32)) - 1
+				}
+				if to != nil {
+					end = int(to.(int32))
+				}
+				if start < 0 || end > len(in) || start > end {
+					return nil, err
+				}
+				return append([]any(nil), in[start:end]...), err
+			}, nil
+		},
+	})
+}

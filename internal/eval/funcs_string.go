@@ -12,6 +12,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"crypto/md5"
 	"github.com/sluice-sql/sluice/internal/types"
 )
 
@@ -1042,5 +1043,21 @@ func init() {
 				return regexpSplit(a[0].(string), re, a[1].(string)), nil
 			}), nil
 		},
+	})
+}
+
+func init() {
+	Register(&Func{
+		Name: "MD5", Description: "MD5(s): the hex-encoded MD5 hash of the string s; null when s is null.",
+		Check: func(ts []*types.Type) (*types.Type, error) {
+			if len(ts) != 1 || (ts[0] != nil && ts[0].Kind != types.String) {
+				return nil, rejectArgs("MD5", ts, "md5(VARCHAR s)")
+			}
+			return types.StringType, nil
+		},
+		Build: buildStrict(func(a []any) (any, error) {
+			sum := md5.Sum([]byte(a[0].(string)))
+			return hex.EncodeToString(sum[:]), nil
+		}),
 	})
 }
