@@ -67,5 +67,5 @@ func reservedWordHint(w, what string) string {
 // unquoted as a name, then the hint.
 func reservedNameError(t token) string {
 	return `"` + t.text + `" is a reserved keyword and it can't be used as an identifier. You can use it as an identifier by escaping it as '` + t.text + `' ` +
-		"\nQuote it with backquotes to use it as a name: `" + t.text + "`."
+		"\nQuote it with backquotes to use it as a name: `" + t.val + "`."
 }

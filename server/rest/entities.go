@@ -150,8 +150,9 @@ func (h *Handler) entityJSON(ctx context.Context, text string, en api.Entity) an
 			args := []any{}
 			types := []any{}
 			for _, a := range variationArgs(v) {
-				args = append(args, map[string]any{"name": "", "type": a, "description": "", "isVariadic": a == "..."})
-				types = append(types, a)
+				typ, name := splitArg(a)
+				args = append(args, map[string]any{"name": name, "type": typ, "description": "", "isVariadic": a == "..."})
+				types = append(types, typ)
 			}
 			vars = append(vars, map[string]any{"arguments": args, "argumentTypes": types, "returnType": "", "description": v})
 		}
@@ -349,4 +350,19 @@ func variationArgs(v string) []string {
 		}
 	}
 	return out
+}
+
+// splitArg splits an argument of a variation, "ARRAY<T> in", into its type
+// and its name (a lower-case word after the type), when it has one.
+func splitArg(a string) (typ, name string) {
+	i := strings.LastIndexByte(a, ' ')
+	if i <= 0 {
+		return a, ""
+	}
+	for _, r := range a[i+1:] {
+		if !(r >= 'a' && r <= 'z' || r == '_' || r >= '0' && r <= '9') {
+			return a, ""
+		}
+	}
+	return a[:i], a[i+1:]
 }

@@ -18,3 +18,17 @@ func TestVariationArgs(t *testing.T) {
 		}
 	}
 }
+
+func TestSplitArg(t *testing.T) {
+	for a, want := range map[string][2]string{
+		"ARRAY<T> in":    {"ARRAY<T>", "in"},
+		"INT from":       {"INT", "from"},
+		"MAP<STRING, T>": {"MAP<STRING, T>", ""},
+		"INTEGER":        {"INTEGER", ""},
+		"*":              {"*", ""},
+	} {
+		if typ, name := splitArg(a); typ != want[0] || name != want[1] {
+			t.Errorf("splitArg(%q) = %q, %q; want %q, %q", a, typ, name, want[0], want[1])
+		}
+	}
+}
