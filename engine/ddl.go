@@ -197,7 +197,7 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 		return Result{}, err
 	}
 	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{
-		QueryID: id, Sink: st.Name, SinkPos: st.NamePos, SinkProps: st.Props, OffsetReset: offsetReset(s), SinkKind: kind,
+		QueryID: id, Sink: st.Name, SinkPos: st.NamePos, SinkProps: st.Props, OffsetReset: offsetReset(s), SinkKind: kind, Defaults: defaults(s),
 		AggregateLimits: aggregateLimits(s),
 		InternalPrefix:  e.internalPrefix(),
 		Ctx:             ctx,
@@ -268,7 +268,7 @@ func (e *Engine) insertInto(ctx context.Context, s *Session, st *ast.InsertInto)
 		return Result{}, err
 	}
 	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{
-		QueryID: id, Sink: target.Name, SinkPos: st.TargetPos, OffsetReset: offsetReset(s), Target: target,
+		QueryID: id, Sink: target.Name, SinkPos: st.TargetPos, OffsetReset: offsetReset(s), Target: target, Defaults: defaults(s),
 		AggregateLimits: aggregateLimits(s),
 		InternalPrefix:  e.internalPrefix(),
 		Ctx:             ctx,

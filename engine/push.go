@@ -37,7 +37,7 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 	if err := planning(ctx); err != nil {
 		return Result{}, err
 	}
-	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{OffsetReset: offsetReset(s), AggregateLimits: aggregateLimits(s), Ctx: ctx})
+	plan, err := planner.PlanSelect(e.cat, st.Query, planner.QueryOptions{OffsetReset: offsetReset(s), AggregateLimits: aggregateLimits(s), Defaults: defaults(s), Ctx: ctx})
 	if err != nil {
 		return Result{}, err
 	}

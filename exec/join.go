@@ -62,10 +62,11 @@ type joinOp struct {
 	// winCols are the WINDOWSTART and WINDOWEND columns of each side's
 	// rows when both sides are windowed streams: rows join only within
 	// the same window, their keys matching byte for byte.
-	winCols  [2][2]int
-	windowed bool
-	nKey     int // join key columns of the output
-	width    int // output row width
+	winCols      [2][2]int
+	windowed     bool
+	timeWindowed bool // rows match on WINDOWSTART alone (JoinSpec.TimeWindowed)
+	nKey         int  // join key columns of the output
+	width        int  // output row width
 
 	cache  *state.TaskCache
 	errs   ErrorSink
@@ -174,7 +175,7 @@ func newJoinOp(st topology.Step, in []types.Column) (*joinOp, error) {
 	j.key = make([]any, max(st.Keys, 1))
 	if j.kind == streamStreamJoin {
 		j.ss.init(spec, j.schemas)
-		j.windowed = true
+		j.windowed, j.timeWindowed = true, spec.TimeWindowed
 		for side, schema := range j.schemas {
 			j.winCols[side] = [2]int{-1, -1}
 			for k, c := range schema {
@@ -278,7 +279,11 @@ func (j *joinOp) joinKey(side int, row []any) (ok bool) {
 		}
 	}
 	if j.windowed {
-		for _, c := range j.winCols[side] {
+		cols := j.winCols[side][:]
+		if j.timeWindowed {
+			cols = cols[:1]
+		}
+		for _, c := range cols {
 			j.kbuf, _ = appendField(j.kbuf, row[c], types.BigintType)
 		}
 	}

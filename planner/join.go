@@ -466,6 +466,9 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 	}
 	leftName := inputs[0].alias
 	leftWindow := inputs[0].src.Window
+	// ksIndex counts the nodes Kafka Streams would have numbered so far
+	// (see ssStoreChangelogs): four for each source.
+	ksIndex := 4
 	var rel *joinRel
 	for i, j := range joins {
 		rin := inputs[i+1]
@@ -551,14 +554,6 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 			}
 			foreign = true
 		}
-		if err := checkWindows(j, leftWindow, rin, leftKeyed && rightKeyed); err != nil {
-			return nil, err
-		}
-		if !foreign && leftPartitions != rin.src.Partitions {
-			return nil, errorf(j.Pos, "Can't join `%s` with `%s` since the number of partitions don't match. `%s` partitions = %d; `%s` partitions = %d. Please repartition either one so that the number of partitions match.",
-				leftName, rin.alias, leftName, leftPartitions, rin.alias, rin.src.Partitions)
-		}
-
 		// Co-partition: a side not keyed by its join expression is rekeyed
 		// and repartitioned, and so is a right side keyed in another
 		// format than the left's, whose equal keys a producer puts in
@@ -582,12 +577,48 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		case rekeyRight:
 			rightPlace = leftPlace
 		}
+		// A key written in a schema-registry format carries the id of its
+		// subject's schema, so equal keys of two topics differ byte for
+		// byte and land in partitions that do not match: as ksqlDB, every
+		// side of such a join is repartitioned, and both sides' rows are
+		// placed by their key's value alone (the internal encoding), where
+		// they meet. A side that is an earlier join repartitioned so is
+		// already placed (its placement has no format). A foreign-key join
+		// looks its right rows up by their key's value, but a STRUCT key
+		// registered by another writer may have fields of other names:
+		// the right side is repartitioned.
+		var forced [2]bool
+		switch {
+		case foreign:
+			if format.IsRegistryFormat(rin.src.KeyFormat) && slices.ContainsFunc(rin.src.Key, func(c types.Column) bool { return c.Type.Kind == types.Struct }) {
+				forced[1], rightPlace = true, keyPlacement{}
+			}
+		case format.IsRegistryFormat(leftPlace.format):
+			forced = [2]bool{!rekeyLeft, !rekeyRight}
+			leftPlace, rightPlace = keyPlacement{}, keyPlacement{}
+		}
+		rekeyLeft = rekeyLeft || forced[0]
+		rekeyRight = rekeyRight || forced[1]
+		if err := checkWindows(j, leftWindow, rin, leftKeyed && rightKeyed, leftTable, forced); err != nil {
+			return nil, err
+		}
+		if !foreign && leftPartitions != rin.src.Partitions {
+			return nil, errorf(j.Pos, "Can't join `%s` with `%s` since the number of partitions don't match. `%s` partitions = %d; `%s` partitions = %d. Please repartition either one so that the number of partitions match.",
+				leftName, rin.alias, leftName, leftPartitions, rin.alias, rin.src.Partitions)
+		}
+
 		if rekeyLeft {
 			topic := node + "-left-repartition"
-			if rightTable {
+			switch {
+			case leftTable:
+				topic = "LeftSourceKeyed-SelectKey-repartition"
+			case rightTable:
 				topic = node + "-repartition"
 			}
 			rekeySide(&left, lexpr, leftPartitions, internal(topic), leftPlace)
+			if leftTable {
+				left.steps[len(left.steps)-1].Table = true
+			}
 			lexpr = expr.Column(topology.PseudoColumns, "KSQL_JOIN_KEY", lexpr.Type)
 		}
 		if rekeyRight {
@@ -605,6 +636,7 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		left.steps = nil
 
 		spec := &topology.JoinSpec{LeftTable: leftTable, RightTable: rightTable, Within: joinWindow(j.Within)}
+		spec.TimeWindowed = !leftTable && !rightTable && leftWindow != nil && leftWindow.Type != topology.Session
 		switch j.Type {
 		case ast.LeftJoin:
 			spec.Type = topology.LeftJoin
@@ -624,14 +656,37 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		}
 		if leftTable {
 			changelog := "KafkaTopic_Left-Reduce-changelog"
-			if i > 0 {
+			switch {
+			case i > 0:
 				changelog = node + "-left-changelog"
+			case rekeyLeft:
+				changelog = "LeftSourceKeyed-Materialize-changelog"
 			}
 			st := topology.Step{Kind: topology.Materialize, StateTable: state + "-left", Changelog: internal(changelog), Keys: leftKeys, Schema: left.schema}
 			g.Steps = append(g.Steps, st)
 			spec.LeftState, spec.LeftChangelog = st.StateTable, st.Changelog
 		} else if !rightTable {
 			spec.LeftState, spec.LeftChangelog = state+"-left", internal(node+"-left-changelog")
+		}
+		// Kafka Streams numbers the processors and stores it names itself
+		// in the order it builds them: the stores of a stream-stream join
+		// take the next numbers after its sources' and repartitions'
+		// nodes, and ksqlDB's changelog topics are named after them.
+		ksIndex += 4
+		for _, r := range [2]bool{rekeyLeft, rekeyRight} {
+			if r {
+				ksIndex += 4
+			}
+		}
+		var ssThis, ssOther string
+		if !leftTable && !rightTable {
+			ssThis, ssOther = ssStoreChangelogs(spec.Type, ksIndex)
+			spec.LeftChangelog = internal(ssThis)
+			ksIndex += 2
+			if spec.Type != topology.InnerJoin && spec.Within != nil && spec.Within.Grace >= 0 {
+				spec.ExtraChangelog = internal(ssShared(spec.Type, ksIndex))
+				ksIndex++
+			}
 		}
 		if rightTable {
 			changelog := "KafkaTopic_Right" + nth + "-Reduce-changelog"
@@ -642,7 +697,7 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 			right.steps = append(right.steps, st)
 			spec.RightState, spec.RightChangelog = st.StateTable, st.Changelog
 		} else {
-			spec.RightState, spec.RightChangelog = state+"-right", internal(node+"-right-changelog")
+			spec.RightState, spec.RightChangelog = state+"-right", internal(ssOther)
 		}
 		if foreign {
 			spec.ForeignKey = lexpr
@@ -844,6 +899,35 @@ func joinCondition(cat *catalog.Catalog, j *ast.Join, inputs []joinInput, left, 
 // isColumn reports whether e reads column col of its row.
 func isColumn(e *expr.Expr, col int) bool {
 	return e != nil && e.Op == expr.OpColumn && e.Col == col
+}
+
+// ssStoreChangelogs names the changelog topics of a stream-stream join's
+// two window stores (the left side's, then the right side's) as ksqlDB's
+// are named, after the stores Kafka Streams numbers from n: a side whose
+// unmatched rows are kept is an OUTER store. A RIGHT join runs as a LEFT
+// join of the right side, whose store is then the first.
+func ssStoreChangelogs(t topology.JoinType, n int) (left, right string) {
+	name := func(kind string, i int) string { return fmt.Sprintf("KSTREAM-%s-%010d-store-changelog", kind, i) }
+	switch t {
+	case topology.LeftJoin:
+		return name("JOINTHIS", n), name("OUTEROTHER", n+1)
+	case topology.RightJoin:
+		return name("OUTEROTHER", n+1), name("JOINTHIS", n)
+	case topology.OuterJoin:
+		return name("OUTERTHIS", n), name("OUTEROTHER", n+1)
+	}
+	return name("JOINTHIS", n), name("JOINOTHER", n+1)
+}
+
+// ssShared names the changelog of the store in which an outer
+// stream-stream join with a grace period keeps its unmatched rows, the
+// store Kafka Streams numbers n.
+func ssShared(t topology.JoinType, n int) string {
+	kind := "LEFTSHARED"
+	if t == topology.OuterJoin {
+		kind = "OUTERSHARED"
+	}
+	return fmt.Sprintf("KSTREAM-%s-%010d-store-changelog", kind, n)
 }
 
 // joinWindow converts a WITHIN clause.
@@ -1309,10 +1393,25 @@ func checkWindowsMatch(j *ast.Join, leftName string, lw *topology.KeyWindow, rin
 // checkWindows refuses a join of windowed sources (whose windows match,
 // checkWindowsMatch) that are not both keyed by the join expressions with
 // the same windows, since windowed rows cannot be repartitioned.
-func checkWindows(j *ast.Join, lw *topology.KeyWindow, rin joinInput, keyed bool) error {
+//
+// forced says which sides are repartitioned only to write their keys
+// again in a schema-registry format: a windowed stream keyed by the join
+// expression may be, which writes its rows' windows with the join's key
+// (a time window as its start, so that time windows of other sizes can
+// match); a windowed table cannot.
+func checkWindows(j *ast.Join, lw *topology.KeyWindow, rin joinInput, keyed, leftTable bool, forced [2]bool) error {
 	rw := rin.src.Window
-	if lw != nil && rw != nil && (!keyed || *lw != *rw) {
-		return errorf(j.On.Position(), "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385.")
+	if lw == nil || rw == nil {
+		return nil
+	}
+	const msg = "Implicit repartitioning of windowed sources is not supported. See https://github.com/confluentinc/ksql/issues/4385."
+	switch {
+	case !keyed:
+		return errorf(j.On.Position(), msg)
+	case forced[0] && leftTable || forced[1] && rin.src.Kind == catalog.Table:
+		return errorf(j.On.Position(), msg+" As a result, ksqlDB does not support joins on windowed sources with Schema-Registry-enabled key formats (AVRO, JSON_SR, PROTOBUF) at this time. Please repartition your sources to use a different key format before performing the join.")
+	case *lw != *rw && !forced[0] && !forced[1]:
+		return errorf(j.On.Position(), msg)
 	}
 	return nil
 }

@@ -725,7 +725,12 @@ func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions, droppedKe
 		// PARTITION BY null: the stream has no key at all.
 		keyFormat = format.None
 	case len(key) > 0 && keyFormat == format.None:
+		// A keyless source's result that has a key takes the default key
+		// format (ksql.persistence.default.format.key).
 		keyFormat = format.Kafka
+		if opts.Defaults.KeyFormat != "" {
+			keyFormat = opts.Defaults.KeyFormat
+		}
 	}
 	if kprops == nil && keyFormat == src.KeyFormat {
 		// The key delimiter carries over; the source's schema id and

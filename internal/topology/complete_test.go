@@ -247,14 +247,14 @@ func TestCompleteOuterStreamStreamJoin(t *testing.T) {
 	if j.LeftMaterialized || j.RightMaterialized {
 		t.Errorf("a stream-stream join's sides are materialized: %v, %v", j.LeftMaterialized, j.RightMaterialized)
 	}
-	if j.ExtraState != "join-left-outer" || j.ExtraChangelog != "_sluice-test-Q_1-Join-left-changelog-outer" {
+	if j.ExtraState != "join-left-outer" || j.ExtraChangelog != "_sluice-test-Q_1-KSTREAM-LEFTSHARED-0000000010-store-changelog" {
 		t.Errorf("the outer join's extra state %q, changelog %q", j.ExtraState, j.ExtraChangelog)
 	}
 	check(t, "stages", stagesOf(g), []string{"0 [] clicks 0-2 CV [1]", "1 [0] views 0-0  []"})
 	check(t, "stores", storesOf(g), []string{
-		"join-left join-left 0 _sluice-test-Q_1-Join-left-changelog",
-		"join-right join-right 0 _sluice-test-Q_1-Join-right-changelog",
-		"join-outer join-left-outer 0 _sluice-test-Q_1-Join-left-changelog-outer",
+		"join-left join-left 0 _sluice-test-Q_1-KSTREAM-JOINTHIS-0000000008-store-changelog",
+		"join-right join-right 0 _sluice-test-Q_1-KSTREAM-OUTEROTHER-0000000009-store-changelog",
+		"join-outer join-left-outer 0 _sluice-test-Q_1-KSTREAM-LEFTSHARED-0000000010-store-changelog",
 	})
 	// Both sides' stores name their rows' columns alike: without the
 	// pseudo-columns.
@@ -262,9 +262,9 @@ func TestCompleteOuterStreamStreamJoin(t *testing.T) {
 		t.Errorf("join store values: left %q, right %q", l, r)
 	}
 	check(t, "topics", topicsOf(g), []string{
-		"changelog _sluice-test-Q_1-Join-left-changelog 2 cleanup.policy=compact",
-		"changelog _sluice-test-Q_1-Join-right-changelog 2 cleanup.policy=compact",
-		"changelog _sluice-test-Q_1-Join-left-changelog-outer 2 cleanup.policy=compact",
+		"changelog _sluice-test-Q_1-KSTREAM-JOINTHIS-0000000008-store-changelog 2 cleanup.policy=compact",
+		"changelog _sluice-test-Q_1-KSTREAM-OUTEROTHER-0000000009-store-changelog 2 cleanup.policy=compact",
+		"changelog _sluice-test-Q_1-KSTREAM-LEFTSHARED-0000000010-store-changelog 2 cleanup.policy=compact",
 		"sink CV 2",
 	})
 

@@ -77,6 +77,12 @@ type JoinSpec struct {
 	// instead of keeping them itself.
 	LeftMaterialized  bool `json:"leftMaterialized,omitempty"`
 	RightMaterialized bool `json:"rightMaterialized,omitempty"`
+	// TimeWindowed says both sides are streams of time-windowed keys:
+	// their rows match on the key and the window's start alone, as a
+	// time-windowed key is written (the end follows from the window's
+	// size, which the sides need not share). Rows of session-windowed
+	// sides match on both bounds.
+	TimeWindowed bool `json:"timeWindowed,omitempty"`
 }
 
 // How the planner fills a JoinSpec, for the operators that run it:

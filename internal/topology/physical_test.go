@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -116,6 +117,17 @@ func boolText(b bool) string {
 	return "false"
 }
 
+// ssStore matches the changelog of a stream-stream join's store, as
+// plans named it before they took ksqlDB's names (Join-left-changelog,
+// Join2-right-changelog, Join-left-changelog-outer) and after
+// (KSTREAM-JOINTHIS-0000000008-store-changelog).
+var ssStore = regexp.MustCompile(`Join\d*-(?:left|right)-changelog(?:-outer)?|KSTREAM-[A-Z]+-\d{10}-store-changelog`)
+
+// ssStores blanks the names of stream-stream join stores' changelogs: a
+// stored plan keeps the names it was planned with, which its running
+// query's topics have.
+func ssStores(b []byte) []byte { return ssStore.ReplaceAll(b, []byte("SS-STORE-changelog")) }
+
 // TestUpgradeStoredPlans takes every plan of the command logs of
 // testdata/replay, written before plans had a version: each reads with
 // version 0 and no physical plan, upgrades, and then has the physical
@@ -167,12 +179,12 @@ func TestUpgradeStoredPlans(t *testing.T) {
 				if cmd.Source == nil || !cmd.Source.IsSource {
 					if fresh, ok := replan(t, cat, cmd.Query); ok {
 						compared++
-						if !reflect.DeepEqual(fresh.Physical, g.Physical) {
-							a, _ := json.Marshal(g.Physical)
-							f, _ := json.Marshal(fresh.Physical)
+						a, _ := json.Marshal(g.Physical)
+						f, _ := json.Marshal(fresh.Physical)
+						if string(ssStores(a)) != string(ssStores(f)) {
 							t.Errorf("%s %s: the upgraded plan's physical plan is\n%s\nplanning it again gives\n%s", file, cmd.Query.ID, a, f)
 						}
-						if a, f := settingsOf(g), settingsOf(fresh); !reflect.DeepEqual(a, f) {
+						if a, f := ssStores([]byte(strings.Join(settingsOf(g), "\n"))), ssStores([]byte(strings.Join(settingsOf(fresh), "\n"))); string(a) != string(f) {
 							t.Errorf("%s %s: upgraded settings %q, planned again %q", file, cmd.Query.ID, a, f)
 						}
 					}
