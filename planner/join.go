@@ -504,10 +504,17 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		}
 
 		// The kinds of the sides decide what joins are possible.
-		got := fmt.Sprintf("%s %s %s", leftName, joinTypeText(j.Type), rin.alias)
-		if len(joins) == 1 {
-			got = fmt.Sprintf("%s %s %s", inputs[0].src.Name, joinTypeText(j.Type), rin.src.Name)
+		// ksqlDB names the sources of the join: the left one is that of
+		// the condition's side over the rows joined so far.
+		leftSource := inputs[0].src.Name
+		if ref, ok := c.leftAST.(*ast.ColumnRef); ok {
+			for _, in := range inputs[:i+1] {
+				if in.alias == c.quals[ref] {
+					leftSource = in.src.Name
+				}
+			}
 		}
+		got := fmt.Sprintf("%s %s %s", leftSource, joinTypeText(j.Type), rin.src.Name)
 		switch {
 		case leftTable && !rightTable:
 			return nil, errorf(j.Pos, "Invalid join order: table-stream joins are not supported; only stream-table joins. Got %s.", got)
@@ -543,6 +550,12 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 			// A table joined on another column of its own to the right
 			// table's key: a foreign-key join.
 			switch {
+			case i > 0 && sourceKeyRef(c.leftAST, c.quals, inputs[:i+1]):
+				// The key column of one of the joined tables, which an
+				// earlier FULL OUTER join no longer keys its rows by: ksqlDB
+				// takes it for a primary-key join whose left side, a
+				// table, it cannot repartition.
+				return nil, errorf(j.On.Position(), "Cannot repartition a TABLE source. If this is a join, make sure that the criteria uses the TABLE's key column %s instead of [%s]", left.schema[topology.PseudoColumns].Name, joinColumnAlias(c.leftAST, c.quals))
 			case i > 0:
 				return nil, errorf(j.On.Position(), "Invalid join condition: foreign-key table-table joins are not supported as part of n-way joins. Got %s.", c.text())
 			case j.Type == ast.RightJoin:
@@ -813,6 +826,30 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		leftWindow = next.window
 	}
 	return rel, nil
+}
+
+// sourceKeyRef reports whether e is a column reference to the single key
+// column of the input it names.
+func sourceKeyRef(e ast.Expr, quals map[*ast.ColumnRef]string, inputs []joinInput) bool {
+	ref, ok := e.(*ast.ColumnRef)
+	if !ok {
+		return false
+	}
+	for _, in := range inputs {
+		if in.alias == quals[ref] {
+			return len(in.src.Key) == 1 && in.src.Key[0].Name == ref.Name
+		}
+	}
+	return false
+}
+
+// joinColumnAlias is the name ksqlDB gives a source's column in a join's
+// rows: the source's alias, an underscore, the column's name.
+func joinColumnAlias(e ast.Expr, quals map[*ast.ColumnRef]string) string {
+	if ref, ok := e.(*ast.ColumnRef); ok {
+		return quals[ref] + "_" + ref.Name
+	}
+	return exprQualified(e, quals)
 }
 
 // joinCond is a join's condition, resolved: the expression of each side,
