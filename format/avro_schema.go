@@ -282,6 +282,21 @@ func AvroColumns(schema string, refs []string, name string) ([]types.Column, err
 	return avroColumns(s, name)
 }
 
+// AvroKeyColumns returns the key column of a registered Avro key schema.
+// A key read from the registry is always unwrapped, so the whole schema,
+// a record included, is the type of the one column ROWKEY.
+func AvroKeyColumns(schema string, refs []string) ([]types.Column, error) {
+	s, err := parseAvroSchema(schema, refs)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.sqlType()
+	if err != nil {
+		return nil, err
+	}
+	return []types.Column{{Name: RowKey, Type: t}}, nil
+}
+
 func avroColumns(s *avroSchema, name string) ([]types.Column, error) {
 	if r := s.nonNull(); r.typ == "record" {
 		cols := make([]types.Column, 0, len(r.fields))

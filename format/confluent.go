@@ -176,17 +176,29 @@ func RegistrySchema(f string, cols []types.Column, unwrapped bool, props map[str
 	return registry.Schema{}, fmt.Errorf("format %s has no schema to register here", f)
 }
 
+// RowKey and RowVal name the column of a key or value schema read whole
+// (unwrapped) from the registry.
+const (
+	RowKey = "ROWKEY"
+	RowVal = "ROWVAL"
+)
+
 // InferColumns returns the key or value columns of topic from its schema
 // in the registry: the schema with props' SchemaID, or the subject's
-// latest. A single unwrapped key is the column ROWKEY, and a value ROWVAL.
-// A key subject that does not exist gives no columns.
+// latest. A value record or message gives its fields, and any other value
+// schema the column ROWVAL. An AVRO or JSON_SR key is always read
+// unwrapped: the whole key schema, even a record, is the type of the one
+// column ROWKEY. A PROTOBUF key is a message whose one field is the key
+// column (the message SchemaFullName names); a message of several fields
+// is refused, as keys of several columns are not inferred. A key subject
+// that does not exist gives no columns.
 func InferColumns(ctx context.Context, reg registry.Client, topic string, key bool, f string, props map[string]string) ([]types.Column, error) {
 	if reg == nil {
 		return nil, ErrNoRegistry
 	}
-	subject, what, name := registry.ValueSubject(topic), "values", "ROWVAL"
+	subject, what, name := registry.ValueSubject(topic), "values", RowVal
 	if key {
-		subject, what, name = registry.KeySubject(topic), "keys", "ROWKEY"
+		subject, what, name = registry.KeySubject(topic), "keys", RowKey
 	}
 	var s registry.Schema
 	var err error
@@ -219,12 +231,20 @@ func InferColumns(ctx context.Context, reg registry.Client, topic string, key bo
 			}
 			refs = append(refs, rs.Schema)
 		}
-		cols, err = AvroColumns(s.Schema, refs, name)
+		if key {
+			cols, err = AvroKeyColumns(s.Schema, refs)
+		} else {
+			cols, err = AvroColumns(s.Schema, refs, name)
+		}
 	case JSONSR:
 		if typ != registry.JSON {
 			return nil, fmt.Errorf("subject %s holds a %s schema, not JSON", subject, typ)
 		}
-		cols, err = JSONSchemaColumns(s.Schema, name)
+		if key {
+			cols, err = JSONSchemaKeyColumns(s.Schema)
+		} else {
+			cols, err = JSONSchemaColumns(s.Schema, name)
+		}
 	case Protobuf:
 		if typ != registry.Protobuf {
 			return nil, fmt.Errorf("subject %s holds a %s schema, not PROTOBUF", subject, typ)
@@ -239,6 +259,9 @@ func InferColumns(ctx context.Context, reg registry.Client, topic string, key bo
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot infer columns from subject %s: %w", subject, err)
+	}
+	if key && len(cols) > 1 {
+		return nil, fmt.Errorf("The key schema for topic %s has %d columns, and a key of several columns cannot be read from the schema registry; list the key columns in the statement, or name a message of one field with KEY_SCHEMA_FULL_NAME", topic, len(cols))
 	}
 	for i := range cols { // ksqlDB names inferred columns in upper case
 		cols[i].Name = strings.ToUpper(cols[i].Name)

@@ -199,14 +199,7 @@ func JSONSchemaColumns(schema, name string) ([]types.Column, error) {
 	if err := json.Unmarshal([]byte(schema), &v); err != nil {
 		return nil, fmt.Errorf("invalid JSON schema: %v", err)
 	}
-	defs := map[string]any{}
-	for _, k := range []string{"definitions", "$defs"} {
-		if d, ok := v[k].(map[string]any); ok {
-			for n, s := range d {
-				defs["#/"+k+"/"+n] = s
-			}
-		}
-	}
+	defs := jsonSchemaDefs(v)
 	root := jsonSchemaNonNull(v, defs)
 	if props, ok := root["properties"].(map[string]any); ok && jsonSchemaIs(root, "object") {
 		fs, err := jsonSchemaFields(props, defs, 0)
@@ -224,6 +217,36 @@ func JSONSchemaColumns(schema, name string) ([]types.Column, error) {
 		return nil, err
 	}
 	return []types.Column{{Name: name, Type: t}}, nil
+}
+
+// JSONSchemaKeyColumns returns the key column of a registered JSON key
+// schema: as with Avro, the whole schema, an object included, is the type
+// of the one column ROWKEY.
+func JSONSchemaKeyColumns(schema string) ([]types.Column, error) {
+	var v map[string]any
+	if err := json.Unmarshal([]byte(schema), &v); err != nil {
+		return nil, fmt.Errorf("invalid JSON schema: %v", err)
+	}
+	defs := jsonSchemaDefs(v)
+	t, err := jsonSchemaType(v, defs, 0)
+	if err != nil {
+		return nil, err
+	}
+	return []types.Column{{Name: RowKey, Type: t}}, nil
+}
+
+// jsonSchemaDefs returns a schema's definitions by the $ref that names
+// them.
+func jsonSchemaDefs(v map[string]any) map[string]any {
+	defs := map[string]any{}
+	for _, k := range []string{"definitions", "$defs"} {
+		if d, ok := v[k].(map[string]any); ok {
+			for n, s := range d {
+				defs["#/"+k+"/"+n] = s
+			}
+		}
+	}
+	return defs
 }
 
 func jsonSchemaIs(s map[string]any, typ string) bool {
