@@ -217,11 +217,23 @@ func InferColumns(ctx context.Context, reg registry.Client, topic string, key bo
 		return nil, fmt.Errorf("cannot read subject %s from the schema registry: %w", subject, err)
 	}
 	typ := normSchemaType(strings.ToUpper(s.Type))
+	// wrongType refuses a schema of another type than format f reads.
+	wrongType := func(want string) error {
+		where := "subject " + subject
+		if v, ok := props[SchemaID]; ok {
+			where = "schema id " + v
+		}
+		side, prop := "Value", "VALUE_FORMAT"
+		if key {
+			side, prop = "Key", "KEY_FORMAT"
+		}
+		return fmt.Errorf("%s schema is not in the expected format: %s holds a schema of type %s, not %s; you may want to set %s to '%s'", side, where, typ, want, prop, formatOfSchemaType(typ))
+	}
 	var cols []types.Column
 	switch strings.ToUpper(f) {
 	case Avro:
 		if typ != registry.Avro {
-			return nil, fmt.Errorf("subject %s holds a %s schema, not AVRO", subject, typ)
+			return nil, wrongType(registry.Avro)
 		}
 		var refs []string
 		for _, r := range s.References {
@@ -238,7 +250,7 @@ func InferColumns(ctx context.Context, reg registry.Client, topic string, key bo
 		}
 	case JSONSR:
 		if typ != registry.JSON {
-			return nil, fmt.Errorf("subject %s holds a %s schema, not JSON", subject, typ)
+			return nil, wrongType(registry.JSON)
 		}
 		if key {
 			cols, err = JSONSchemaKeyColumns(s.Schema)
@@ -247,7 +259,7 @@ func InferColumns(ctx context.Context, reg registry.Client, topic string, key bo
 		}
 	case Protobuf:
 		if typ != registry.Protobuf {
-			return nil, fmt.Errorf("subject %s holds a %s schema, not PROTOBUF", subject, typ)
+			return nil, wrongType(registry.Protobuf)
 		}
 		refs, rerr := protobufRefs(reg, s)
 		if rerr != nil {
@@ -267,6 +279,17 @@ func InferColumns(ctx context.Context, reg registry.Client, topic string, key bo
 		cols[i].Name = strings.ToUpper(cols[i].Name)
 	}
 	return cols, nil
+}
+
+// formatOfSchemaType is the format that reads a registry schema type.
+func formatOfSchemaType(typ string) string {
+	switch typ {
+	case registry.JSON:
+		return JSONSR
+	case registry.Protobuf:
+		return Protobuf
+	}
+	return Avro
 }
 
 // schemaSource says where writerSchema found the schema it hands on.
