@@ -52,6 +52,10 @@ import (
 //	  [wipe-state]       (wipe-state: delete the local state store while
 //	                     the engine is closed, so that it restores every
 //	                     state table from its changelog topic)
+//	register subject=S   register the schema of the input (a line, or
+//	  [type=T]           several) under subject S in the schema registry,
+//	                     as another client would; T is AVRO (the default),
+//	                     PROTOBUF or JSON; print the id it was given
 //	explain <QUERY_ID>   print the processing topology EXPLAIN shows for
 //	                     the query (its physical plan: stages, operators,
 //	                     state stores, topics), without the figures that
@@ -232,6 +236,18 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		return b.String()
 	case "explain":
 		return h.explain(ctx, t, d)
+	case "register":
+		var subject string
+		d.ScanArgs(t, "subject", &subject)
+		typ := registry.Avro
+		if d.HasArg("type") {
+			d.ScanArgs(t, "type", &typ)
+		}
+		id, err := h.reg.Register(ctx, subject, registry.Schema{Type: strings.ToUpper(typ), Schema: strings.TrimSpace(d.Input)})
+		if err != nil {
+			return "error: " + firstLine(err) + "\n"
+		}
+		return fmt.Sprintf("id %d\n", id)
 	case "query":
 		res, err := h.exec.Execute(ctx, h.sess, d.Input)
 		if err != nil {
