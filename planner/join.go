@@ -746,9 +746,19 @@ func planJoins(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*joinRel,
 		} else {
 			next.keys = 1
 			if j.Type != ast.FullJoin {
+				// The columns that hold the key, in ksqlDB's order: those
+				// of the rows joined so far when the condition's left side
+				// is one of them (it is then equal to them), then the
+				// condition's own columns.
+				if rel != nil && leftKeyed {
+					next.viable = append(next.viable, rel.viable...)
+				}
 				for _, e := range []ast.Expr{c.leftAST, c.rightAST} {
 					if cr, ok := e.(*ast.ColumnRef); ok {
-						next.viable = append(next.viable, keyRef{alias: c.quals[cr], name: cr.Name})
+						k := keyRef{alias: c.quals[cr], name: cr.Name}
+						if !slices.Contains(next.viable, k) {
+							next.viable = append(next.viable, k)
+						}
 					}
 				}
 			}
