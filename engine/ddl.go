@@ -180,6 +180,8 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 		switch {
 		case old.System && st.OrReplace:
 			return Result{}, systemSourceError(st.NamePos, st.Name, "replace")
+		case st.OrReplace && old.IsSource:
+			return Result{}, userError(st.NamePos, "Cannot insert into read-only %s: %s\nIt was created with CREATE SOURCE, which makes it read-only; choose another name for the query's sink.", kindWord(old.Kind), st.Name)
 		case st.OrReplace:
 			return e.replaceQuery(ctx, st, old, sessionMaxRecordBytes(s))
 		case st.IfNotExists:

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/sluice-sql/sluice/catalog"
@@ -26,12 +27,14 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 	if !ok {
 		return Result{}, userError(st.TargetPos, "Cannot insert values into an unknown stream/table: `%s`%s", st.Target, e.didYouMean(st.Target))
 	}
-	if src.IsSource {
-		return e.insertRow(ctx, st.Target, st.TargetPos, st.Pos, nil, nil)
+	if err := e.checkInsertTarget(st.TargetPos, src); err != nil {
+		return Result{}, err
+	}
+	if err := checkNoHeaderColumns(st, src); err != nil {
+		return Result{}, err
 	}
 	names := st.Columns
 	if len(names) == 0 {
-		// Header columns are read from records, never written.
 		writable := src.Columns()[:len(src.Key)+len(src.Value)]
 		if len(st.Values) != len(writable) {
 			return Result{}, userError(st.Pos, "%s has %d columns but %d values were given; list the columns: INSERT INTO %s (col, ...) VALUES (...)", st.Target, len(writable), len(st.Values), st.Target)
@@ -49,10 +52,46 @@ func (e *Engine) insertValues(ctx context.Context, st *ast.InsertValues) (Result
 	return e.insertRow(ctx, st.Target, st.TargetPos, st.Pos, names, vals)
 }
 
+// checkNoHeaderColumns refuses INSERT VALUES st into src when it would
+// write header columns, which are read from records' headers: those named
+// in its column list, or, without a list (values for every column), all
+// of src's.
+func checkNoHeaderColumns(st *ast.InsertValues, src *catalog.Source) error {
+	var named []string
+	pos := st.TargetPos
+	if len(st.Columns) == 0 {
+		for _, c := range src.Headers {
+			named = append(named, c.Name)
+		}
+	} else {
+		for i, name := range st.Columns {
+			for _, c := range src.Headers {
+				if c.Name == name {
+					if len(named) == 0 && i < len(st.Values) {
+						pos = st.Values[i].Position()
+					}
+					named = append(named, name)
+				}
+			}
+		}
+	}
+	if len(named) == 0 {
+		return nil
+	}
+	hint := "List the key and value columns only: header columns are read from the records' headers, and a record written by INSERT VALUES has none."
+	if len(st.Columns) == 0 {
+		hint = "Without a column list the values are for every column, header columns included; list the key and value columns: INSERT INTO " + st.Target + " (col, ...) VALUES (...)."
+	}
+	return userError(pos, "Cannot insert into HEADER columns: %s\n%s", strings.Join(named, ", "), hint)
+}
+
 // checkInsertTarget refuses rows for a source that statements may not
-// write: the processing log, a CREATE SOURCE one, or one over a protected
-// topic.
+// write: a windowed one, the processing log, a CREATE SOURCE one, or one
+// over a protected topic.
 func (e *Engine) checkInsertTarget(pos ast.Pos, src *catalog.Source) error {
+	if src.Window != nil {
+		return userError(pos, "Cannot insert values into windowed stream/table!\n%s has windowed keys (WINDOW_TYPE %s): rows written here would need a window; insert into the unwindowed source its windows are computed from.", src.Name, src.Window.Type)
+	}
 	if err := e.checkTopic(pos, useInsertValues, src.Topic); err != nil {
 		return err
 	}
@@ -134,7 +173,7 @@ func (e *Engine) insertRow(ctx context.Context, target string, targetPos, pos as
 			return Result{}, userError(vals[i].pos, "%s has no column %s; its columns are %s", target, name, columnNames(cols))
 		}
 		if idx >= len(src.Key)+len(src.Value) {
-			return Result{}, userError(vals[i].pos, "Cannot insert into HEADER columns: %s reads record headers", name)
+			return Result{}, userError(vals[i].pos, "Cannot insert into HEADER columns: %s\nHeader columns are read from the records' headers; list the key and value columns only.", name)
 		}
 		c, err := assignValue(v, t, cols[idx].Type)
 		if err != nil {

@@ -251,7 +251,8 @@ func (c *cursor) checkWindowProps(ps ast.Properties) error {
 	at := func(p ast.Pos) *Error { return &Error{Line: p.Line, Col: p.Col} }
 	if wt, ok := ps.Get("WINDOW_TYPE"); ok && strings.EqualFold(wt.Value.Text, "SESSION") {
 		e := at(size.Pos)
-		e.Msg = "'WINDOW_SIZE' should not be set for SESSION windows; expected WINDOW_SIZE only with WINDOW_TYPE 'TUMBLING' or 'HOPPING'"
+		e.Msg = "'WINDOW_SIZE' should not be set for SESSION windows."
+		e.Hint = "WINDOW_SIZE is expected only with WINDOW_TYPE 'TUMBLING' or 'HOPPING': a session window's size comes from its records; remove WINDOW_SIZE."
 		return e
 	}
 	v := size.Value.Text

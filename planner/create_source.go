@@ -107,17 +107,18 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaul
 			src.Key = append(src.Key, col)
 		case ast.HeadersColumn:
 			if !typ.Equal(headersType) {
-				return nil, errorf(c.Pos, "column %s is HEADERS, so its type must be %s, not %s", c.Name, headersType, typ)
+				return nil, errorf(c.Pos, "Invalid type for HEADERS column: expected %s, got %s\nDeclare %s as %s HEADERS: it holds every header of the record, as key and bytes.", headersType, typ, c.Name, headersType)
 			}
-			for _, k := range src.HeaderKeys {
-				if k == "" {
-					return nil, errorf(c.Pos, "only one HEADERS column is allowed; %s is a second", c.Name)
-				}
+			if err := checkHeaderColumn(c, src.HeaderKeys); err != nil {
+				return nil, err
 			}
 			src.Headers, src.HeaderKeys = append(src.Headers, col), append(src.HeaderKeys, "")
 		case ast.HeaderColumn:
 			if typ.Kind != types.Bytes {
-				return nil, errorf(c.Pos, "column %s reads HEADER('%s'), so its type must be BYTES, not %s", c.Name, c.HeaderKey, typ)
+				return nil, errorf(c.Pos, "Invalid type for HEADER('%s') column: expected BYTES, got %s\nDeclare %s as BYTES HEADER('%s'): it holds the header's raw bytes; FROM_BYTES decodes them.", c.HeaderKey, typ, c.Name, c.HeaderKey)
+			}
+			if err := checkHeaderColumn(c, src.HeaderKeys); err != nil {
+				return nil, err
 			}
 			src.Headers, src.HeaderKeys = append(src.Headers, col), append(src.HeaderKeys, c.HeaderKey)
 		default:
@@ -233,6 +234,22 @@ func checkInferred(pos ast.Pos, src *catalog.Source) error {
 			return errorf(pos, "column %s is defined more than once (in the key and value schemas); list the columns instead", c.Name)
 		}
 		seen[c.Name] = true
+	}
+	return nil
+}
+
+// checkHeaderColumn refuses header column c after the header columns
+// declared before it (their keys in seen, "" for HEADERS): a HEADERS
+// column already holds every header, so no header column may follow it,
+// and two columns may not read the same key.
+func checkHeaderColumn(c ast.ColumnDef, seen []string) error {
+	for _, k := range seen {
+		if k == "" {
+			return errorf(c.Pos, "Schema already contains a HEADERS column.\nThe HEADERS column before %s holds every header already; remove %s, or declare it before the HEADERS column.", c.Name, c.Name)
+		}
+		if c.Constraint == ast.HeaderColumn && k == c.HeaderKey {
+			return errorf(c.Pos, "Schema already contains a HEADER('%s') column.\nAnother column reads that header already; remove %s or read another key.", k, c.Name)
+		}
 	}
 	return nil
 }

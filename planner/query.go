@@ -124,6 +124,8 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	switch {
 	case q.Window != nil && !aggregating:
 		return nil, errorf(q.Window.Pos, "WINDOW needs an aggregation: add GROUP BY and an aggregate function, or remove the WINDOW clause.")
+	case q.Window != nil && table:
+		return nil, errorf(q.Window.Pos, "Windowing not supported for table aggregations.\nWINDOW groups the rows of a stream by time; aggregate the stream %s is built from, or remove the WINDOW clause.", src.Name)
 	case q.Having != nil && len(q.GroupBy) == 0 && len(aggregateCalls(q.Items, nil)) == 0:
 		// An aggregate in the select list makes a single group, which
 		// HAVING may filter.

@@ -300,10 +300,14 @@ func describe(d *sluicev1.SourceDetail) *Table {
 		fmt.Fprintf(&b, "Queries that read from this %s: %s\n", word, strings.Join(rs, ", "))
 	}
 	header := false
+	printed := map[string]bool{}
 	for _, q := range append(append([]*sluicev1.QueryDescription(nil), d.GetWriters()...), d.GetReaders()...) {
-		if !q.GetRunning() {
+		// A query both writing and reading the source (a CREATE SOURCE
+		// TABLE's) has one line.
+		if !q.GetRunning() || printed[q.GetId()] {
 			continue
 		}
+		printed[q.GetId()] = true
 		if !header {
 			b.WriteString("Local runtime statistics\n------------------------\n")
 			header = true
