@@ -137,6 +137,13 @@ func newAggregateOp(st topology.Step, in []types.Column) (*aggregateOp, error) {
 		op.aggs = append(op.aggs, c)
 	}
 	op.accs = make([]eval.Accumulator, len(op.aggs))
+	if st.Regroup {
+		w, ok := topology.RegroupWidth(in, len(st.GroupBy))
+		if !ok || w == 0 {
+			return nil, errors.New("exec: regrouping aggregate over rows that are not change records")
+		}
+		op.changes.regroup = w
+	}
 	return op, nil
 }
 
@@ -164,6 +171,12 @@ func (a *aggregateOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter)
 	a.changes.slab.reset()
 rows:
 	for i := 0; i < n; i++ {
+		if a.changes.regroup > 0 && b.Kind(i).Base() == Insert {
+			if err := a.onRecord(b, i); err != nil {
+				return err
+			}
+			continue
+		}
 		if b.Kind(i)&OldKnown != 0 {
 			if err := a.onChange(b, i); err != nil {
 				return err

@@ -165,7 +165,7 @@ func TestNullValueFlatMapAndRepartitionCounted(t *testing.T) {
 	}
 
 	for _, table := range []bool{false, true} {
-		r := newRepartitionOp(topology.Step{Keys: 1, Table: table})
+		r, _ := newRepartitionOp(topology.Step{Keys: 1, Table: table})
 		if err := r.Open(context.Background(), oc); err != nil {
 			t.Fatal(err)
 		}

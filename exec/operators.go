@@ -39,7 +39,7 @@ var operators = map[topology.StepKind]operatorKind{
 		if err != nil {
 			return nil, nil, err
 		}
-		p.rekey = true
+		p.rekey, p.withOld = true, st.WithOld
 		return p, keyColumns(topology.PseudoColumns, st.Keys), nil
 	}},
 	topology.Aggregate: {build: func(st *topology.Step, in []types.Column, _ map[int]bool) (Operator, map[int]bool, error) {
@@ -68,7 +68,8 @@ var operators = map[topology.StepKind]operatorKind{
 		return m, keys, nil
 	}},
 	topology.Repartition: {build: func(st *topology.Step, _ []types.Column, keys map[int]bool) (Operator, map[int]bool, error) {
-		return newRepartitionOp(*st), keys, nil
+		r, err := newRepartitionOp(*st)
+		return r, keys, err
 	}},
 	topology.Join: {build: func(st *topology.Step, in []types.Column, _ map[int]bool) (Operator, map[int]bool, error) {
 		j, err := newJoinOp(*st, in)

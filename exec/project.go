@@ -16,9 +16,14 @@ type projectOp struct {
 	texts   []string
 	// rekey clears KeyAbsent: the rows get a new, computed key.
 	rekey bool
-	errs  ErrorSink
-	out   Batch
-	arena []any // backing store of the output rows, reused across batches
+	// withOld computes a change's old row too, and passes it on as the
+	// output's old row (a Rekey before a regrouping Repartition).
+	withOld bool
+	// oldArena backs the old rows, as arena the rows.
+	oldArena []any
+	errs     ErrorSink
+	out      Batch
+	arena    []any // backing store of the output rows, reused across batches
 	// span: every expression reads one input column, in order from
 	// first (SELECT * and the like), so an output row is that span of
 	// its input row, passed on without a copy.
@@ -69,6 +74,13 @@ func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 	}
 	arena := p.arena[:n*w]
 	copied := false // whether a row was computed into arena
+	var olds []any
+	if p.withOld {
+		if cap(p.oldArena) < n*w {
+			p.oldArena = make([]any, n*w)
+		}
+		olds = p.oldArena[:n*w]
+	}
 	p.out.Reset()
 	for i := 0; i < n; i++ {
 		in := b.Row(i)
@@ -77,26 +89,25 @@ func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 		if p.rekey {
 			kind = kind.Base()
 		}
+		var row []any
 		if p.span && !null && p.first+w <= len(in) {
 			// The input row lives until OnBatch returns, as the
 			// output batch does.
-			p.out.Append(in[p.first:p.first+w:p.first+w], b.Time(i), kind)
-			continue
+			row = in[p.first : p.first+w : p.first+w]
+		} else {
+			row = arena[i*w : (i+1)*w : (i+1)*w]
+			copied = true
+			p.compute(in, row, null, true)
 		}
-		row := arena[i*w : (i+1)*w : (i+1)*w]
-		copied = true
-		for j, ev := range p.exprs {
-			if null && !p.keyOnly[j] {
-				row[j] = nil
-				continue
+		if p.withOld && b.Kind(i)&OldKnown != 0 {
+			var prev []any
+			if old, _ := b.Old(i); old != nil {
+				// The old row's errors were logged when it was new.
+				prev = olds[i*w : (i+1)*w : (i+1)*w]
+				p.compute(old, prev, false, false)
 			}
-			// A failing sub-expression yields null within the value and
-			// is logged; the row goes on, as in ksqlDB.
-			v, err := ev.Eval(in)
-			if err != nil {
-				p.errs.RowError("error computing "+p.texts[j]+": "+err.Error(), in)
-			}
-			row[j] = v
+			p.out.AppendChange(row, prev, b.Time(i), kind)
+			continue
 		}
 		p.out.Append(row, b.Time(i), kind)
 	}
@@ -104,7 +115,26 @@ func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 	if copied {
 		clear(arena)
 	}
+	clear(olds)
 	return err
+}
+
+// compute computes the output row of in into row: for a NullValue row
+// (null), only the expressions that read its key. log logs the errors.
+func (p *projectOp) compute(in, row []any, null, log bool) {
+	for j, ev := range p.exprs {
+		if null && !p.keyOnly[j] {
+			row[j] = nil
+			continue
+		}
+		// A failing sub-expression yields null within the value and is
+		// logged; the row goes on, as in ksqlDB.
+		v, err := ev.Eval(in)
+		if err != nil && log {
+			p.errs.RowError("error computing "+p.texts[j]+": "+err.Error(), in)
+		}
+		row[j] = v
+	}
 }
 
 func (p *projectOp) OnCommit(context.Context, Emitter) error { return nil }

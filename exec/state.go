@@ -121,18 +121,26 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 	}()
 	changes := t.cache.Flush()
 	var logRecs []*kafka.Record
+	var logTables []string // the table of each of logRecs
 	if len(changes) > 0 && persistent(t.g) {
-		logRecs = make([]*kafka.Record, len(changes))
-		slab := make([]kafka.Record, len(changes))
+		// A store without a changelog (a push query's, whose first
+		// stage may write a repartition topic) logs nothing.
+		logRecs = make([]*kafka.Record, 0, len(changes))
+		logTables = make([]string, 0, len(changes))
+		slab := make([]kafka.Record, 0, len(changes))
 		now := deps.Now()
 		table, topic := "", ""
-		for i, ch := range changes {
+		for _, ch := range changes {
 			if ch.Table != table {
 				// Flush groups the changes by table.
 				table, topic = ch.Table, t.changelogs[ch.Table]
 			}
-			slab[i] = kafka.Record{Topic: topic, Partition: t.partition, Key: ch.Key, Value: ch.Value, Timestamp: now}
-			logRecs[i] = &slab[i]
+			if topic == "" {
+				continue
+			}
+			slab = append(slab, kafka.Record{Topic: topic, Partition: t.partition, Key: ch.Key, Value: ch.Value, Timestamp: now})
+			logRecs = append(logRecs, &slab[len(slab)-1])
+			logTables = append(logTables, table)
 		}
 		merged := make([]*kafka.Record, 0, len(logRecs)+len(t.pending))
 		t.pending = append(append(merged, logRecs...), t.pending...)
@@ -143,12 +151,8 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 	var offsets map[string]int64
 	if len(logRecs) > 0 {
 		offsets = map[string]int64{}
-		for i := 0; i < len(changes); {
-			table, end := changes[i].Table, int64(0)
-			for ; i < len(changes) && changes[i].Table == table; i++ {
-				end = max(end, logRecs[i].Offset+1)
-			}
-			offsets[table] = max(offsets[table], end)
+		for i, r := range logRecs {
+			offsets[logTables[i]] = max(offsets[logTables[i]], r.Offset+1)
 		}
 	}
 	t.cache.Commit(offsets)

@@ -20,6 +20,10 @@ type changeState struct {
 	// oldKey is the group key of a change's old row.
 	oldKey []byte
 	slab   rowSlab
+	// regroup, when the input rows are a regrouping Repartition's change
+	// records (topology.RegroupSchema), is the number of columns of one
+	// row after the key; 0 otherwise.
+	regroup int
 }
 
 // rowSlab hands out rows that stay valid until reset, in chunks, so that
@@ -46,11 +50,38 @@ func (s *rowSlab) reset() {
 // out; otherwise the old group's row, then the new group's. A group whose
 // last row left stays, with COUNT at zero, as in ksqlDB.
 func (a *aggregateOp) onChange(b *Batch, i int) error {
+	old, _ := b.Old(i)
+	return a.change(b.Row(i), old, b.Kind(i).Base() == Insert, b.Time(i))
+}
+
+// onRecord aggregates row i of b, a change record of a regrouping
+// Repartition: its old row, when it carries one, is retracted from the
+// record's group, and its new row, when it carries one, added to it.
+func (a *aggregateOp) onRecord(b *Batch, i int) error {
+	at := topology.PseudoColumns + len(a.groupBy)
+	w := a.changes.regroup
+	in := b.Row(i)
+	change, _ := in[at+2*w].(int32)
+	var old []any
+	if change&topology.RegroupRetract != 0 {
+		// The old row is laid out as the new one: the record's
+		// pseudo-columns and key, then its own columns.
+		old = a.changes.slab.alloc(at + w)
+		copy(old, in[:at])
+		copy(old[at:], in[at+w:at+2*w])
+	}
+	isNew := change&topology.RegroupAdd != 0
+	if isNew {
+		in = in[: at+w : at+w]
+	}
+	return a.change(in, old, isNew, b.Time(i))
+}
+
+// change aggregates a change at time: old (nil when none) leaves its
+// group, and in, when isNew, joins its group.
+func (a *aggregateOp) change(in, old []any, isNew bool, time int64) error {
 	nk := len(a.groupBy)
 	w := topology.PseudoColumns + nk + len(a.aggs)
-	in := b.Row(i)
-	old, _ := b.Old(i)
-	isNew := b.Kind(i).Base() == Insert
 	var oldOut, newOut []any
 	if old != nil {
 		oldOut = a.changes.slab.alloc(w)
@@ -73,7 +104,7 @@ func (a *aggregateOp) onChange(b *Batch, i int) error {
 		if row == nil {
 			continue
 		}
-		row[0] = a.box.Int64(b.Time(i))
+		row[0] = a.box.Int64(time)
 		row[1] = a.partition
 		row[2] = nil
 		if a.pseudoIn {
@@ -90,7 +121,7 @@ func (a *aggregateOp) onChange(b *Batch, i int) error {
 				return err
 			}
 		}
-		return a.finish(in, newOut, prev, b.Time(i), false)
+		return a.finish(in, newOut, prev, time, false)
 	}
 	if oldOut != nil {
 		newKey := a.key
@@ -99,7 +130,7 @@ func (a *aggregateOp) onChange(b *Batch, i int) error {
 		if err == nil && a.found {
 			prev := a.oldRow(oldOut)
 			if err = a.fold(old, true); err == nil {
-				err = a.finish(old, oldOut, prev, b.Time(i), true)
+				err = a.finish(old, oldOut, prev, time, true)
 			}
 		}
 		a.key, a.changes.oldKey = newKey, a.key
@@ -111,7 +142,7 @@ func (a *aggregateOp) onChange(b *Batch, i int) error {
 		if err := a.load(); err != nil {
 			return err
 		}
-		return a.finish(in, newOut, a.oldRow(newOut), b.Time(i), false)
+		return a.finish(in, newOut, a.oldRow(newOut), time, false)
 	}
 	return nil
 }

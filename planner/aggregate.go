@@ -114,6 +114,10 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 		return relation{}, nil, err
 	}
 	if src.Kind == catalog.Table {
+		if q.Window != nil {
+			// As ksqlDB, before the aggregates are checked.
+			return relation{}, nil, errorf(q.Window.Pos, "Windowing not supported for table aggregations.\n%s is a TABLE, whose rows are updated in place: remove the WINDOW clause, or aggregate a stream in windows.", src.Name)
+		}
 		if err := checkRetractable(calls); err != nil {
 			return relation{}, nil, err
 		}
@@ -195,18 +199,25 @@ func aggregate(cat *catalog.Catalog, q *ast.Query, rel relation, src *catalog.So
 	// rows read back from the repartition topic.
 	inScope := rel.scope
 	var steps []topology.Step
-	if !sourceKeyed && src.Partitions > 1 && src.Kind == catalog.Table {
-		return relation{}, nil, errorf(groupPos, "GROUP BY other than the key of the TABLE %s, which has %d partitions, needs a repartition of its changes, which is not supported yet; group by its key, or aggregate a single-partition table", src.Name, src.Partitions)
-	}
 	if !sourceKeyed && src.Partitions > 1 {
 		// A group's rows are spread over the source's partitions: move
-		// them to the task that owns the group.
+		// them to the task that owns the group. A table's changes move
+		// as change records (see topology.RegroupSchema): each takes its
+		// old row out of the old row's group and its new row into the
+		// new row's.
 		var rekey topology.Step
 		rekey, inScope = groupRekey(step.GroupBy, rel.scope, qualifier)
 		rep := topology.Step{Kind: topology.Repartition, Schema: rekey.Schema, Keys: rekey.Keys, Partitions: src.Partitions, NullKeysLogged: true}
+		suffix := "-repartition"
+		if src.Kind == catalog.Table {
+			rep.Regroup, step.Regroup = true, true
+			rep.Schema = topology.RegroupSchema(rekey.Schema, rekey.Keys)
+			// ksqlDB's name for its table aggregation's topic.
+			suffix = "-Aggregate-GroupBy-repartition"
+		}
 		if opts.QueryID != "" {
 			// A push query's owner names the topic when it names the run.
-			rep.Topic = opts.InternalPrefix + opts.QueryID + "-repartition"
+			rep.Topic = opts.InternalPrefix + opts.QueryID + suffix
 		}
 		steps = append(steps, rekey, rep)
 		for i, e := range step.GroupBy {

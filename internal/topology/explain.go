@@ -207,6 +207,9 @@ func describeStep(g *Graph, i int, stores map[string]Store, right int) NodeDescr
 			parts = []string{"none (null)"}
 		}
 		n.Details = append(n.Details, "Key: "+strings.Join(parts, ", "))
+		if st.WithOld {
+			n.Details = append(n.Details, "Rekeys each change's old row too")
+		}
 	case FlatMap:
 		n.Operator = "FLAT MAP"
 		parts := make([]string, len(st.Exprs))
@@ -222,6 +225,9 @@ func describeStep(g *Graph, i int, stores map[string]Store, right int) NodeDescr
 			n.Details = append(n.Details, "Window: "+st.Window.String())
 		}
 		// The aggregates are the store's values.
+		if st.Regroup {
+			n.Details = append(n.Details, "Retracts old rows, adds new ones")
+		}
 		if st.WithOld {
 			n.Details = append(n.Details, "Emits each group's previous row too")
 		}
@@ -241,6 +247,9 @@ func describeStep(g *Graph, i int, stores map[string]Store, right int) NodeDescr
 		}
 		if st.Table {
 			n.Details = append(n.Details, "Table changes")
+		}
+		if st.Regroup {
+			n.Details = append(n.Details, "Change records: old row out of its group, new row into its group")
 		}
 	case Join:
 		j := st.Join

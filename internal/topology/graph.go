@@ -272,13 +272,20 @@ type Step struct {
 	// with a null key column has no group, and goes to the processing log
 	// as ksqlDB logs it.
 	NullKeysLogged bool `json:"nullKeysLogged,omitempty"`
+	// Regroup makes a Repartition carry a table's changes to the GROUP BY
+	// after it as change records (see RegroupSchema), and makes the
+	// Aggregate that reads them take each record's old row out of its
+	// group and its new row into it.
+	Regroup bool `json:"regroup,omitempty"`
 	// Join describes a Join step.
 	Join *JoinSpec `json:"join,omitempty"`
 
 	// Operator settings, set by Complete from the steps around.
 	//
 	// WithOld makes an Aggregate emit each group's previous row with its
-	// new one (Batch.Old), for the HAVING filter after it.
+	// new one (Batch.Old), for the HAVING filter after it, and a Rekey
+	// compute each change's old row too, for the regrouping Repartition
+	// after it.
 	WithOld bool `json:"withOld,omitempty"`
 	// PassAll makes a Materialize, the last step before a sink, pass
 	// every row on as it comes; the rows it keeps serve pull queries.
@@ -523,6 +530,9 @@ func (g *Graph) drawInput(line func(string, ...string), depth func() int, setDep
 			}
 			if st.Table {
 				d = append(d, "Table changes")
+			}
+			if st.Regroup {
+				d = append(d, "Change records")
 			}
 			line("REPARTITION", d...)
 		case Rekey:

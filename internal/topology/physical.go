@@ -188,6 +188,10 @@ func settings(g *Graph, sink bool) {
 		case Aggregate:
 			// A HAVING filter needs each group's previous row.
 			st.WithOld = !last && g.Steps[i+1].Kind == Filter
+		case Rekey:
+			// A regrouping Repartition needs each change's old row
+			// rekeyed too.
+			st.WithOld = !last && g.Steps[i+1].Kind == Repartition && g.Steps[i+1].Regroup
 		case Materialize:
 			// The last step of a graph with a sink keeps the sink's rows
 			// for pull queries and passes every row on.
@@ -337,8 +341,8 @@ func (c *completer) stages(g *Graph, path []int, sink bool) int {
 			}
 			c.topic(Topic{Name: st.Topic, Role: RepartitionTopic, Partitions: partitions, Config: map[string]string{"cleanup.policy": "delete"}})
 			// The next stage reads what this one wrote, as a stream of
-			// rows: an Aggregate follows a table's repartition and reads
-			// its deletes as retractions.
+			// rows: the Aggregate after a regrouping repartition reads its
+			// change records (see RegroupSchema).
 			source, from, cur, table = st.Topic, i+1, -1, false
 		}
 	}
