@@ -319,7 +319,13 @@ func (e *Engine) terminate(ctx context.Context, st *ast.Terminate) (Result, erro
 		if !ok {
 			e.mu.Lock()
 			tq := e.transient[st.QueryID]
+			sq := e.scalable[st.QueryID]
 			e.mu.Unlock()
+			if sq != nil {
+				// Its Stream sees the end and releases itself.
+				sq.tap.drop(sq, nil)
+				return Result{Kind: ResultStatus, Message: "Query terminated."}, nil
+			}
 			if tq != nil {
 				// Its Stream sees the end and releases itself.
 				_ = tq.Stop()

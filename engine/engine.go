@@ -68,6 +68,11 @@ type Config struct {
 	// (see statement.go). Zero is DefaultStatementTimeout; negative is none.
 	// A push query's or PRINT's stream runs without it once started.
 	StatementTimeout time.Duration
+	// PushV2Enabled is ksqlDB's ksql.query.push.v2.enabled: push queries
+	// that qualify are served from the rows of the persistent query
+	// writing their source (scalable push queries, see scalable_push.go)
+	// unless the session sets the property to false.
+	PushV2Enabled bool
 	// MaxPushQueries is ksqlDB's ksql.max.push.queries: how many push
 	// queries and PRINTs may run at once, whoever started them; the next
 	// is refused with ksqlDB's message. Zero is DefaultMaxPushQueries;
@@ -124,6 +129,13 @@ type Engine struct {
 	// that has any.
 	pushTopics map[string][]string
 	pushSeq    int
+	// scalable are the running scalable push queries, by id; spqSeq
+	// numbers them.
+	scalable map[string]*tapSub
+	spqSeq   int
+	// taps are the row taps of the persistent queries that scalable push
+	// queries read.
+	taps taps
 	// pushOpen counts the push queries and PRINTs started whose Stream
 	// is not closed yet, against MaxPushQueries.
 	pushOpen int
@@ -200,6 +212,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		transient:  map[string]*exec.Query{},
 		pushState:  map[string]string{},
 		pushTopics: map[string][]string{},
+		scalable:   map[string]*tapSub{},
 		progress:   make(chan struct{}),
 		ddl:        newStmtLock(),
 		replayMu:   newStmtLock(),
@@ -413,6 +426,7 @@ func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
 		Progress:      e.notify,
 		Now:           e.cfg.Now,
 		State:         e.store,
+		Tap:           e.taps.tap(q.ID),
 		// Exactly-once tasks gather their polls into one transaction.
 		CommitInterval: commitInterval,
 		// A query created before the property existed reads the server's.
@@ -634,6 +648,7 @@ func (e *Engine) Close() error {
 	}
 	e.closed = true
 	e.mu.Unlock()
+	e.taps.endAll()
 	// Leaving the group stops the queries (see revoke); the others take
 	// the partitions.
 	e.leaveCluster()

@@ -67,6 +67,7 @@ var settable = map[string]func(string) error{
 	propPullRangeScan:      checkBool(propPullRangeScan),
 	propPullLimit:          checkBool(propPullLimit),
 	propPullStream:         checkBool(propPullStream),
+	propPushV2:             checkBool(propPushV2),
 }
 
 // checkOffsetReset checks an auto.offset.reset as ksqlDB does: Kafka's

@@ -41,6 +41,16 @@ func (e *Engine) selectQuery(ctx context.Context, s *Session, st *ast.Select) (R
 	if err != nil {
 		return Result{}, err
 	}
+	if writer, ok := e.scalableWriter(s, st.Query); ok {
+		res, ok, err := e.scalablePush(plan, writer, release)
+		if err != nil {
+			return Result{}, err
+		}
+		if ok {
+			started = true
+			return res, nil
+		}
+	}
 	g := plan.Graph
 	e.mu.Lock()
 	if e.closed {

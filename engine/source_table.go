@@ -55,6 +55,7 @@ func (e *Engine) terminateQuery(ctx context.Context, id string) error {
 		_ = rq.Stop()
 	}
 	cq, _ := e.cat.Query(id)
+	e.taps.end(id, terminatedWriter(id, cq))
 	if err := e.write(ctx, &catalog.Command{Kind: catalog.TerminateQuery, QueryID: id}); err != nil {
 		return &internalError{err}
 	}

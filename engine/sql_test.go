@@ -38,7 +38,11 @@ import (
 //	  [sorted]           (sorted: in text order, for sources with several
 //	                     partitions); a delete of a table's key (a
 //	                     tombstone) prints <TOMBSTONE> for the columns it
-//	                     has no value for, as ksqlDB's CLI does
+//	                     has no value for, as ksqlDB's CLI does. The push
+//	                     query ends at the first line ending with ';'; the
+//	                     lines after it are statements run once it has
+//	                     started (rows that reach a query reading from
+//	                     latest), whose results are not printed
 //	consume topic=T      print every record now in topic T, by partition
 //	                     (p* for a record without a key: its partition is
 //	                     the producer's choice)
@@ -288,10 +292,11 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		d.ScanArgs(t, "limit", &limit)
 		var res []result
 		var err error
+		push, after := splitPush(d.Input)
 		if pq, ok := h.exec.(pushQuerier); ok {
-			res, err = pq.PushQuery(ctx, h.sess, d.Input)
+			res, err = pq.PushQuery(ctx, h.sess, push)
 		} else {
-			res, err = h.exec.Execute(ctx, h.sess, d.Input)
+			res, err = h.exec.Execute(ctx, h.sess, push)
 		}
 		if err != nil {
 			return "error: " + firstLine(err) + "\n"
@@ -301,6 +306,11 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		}
 		st := res[0].stream
 		defer st.Close()
+		if strings.TrimSpace(after) != "" {
+			if _, err := h.exec.Execute(ctx, h.sess, after); err != nil {
+				t.Fatalf("statements after the push query: %v", err)
+			}
+		}
 		var rows []string
 		end := ""
 		for i := 0; i < limit; i++ {
@@ -351,6 +361,18 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 	}
 	t.Fatalf("unknown directive %q", d.Cmd)
 	return ""
+}
+
+// splitPush splits a subscribe directive's input into its push query, up
+// to the first line ending with ';', and the statements after it.
+func splitPush(input string) (push, after string) {
+	lines := strings.SplitAfter(input, "\n")
+	for i, l := range lines {
+		if strings.HasSuffix(strings.TrimSpace(l), ";") {
+			return strings.Join(lines[:i+1], ""), strings.Join(lines[i+1:], "")
+		}
+	}
+	return input, ""
 }
 
 func writeResult(b *strings.Builder, r result) {

@@ -89,6 +89,9 @@ type Deps struct {
 	// co-partitioned tasks stay together), and commits start offsets for
 	// those only. Nil runs every partition.
 	Partitions func(p int32) bool
+	// Tap, when set, receives the rows a persistent query's sink writes
+	// into its user topic (scalable push queries subscribe there).
+	Tap Tap
 }
 
 // owns reports whether the query runs partition p here.

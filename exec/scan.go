@@ -668,8 +668,10 @@ func (l *materializeLayout) time(row []any) int64 {
 // belongs to one goroutine.
 type Pipeline struct {
 	ops  []Operator
-	emit func(row []any, ts int64) bool
-	stop bool
+	emit func(row []any, ts int64, del bool) bool
+	// changes passes deletes on to emit (RunChanges).
+	changes bool
+	stop    bool
 }
 
 // NewPipeline compiles steps over rows of schema in whose first keys
@@ -701,17 +703,29 @@ func NewPipeline(steps []topology.Step, in []types.Column, keys int) (*Pipeline,
 // out (rows that leave a table, such as those a HAVING filter rejects, do
 // not), until emit returns false. A row is valid only during the call.
 func (p *Pipeline) Run(ctx context.Context, b *Batch, emit func(row []any, ts int64) bool) error {
-	p.emit, p.stop = emit, false
+	p.emit = func(row []any, ts int64, _ bool) bool { return emit(row, ts) }
+	p.changes, p.stop = false, false
+	return p.push(ctx, 0, b)
+}
+
+// RunChanges is Run over a table's changes: the deletes of b (rows with
+// a NullValue kind) go through the steps too, and emit gets those that
+// come out with del set, the columns the steps compute from the key
+// alone filled in. A delete a WHERE sends for a row it drops (Filtered)
+// is left out, as a push query leaves it out.
+func (p *Pipeline) RunChanges(ctx context.Context, b *Batch, emit func(row []any, ts int64, del bool) bool) error {
+	p.emit, p.changes, p.stop = emit, true, false
 	return p.push(ctx, 0, b)
 }
 
 func (p *Pipeline) push(ctx context.Context, i int, b *Batch) error {
 	if i == len(p.ops) {
 		for j := 0; j < b.Len() && !p.stop; j++ {
-			if b.Kind(j).Base() == NullValue {
+			del := b.Kind(j).Base() == NullValue
+			if del && (!p.changes || b.Kind(j)&Filtered != 0) {
 				continue
 			}
-			p.stop = !p.emit(b.Row(j), b.Time(j))
+			p.stop = !p.emit(b.Row(j), b.Time(j), del)
 		}
 		return nil
 	}

@@ -46,10 +46,13 @@ type task struct {
 	tsCol  int // index in the source row of the timestamp column, or -1
 	tsRead *timestampReader
 
-	ops   []Operator
-	sink  *sink
-	out   Output
-	ended bool // the push query's output asked to stop
+	ops  []Operator
+	sink *sink
+	// tapSink says sink writes the query's user topic, whose rows go to
+	// Deps.Tap too.
+	tapSink bool
+	out     Output
+	ended   bool // the push query's output asked to stop
 
 	// cache is the task's state, nil for a query without state;
 	// changelogs maps its state tables to their changelog topics.
@@ -243,6 +246,7 @@ func newTaskParts(t *task, s *stage) (*task, error) {
 			t.close()
 			return nil, err
 		}
+		t.tapSink = t.q.graph.Sink != nil && g.Sink.Topic == t.q.graph.Sink.Topic
 	}
 	return t, nil
 }
@@ -677,6 +681,8 @@ func (t *task) emit(ctx context.Context, b *Batch) error {
 	}
 	if t.sink != nil {
 		out := int64(0)
+		var tapped []TapRow
+		tapping := t.tapping()
 		for i := 0; i < b.Len(); i++ {
 			rec, err := t.sink.record(b.Row(i), b.Time(i), b.Kind(i).Base() == NullValue, b.Kind(i)&KeyAbsent != 0)
 			if err != nil {
@@ -687,8 +693,14 @@ func (t *task) emit(ctx context.Context, b *Batch) error {
 			if b.Kind(i)&Filtered == 0 {
 				out++
 			}
+			if tapping {
+				tapped = append(tapped, TapRow{Values: append([]any(nil), b.Row(i)...), Time: b.Time(i), Delete: b.Kind(i).Base() == NullValue})
+			}
 		}
 		t.stats.out.Add(out)
+		if len(tapped) > 0 {
+			t.q.deps.Tap.Rows(ctx, tapped)
+		}
 		return nil
 	}
 	if t.out == nil {

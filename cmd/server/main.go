@@ -165,6 +165,8 @@ type config struct {
 	insertsIdleTimeout time.Duration
 	// maxPushQueries is ksql.max.push.queries; 0 refuses every push query.
 	maxPushQueries int
+	// pushV2 is ksql.query.push.v2.enabled: scalable push queries.
+	pushV2 bool
 }
 
 // aliases map ksqlDB's property names (ksql-server.properties) to flags.
@@ -181,6 +183,7 @@ var aliases = map[string]serverconfig.Alias{
 	"sluice.max.record.bytes":           {Flag: "max-record-bytes"},
 	"ksql.readonly.topics":              {Flag: "readonly-topics"},
 	"ksql.max.push.queries":             {Flag: "max-push-queries"},
+	"ksql.query.push.v2.enabled":        {Flag: "push-v2-enabled"},
 }
 
 // configProperty resolves a key of the config file that names no flag as
@@ -231,6 +234,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.DurationVar(&c.httpReadTimeout, "http-read-timeout", rest.DefaultReadTimeout, "how long a REST request's headers and body may take to arrive (the first line of an /inserts-stream request); idle kept-alive HTTP connections close after it too")
 	fs.DurationVar(&c.insertsIdleTimeout, "inserts-idle-timeout", rest.DefaultInsertsIdleTimeout, "how long an /inserts-stream request may wait for its next row before the server closes it")
 	fs.IntVar(&c.maxPushQueries, "max-push-queries", engine.DefaultMaxPushQueries, "most push queries (and PRINTs) running at once over REST, gRPC and the shell together; 0 refuses every push query (ksql.max.push.queries)")
+	fs.BoolVar(&c.pushV2, "push-v2-enabled", false, "serve push queries that qualify from the rows of the persistent query writing their source (scalable push queries, ksql.query.push.v2.enabled); a session or request setting the property overrides it")
 	fs.StringVar(&c.queriesFile, "queries-file", "", "headless mode: run the statements of this `file` at start and refuse interactive statements")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate `file`: serve HTTP and gRPC over TLS")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key `file` of --tls-cert")
@@ -502,6 +506,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 		OwnTopics:           ownTopics,
 		StatementTimeout:    engineTimeout(cfg.statementTimeout),
 		MaxPushQueries:      engineLimit(cfg.maxPushQueries),
+		PushV2Enabled:       cfg.pushV2,
 		Connect:             connectClient,
 		ConnectTopics:       connectTopics,
 	}

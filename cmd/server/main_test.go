@@ -216,11 +216,11 @@ func TestBoundedWorkSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.statementTimeout != 60*time.Second || c.httpReadTimeout != 30*time.Second || c.insertsIdleTimeout != 10*time.Minute || c.maxPushQueries != 100 {
+	if c.statementTimeout != 60*time.Second || c.httpReadTimeout != 30*time.Second || c.insertsIdleTimeout != 10*time.Minute || c.maxPushQueries != 100 || c.pushV2 {
 		t.Errorf("defaults: statement %s, read %s, inserts idle %s, push queries %d", c.statementTimeout, c.httpReadTimeout, c.insertsIdleTimeout, c.maxPushQueries)
 	}
 	file := t.TempDir() + "/ksql-server.properties"
-	if err := os.WriteFile(file, []byte("ksql.max.push.queries=7\nstatement-timeout=5s\n"), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte("ksql.max.push.queries=7\nstatement-timeout=5s\nksql.query.push.v2.enabled=true\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	env := map[string]string{"SLUICE_HTTP_READ_TIMEOUT": "2s"}
@@ -228,7 +228,7 @@ func TestBoundedWorkSettings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.maxPushQueries != 7 || c.statementTimeout != 5*time.Second || c.httpReadTimeout != 2*time.Second || c.insertsIdleTimeout != time.Minute {
+	if c.maxPushQueries != 7 || !c.pushV2 || c.statementTimeout != 5*time.Second || c.httpReadTimeout != 2*time.Second || c.insertsIdleTimeout != time.Minute {
 		t.Errorf("set: %+v", c)
 	}
 	// The flags' zeros are the engine's negatives: no limit, no push query.

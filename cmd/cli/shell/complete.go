@@ -69,6 +69,7 @@ var settableProperties = []string{
 	"ksql.query.pull.range.scan.enabled",
 	"ksql.query.pull.stream.enabled",
 	"ksql.query.pull.table.scan.enabled",
+	"ksql.query.push.v2.enabled",
 	"processing.guarantee",
 	"sluice.max.record.bytes",
 }
