@@ -207,7 +207,11 @@ func newSRCodec(f string, cols []types.Column, unwrapped bool, sr SR, subject st
 		}
 		return newJSONSRCodec(cols, unwrapped, sr, subject, id), nil
 	}
-	return newAvroCodec(cols, unwrapped, sr, subject, id, strings.Trim(props[SchemaFullName], "'")), nil
+	name := strings.Trim(props[SchemaFullName], "'")
+	if err := CheckAvroColumns(cols, unwrapped, name); err != nil {
+		return nil, err
+	}
+	return newAvroCodec(cols, unwrapped, sr, subject, id, name), nil
 }
 
 type noKey struct{}
