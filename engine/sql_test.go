@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cockroachdb/datadriven"
 
@@ -32,7 +34,8 @@ import (
 //	                     DESCRIBE, EXPLAIN); print the table or the error
 //	produce topic=T      one record a line: [@<ms>] [h:<name>=<value> ...]
 //	                     <key|_> <value|_> (_ is null; h: adds a header;
-//	                     a key int:<n> is n as a KAFKA-format INT)
+//	                     a key int:<n> is n as a KAFKA-format INT; a
+//	                     key or value hex:<digits> is those bytes)
 //	flush                wait until every persistent query caught up
 //	subscribe limit=N    run a push query and print its first N rows
 //	  [sorted]           (sorted: in text order, for sources with several
@@ -60,6 +63,12 @@ import (
 //	  [type=T]           several) under subject S in the schema registry,
 //	                     as another client would; T is AVRO (the default),
 //	                     PROTOBUF or JSON; print the id it was given
+//	  [ref=N:S:V ...]    (ref: the schema imports N, the schema of
+//	                     version V of subject S)
+//	schema subject=S     print the id, version, type and text (without
+//	                     blank lines) of the latest schema registered
+//	                     under subject S (the schema a sink registered,
+//	                     as another client would read it)
 //	explain <QUERY_ID>   print the processing topology EXPLAIN shows for
 //	                     the query (its physical plan: stages, operators,
 //	                     state stores, topics), without the figures that
@@ -247,11 +256,39 @@ func (h *harness) run(t *testing.T, d *datadriven.TestData) string {
 		if d.HasArg("type") {
 			d.ScanArgs(t, "type", &typ)
 		}
-		id, err := h.reg.Register(ctx, subject, registry.Schema{Type: strings.ToUpper(typ), Schema: strings.TrimSpace(d.Input)})
+		s := registry.Schema{Type: strings.ToUpper(typ), Schema: strings.TrimSpace(d.Input)}
+		for _, arg := range d.CmdArgs {
+			if arg.Key != "ref" {
+				continue
+			}
+			for _, v := range arg.Vals {
+				s.References = append(s.References, parseReference(t, v))
+			}
+		}
+		id, err := h.reg.Register(ctx, subject, s)
 		if err != nil {
 			return "error: " + firstLine(err) + "\n"
 		}
 		return fmt.Sprintf("id %d\n", id)
+	case "schema":
+		var subject string
+		d.ScanArgs(t, "subject", &subject)
+		s, err := h.reg.Latest(ctx, subject)
+		if err != nil {
+			return "error: " + firstLine(err) + "\n"
+		}
+		typ := s.Type
+		if typ == "" {
+			typ = registry.Avro
+		}
+		// Without its blank lines, which would end the directive's output.
+		var lines []string
+		for _, l := range strings.Split(strings.TrimSpace(s.Schema), "\n") {
+			if strings.TrimSpace(l) != "" {
+				lines = append(lines, l)
+			}
+		}
+		return fmt.Sprintf("id %d version %d %s\n%s\n", s.ID, s.Version, typ, strings.Join(lines, "\n"))
 	case "query":
 		res, err := h.exec.Execute(ctx, h.sess, d.Input)
 		if err != nil {
@@ -449,12 +486,27 @@ func parseRecord(t *testing.T, topic, line string) *kafka.Record {
 		}
 		rec.Key = binary.BigEndian.AppendUint32(nil, uint32(v))
 	} else if key != "_" {
-		rec.Key = []byte(key)
+		rec.Key = rawBytes(t, key)
 	}
 	if value = strings.TrimSpace(value); value != "_" {
-		rec.Value = []byte(value)
+		rec.Value = rawBytes(t, value)
 	}
 	return rec
+}
+
+// rawBytes is a produced key or value: hex:<digits> is those bytes (a
+// record another client wrote in a binary format), anything else its
+// text.
+func rawBytes(t *testing.T, s string) []byte {
+	h, ok := strings.CutPrefix(s, "hex:")
+	if !ok {
+		return []byte(s)
+	}
+	b, err := hex.DecodeString(h)
+	if err != nil {
+		t.Fatalf("record %q: %v", s, err)
+	}
+	return b
 }
 
 // consume prints every record now in topic, partition by partition: the
@@ -512,7 +564,7 @@ func (h *harness) consume(ctx context.Context, topic string, sorted bool) string
 			key = fmt.Sprintf("%q", r.Key)
 		}
 		if r.Value != nil {
-			value = string(r.Value)
+			value = printable(r.Value)
 		}
 		// A record without a key lands on any partition.
 		part := fmt.Sprintf("p%d", r.Partition)
@@ -525,4 +577,26 @@ func (h *harness) consume(ctx context.Context, topic string, sorted bool) string
 		sort.Strings(lines)
 	}
 	return strings.Join(lines, "")
+}
+
+// parseReference reads a register directive's ref=NAME:SUBJECT:VERSION.
+func parseReference(t *testing.T, v string) registry.Reference {
+	parts := strings.Split(v, ":")
+	if len(parts) != 3 {
+		t.Fatalf("ref takes NAME:SUBJECT:VERSION, got %q", v)
+	}
+	n, err := strconv.Atoi(parts[2])
+	if err != nil {
+		t.Fatalf("ref %q: version: %v", v, err)
+	}
+	return registry.Reference{Name: parts[0], Subject: parts[1], Version: n}
+}
+
+// printable is a consumed value as text, quoted when it is not readable
+// text (a binary format's bytes).
+func printable(b []byte) string {
+	if !utf8.Valid(b) || slices.ContainsFunc([]rune(string(b)), func(r rune) bool { return r < ' ' || r == 0x7f }) {
+		return fmt.Sprintf("%q", b)
+	}
+	return string(b)
 }

@@ -305,6 +305,9 @@ func mismatch(w *avroSchema, t *types.Type) error {
 // compileAvroRead returns the reader of values of writer schema w as SQL
 // type t; a nil t skips the value.
 func compileAvroRead(w *avroSchema, t *types.Type) (avroRead, error) {
+	if t != nil && t.Kind == types.Struct && w.unionMembers() != nil {
+		return compileAvroUnionRead(w, t)
+	}
 	switch w.typ {
 	case "union":
 		reads := make([]avroRead, len(w.branches))
@@ -634,9 +637,109 @@ func compileAvroSkip(w *avroSchema) (avroRead, error) {
 	return func(r *avroReader) (any, error) { return nil, skip(r) }, nil
 }
 
+// unionSlot returns the field of STRUCT t a general union's branch b
+// reads as, by name ignoring case, or -1.
+func unionSlot(b *avroSchema, t *types.Type) int {
+	name := unionMemberName(b)
+	for i, f := range t.Fields {
+		if strings.EqualFold(f.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// compileAvroUnionRead reads a general union as STRUCT t: the field of
+// the branch written holds its value, the others are null.
+func compileAvroUnionRead(w *avroSchema, t *types.Type) (avroRead, error) {
+	reads := make([]avroRead, len(w.branches))
+	for i, b := range w.branches {
+		if b.typ == "null" {
+			reads[i] = func(*avroReader) (any, error) { return nil, nil }
+			continue
+		}
+		slot := unionSlot(b, t)
+		var rd avroRead
+		var err error
+		if slot < 0 {
+			err = fmt.Errorf("Avro union branch %s has no field in %s", unionMemberName(b), t)
+		} else {
+			rd, err = compileAvroRead(b, t.Fields[slot].Type)
+		}
+		if err != nil {
+			e := err // only branches the data uses fail
+			reads[i] = func(*avroReader) (any, error) { return nil, e }
+			continue
+		}
+		reads[i] = func(r *avroReader) (any, error) {
+			v, err := rd(r)
+			if err != nil {
+				return nil, err
+			}
+			sv := make(types.StructValue, len(t.Fields))
+			sv[slot] = v
+			return sv, nil
+		}
+	}
+	return func(r *avroReader) (any, error) {
+		i, err := r.long()
+		if err != nil {
+			return nil, err
+		}
+		if i < 0 || int(i) >= len(reads) {
+			return nil, fmt.Errorf("Avro union index %d out of range", i)
+		}
+		return reads[i](r)
+	}, nil
+}
+
+// compileAvroUnionWrite writes STRUCT t to a general union: the branch
+// of its first non-null field, or null.
+func compileAvroUnionWrite(w *avroSchema, t *types.Type) (avroWrite, error) {
+	nullIdx := -1
+	branch := make([]int, len(t.Fields))
+	writes := make([]avroWrite, len(t.Fields))
+	for i := range branch {
+		branch[i] = -1
+	}
+	for i, b := range w.branches {
+		if b.typ == "null" {
+			if nullIdx < 0 {
+				nullIdx = i
+			}
+			continue
+		}
+		if slot := unionSlot(b, t); slot >= 0 && branch[slot] < 0 {
+			wr, err := compileAvroWrite(b, t.Fields[slot].Type)
+			if err != nil {
+				return nil, err
+			}
+			branch[slot], writes[slot] = i, wr
+		}
+	}
+	return func(dst []byte, v any) ([]byte, error) {
+		if sv, ok := v.(types.StructValue); ok {
+			for i, fv := range sv {
+				if fv != nil && i < len(branch) && branch[i] >= 0 {
+					return writes[i](appendAvroLong(dst, int64(branch[i])), fv)
+				}
+			}
+		} else if v != nil {
+			return nil, fmt.Errorf("cannot encode %T as an Avro union", v)
+		}
+		if nullIdx < 0 {
+			return nil, errors.New("null value for a union without a null branch in the Avro schema")
+		}
+		return appendAvroLong(dst, int64(nullIdx)), nil
+	}, nil
+}
+
 // compileAvroWrite returns the writer of SQL values of type t (nil: the
 // field has no column and is written as null) in writer schema w.
 func compileAvroWrite(w *avroSchema, t *types.Type) (avroWrite, error) {
+	if t != nil && t.Kind == types.Struct && w.unionMembers() != nil {
+		return compileAvroUnionWrite(w, t)
+	}
 	if w.typ == "union" {
 		nullIdx, valIdx := -1, -1
 		var val avroWrite

@@ -2,9 +2,11 @@ package format
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/sluice-sql/sluice/internal/types"
 )
@@ -194,9 +196,57 @@ func (s *avroSchema) nonNull() *avroSchema {
 	return out
 }
 
+// unionMembers returns the non-null branches of a union of more than one
+// of them (a general union), by index, or nil.
+func (s *avroSchema) unionMembers() map[int]*avroSchema {
+	if s.typ != "union" {
+		return nil
+	}
+	m := map[int]*avroSchema{}
+	for i, b := range s.branches {
+		if b.typ != "null" {
+			m[i] = b
+		}
+	}
+	if len(m) < 2 {
+		return nil
+	}
+	return m
+}
+
+// unionMemberName is the name of the STRUCT field a branch of a general
+// union reads as (as Connect's Avro converter names it): a named type's
+// name without its namespace, else the type.
+func unionMemberName(b *avroSchema) string {
+	switch b.typ {
+	case "record", "enum", "fixed":
+		if i := strings.LastIndexByte(b.name, '.'); i >= 0 {
+			return b.name[i+1:]
+		}
+		return b.name
+	}
+	return b.typ
+}
+
 // sqlType returns the SQL type of an Avro schema, as ksqlDB infers it.
 func (s *avroSchema) sqlType() (*types.Type, error) {
 	s = s.nonNull()
+	if s.unionMembers() != nil {
+		// A general union is a STRUCT of one field per non-null branch,
+		// of which the branch written is set.
+		var fs []types.Field
+		for _, b := range s.branches {
+			if b.typ == "null" {
+				continue
+			}
+			t, err := b.sqlType()
+			if err != nil {
+				return nil, err
+			}
+			fs = append(fs, types.Field{Name: unionMemberName(b), Type: t})
+		}
+		return types.StructOf(fs...), nil
+	}
 	switch s.typ {
 	case "boolean":
 		return types.BooleanType, nil
@@ -412,4 +462,102 @@ func writeAvroType(b *strings.Builder, t *types.Type, path string, optional bool
 	default:
 		b.WriteString(`"null"`)
 	}
+}
+
+// CheckAvroColumns refuses columns ksqlDB cannot write in Avro, with its
+// messages: a name Avro does not allow for a record or field (the record
+// named fullName, or KsqlDataSourceSchema, and those of STRUCTs, named
+// after their path), and a MAP whose keys are not STRING.
+func CheckAvroColumns(cols []types.Column, unwrapped bool, fullName string) error {
+	root := avroRecordName
+	if fullName != "" {
+		root = fullName[strings.LastIndexByte(fullName, '.')+1:]
+	}
+	fs := make([]types.Field, len(cols))
+	for i, c := range cols {
+		fs[i] = types.Field(c)
+	}
+	var err error
+	if unwrapped && len(cols) == 1 {
+		err = checkAvroNames(cols[0].Type, root)
+	} else {
+		err = checkAvroNames(types.StructOf(fs...), root)
+	}
+	if err != nil {
+		return fmt.Errorf("Schema is not compatible with Avro: %w", err)
+	}
+	for _, c := range cols {
+		if avroNonStringKeys(c.Type) {
+			return errors.New("Avro only supports MAPs with STRING keys")
+		}
+	}
+	return nil
+}
+
+// checkAvroNames checks the record and field names of t, whose record (a
+// STRUCT) is named name, in the order Avro builds them: a record's name,
+// then each field's type before the field's name.
+func checkAvroNames(t *types.Type, name string) error {
+	if t == nil {
+		return nil
+	}
+	switch t.Kind {
+	case types.Array:
+		return checkAvroNames(t.Elem, name)
+	case types.Map:
+		return checkAvroNames(t.Elem, name+"_MapValue")
+	case types.Struct:
+		if err := avroValidName(name); err != nil {
+			return err
+		}
+		for _, f := range t.Fields {
+			if err := checkAvroNames(f.Type, name+"_"+f.Name); err != nil {
+				return err
+			}
+			if err := avroValidName(f.Name); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// avroValidName checks an Avro name: a letter or '_', then letters,
+// digits and '_'; the error is Avro's.
+func avroValidName(n string) error {
+	if n == "" {
+		return errors.New("Empty name")
+	}
+	for i, r := range n {
+		switch {
+		case r == '_' || unicode.IsLetter(r):
+		case i > 0 && unicode.IsDigit(r):
+		case i == 0:
+			return fmt.Errorf("Illegal initial character: %s", n)
+		default:
+			return fmt.Errorf("Illegal character in: %s", n)
+		}
+	}
+	return nil
+}
+
+// avroNonStringKeys reports whether t holds a MAP whose keys are not
+// STRING.
+func avroNonStringKeys(t *types.Type) bool {
+	if t == nil {
+		return false
+	}
+	switch t.Kind {
+	case types.Map:
+		return t.Key == nil || t.Key.Kind != types.String || avroNonStringKeys(t.Elem)
+	case types.Array:
+		return avroNonStringKeys(t.Elem)
+	case types.Struct:
+		for _, f := range t.Fields {
+			if avroNonStringKeys(f.Type) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -101,8 +101,12 @@ func NewValueCodecSR(format string, cols []types.Column, props map[string]string
 	if !wrap && len(cols) != 1 {
 		return nil, fmt.Errorf("'%s' is only valid for single-field value schemas; this schema has %d columns", WrapSingleValue, len(cols))
 	}
+	if f == Protobuf && wrapSet && !wrap {
+		// A PROTOBUF value is always a message.
+		return nil, fmt.Errorf("Format '%s' does not support '%s' set to '%s'.", f, WrapSingleValue, strings.Trim(strings.TrimSpace(v), "'"))
+	}
 	if f == ProtobufNoSR {
-		return newProtobufNoSR(cols, !wrap)
+		return newProtobufNoSR(cols, !wrap, props[NullableRepresentation])
 	}
 	if f == Avro || f == JSONSR || f == Protobuf {
 		return newSRCodec(f, cols, !wrap, sr, registry.ValueSubject(sr.Topic), props)
@@ -159,7 +163,7 @@ func NewKeyCodecSR(format string, cols []types.Column, props map[string]string, 
 	case Delimited:
 		return newDelimitedCodec(cols, props, KeyDelimiter, true)
 	case ProtobufNoSR:
-		return newProtobufNoSR(cols, false)
+		return newProtobufNoSR(cols, false, props[NullableRepresentation])
 	case Avro, JSONSR:
 		return newSRCodec(f, cols, len(cols) == 1, sr, registry.KeySubject(sr.Topic), props)
 	case Protobuf: // a PROTOBUF key is always a message
@@ -195,7 +199,7 @@ func newSRCodec(f string, cols []types.Column, unwrapped bool, sr SR, subject st
 				return nil, err
 			}
 		}
-		return newProtobufSRCodec(cols, unwrapped, sr, subject, id, name), nil
+		return newProtobufSRCodec(cols, unwrapped, sr, subject, id, name, props[NullableRepresentation]), nil
 	}
 	if f == JSONSR {
 		if err := checkJSONTypes(cols); err != nil {
@@ -203,7 +207,11 @@ func newSRCodec(f string, cols []types.Column, unwrapped bool, sr SR, subject st
 		}
 		return newJSONSRCodec(cols, unwrapped, sr, subject, id), nil
 	}
-	return newAvroCodec(cols, unwrapped, sr, subject, id, strings.Trim(props[SchemaFullName], "'")), nil
+	name := strings.Trim(props[SchemaFullName], "'")
+	if err := CheckAvroColumns(cols, unwrapped, name); err != nil {
+		return nil, err
+	}
+	return newAvroCodec(cols, unwrapped, sr, subject, id, name), nil
 }
 
 type noKey struct{}

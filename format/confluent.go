@@ -59,6 +59,12 @@ const (
 	SchemaFullName = "SCHEMA_FULL_NAME"
 )
 
+// NullableRepresentation (KEY_/VALUE_PROTOBUF_NULLABLE_REPRESENTATION in
+// the WITH clause) is how a PROTOBUF or PROTOBUF_NOSR schema generated for
+// the columns declares their scalar fields: NullableOptional or
+// NullableWrapper (see ProtobufSchemaNullable).
+const NullableRepresentation = "PROTOBUF_NULLABLE_REPRESENTATION"
+
 // SchemasEnable, set to true (KEY_SCHEMAS_ENABLE, VALUE_SCHEMAS_ENABLE in
 // the WITH clause), makes a JSON codec write and read Kafka Connect's JSON
 // envelope, as JsonConverter's schemas.enable does (see connect_json.go).
@@ -79,6 +85,9 @@ func unsupportedConfigs(f, side string, props map[string]string) error {
 	}
 	if len(names) > 0 {
 		return fmt.Errorf("%s does not support the following configs: [%s]", f, strings.Join(names, ", "))
+	}
+	if _, ok := props[NullableRepresentation]; ok && f != Protobuf && f != ProtobufNoSR {
+		return fmt.Errorf("Property %s_%s can only be enabled with protobuf format", side, NullableRepresentation)
 	}
 	if _, ok := props[SchemasEnable]; ok && f != JSON {
 		return fmt.Errorf("%s_SCHEMAS_ENABLE is a property of the JSON format, not of %s: remove it, or use %s_FORMAT='JSON'", side, f, side)
@@ -170,7 +179,7 @@ func RegistrySchema(f string, cols []types.Column, unwrapped bool, props map[str
 	case JSONSR:
 		return registry.Schema{Type: registry.JSON, Schema: JSONSchema(cols, unwrapped)}, nil
 	case Protobuf:
-		text, err := ProtobufSchemaNamed(cols, unwrapped, strings.Trim(props[SchemaFullName], "'"))
+		text, err := ProtobufSchemaNullable(cols, unwrapped, strings.Trim(props[SchemaFullName], "'"), props[NullableRepresentation])
 		return registry.Schema{Type: registry.Protobuf, Schema: text}, err
 	}
 	return registry.Schema{}, fmt.Errorf("format %s has no schema to register here", f)

@@ -24,6 +24,7 @@ type protobufSRCodec struct {
 	subject   string
 	schemaID  int
 	fullName  string
+	nullable  string
 	plans     schemaCache[*protobufPlan]
 
 	encOnce sync.Once
@@ -39,8 +40,8 @@ type protobufPlan struct {
 	body    Codec
 }
 
-func newProtobufSRCodec(cols []types.Column, unwrapped bool, sr SR, subject string, schemaID int, fullName string) *protobufSRCodec {
-	c := &protobufSRCodec{cols: cols, unwrapped: unwrapped && len(cols) == 1, sr: sr, subject: subject, schemaID: schemaID, fullName: fullName}
+func newProtobufSRCodec(cols []types.Column, unwrapped bool, sr SR, subject string, schemaID int, fullName, nullable string) *protobufSRCodec {
+	c := &protobufSRCodec{cols: cols, unwrapped: unwrapped && len(cols) == 1, sr: sr, subject: subject, schemaID: schemaID, fullName: fullName, nullable: nullable}
 	c.plans.reg = sr.Registry
 	c.plans.compile = func(s registry.Schema) (*protobufPlan, error) {
 		if t := strings.ToUpper(s.Type); t != registry.Protobuf {
@@ -153,7 +154,7 @@ func (c *protobufSRCodec) Encode(dst []byte, row []any) ([]byte, error) {
 }
 
 func (c *protobufSRCodec) initEncoder() {
-	generate := func() (string, error) { return ProtobufSchemaNamed(c.cols, c.unwrapped, c.fullName) }
+	generate := func() (string, error) { return ProtobufSchemaNullable(c.cols, c.unwrapped, c.fullName, c.nullable) }
 	c.encErr = writerSchema(c.sr.Registry, c.subject, c.schemaID, registry.Protobuf, generate, func(s registry.Schema, from schemaSource) error {
 		if from == fromLatest {
 			refs, _ := protobufRefs(c.sr.Registry, s)

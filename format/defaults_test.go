@@ -40,14 +40,15 @@ func TestAvroWriteDefaults(t *testing.T) {
 }
 
 // TestProtobufSchemaNamed: a *_SCHEMA_FULL_NAME names the top message and
-// its package, as ksqlDB registers it.
+// its package, as ksqlDB registers it; only unnamed messages take a
+// default name, so the nested one is ConnectDefault1.
 func TestProtobufSchemaNamed(t *testing.T) {
 	cols := []types.Column{{Name: "V", Type: types.StructOf(types.Field{Name: "V1", Type: types.StringType})}}
 	got, err := ProtobufSchemaNamed(cols, false, "io.test.value")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"package io.test;", "message value {", "message ConnectDefault2 {"} {
+	for _, want := range []string{"package io.test;", "message value {", "message ConnectDefault1 {"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("schema lacks %q:\n%s", want, got)
 		}
@@ -55,5 +56,33 @@ func TestProtobufSchemaNamed(t *testing.T) {
 	md, err := ProtobufColumns(got, nil, "io.test.value")
 	if err != nil || len(md) != 1 || md[0].Name != "V" {
 		t.Errorf("columns of the named message: %v, %v", md, err)
+	}
+}
+
+// TestProtobufNullable: OPTIONAL scalars keep null apart from zero, as
+// WRAPPER ones do.
+func TestProtobufNullable(t *testing.T) {
+	cols := []types.Column{{Name: "S", Type: types.StringType}, {Name: "N", Type: types.IntType}}
+	for _, rep := range []string{NullableOptional, NullableWrapper} {
+		c, err := newProtobufNoSR(cols, false, rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range [][]any{{nil, int32(0)}, {"", nil}} {
+			b, err := c.Encode(nil, row)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]any, 2)
+			if err := c.Decode(b, got); err != nil {
+				t.Fatal(err)
+			}
+			if got[0] != row[0] || got[1] != row[1] {
+				t.Errorf("%s: %v read back as %v", rep, row, got)
+			}
+		}
+	}
+	if _, err := NewValueCodec(JSON, cols, map[string]string{NullableRepresentation: NullableOptional}); err == nil || !strings.Contains(err.Error(), "can only be enabled with protobuf format") {
+		t.Errorf("JSON took a nullable representation: %v", err)
 	}
 }

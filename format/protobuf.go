@@ -426,10 +426,10 @@ func NewProtobufBody(schema string, refs map[string]string, fullName string, col
 	return newProtobufCodec(md, cols, unwrapped)
 }
 
-// newProtobufNoSR is PROTOBUF_NOSR: the message ProtobufSchema generates
-// for cols, with no registry and no header.
-func newProtobufNoSR(cols []types.Column, unwrapped bool) (Codec, error) {
-	schema, err := ProtobufSchema(cols, unwrapped)
+// newProtobufNoSR is PROTOBUF_NOSR: the message ProtobufSchemaNullable
+// generates for cols, with no registry and no header.
+func newProtobufNoSR(cols []types.Column, unwrapped bool, nullable string) (Codec, error) {
+	schema, err := ProtobufSchemaNullable(cols, unwrapped, "", nullable)
 	if err != nil {
 		return nil, err
 	}

@@ -37,6 +37,9 @@ type pbField struct {
 	mk   pbKind
 	sql  *types.Type // of a single value (the element of a list)
 	list bool
+	// presence: the field tracks whether it is set (a proto3 optional
+	// scalar), so an absent one reads as null and a zero is written.
+	presence bool
 	// key and val are the entry fields of a map field.
 	key, val *pbField
 	msg      *pbMsg   // pbStruct
@@ -170,7 +173,12 @@ func bindField(fd protoreflect.FieldDescriptor, t *types.Type) (*pbField, error)
 		f.list = true
 		return f, nil
 	}
-	return bindSingle(fd, t)
+	f, err := bindSingle(fd, t)
+	if err != nil {
+		return nil, err
+	}
+	f.presence = fd.HasPresence() && f.mk == pbScalar
+	return f, nil
 }
 
 func pbMismatch(fd protoreflect.FieldDescriptor, t *types.Type) error {
@@ -256,6 +264,9 @@ func (f *pbField) zero() any {
 	}
 	if f.list {
 		return []any{}
+	}
+	if f.presence {
+		return nil
 	}
 	return f.zeroSingle()
 }
@@ -751,7 +762,7 @@ func (m *pbMsg) encode(dst []byte, vals []any) ([]byte, error) {
 				}
 			}
 		default:
-			if dst, err = f.appendSingle(dst, v, true); err != nil {
+			if dst, err = f.appendSingle(dst, v, !f.presence); err != nil {
 				return nil, err
 			}
 		}

@@ -26,10 +26,30 @@ func ProtobufSchema(cols []types.Column, unwrapped bool) (string, error) {
 // io.test.value is message value of package io.test. An empty fullName is
 // ConnectDefault1 with no package.
 func ProtobufSchemaNamed(cols []types.Column, unwrapped bool, fullName string) (string, error) {
+	return ProtobufSchemaNullable(cols, unwrapped, fullName, "")
+}
+
+// The values of NullableRepresentation: how a generated schema marks the
+// scalar fields of nullable columns.
+const (
+	// NullableOptional declares each scalar field optional (proto3
+	// presence): a null is left out, a zero is written.
+	NullableOptional = "OPTIONAL"
+	// NullableWrapper declares each scalar field as the google.protobuf
+	// wrapper message of its type.
+	NullableWrapper = "WRAPPER"
+)
+
+// ProtobufSchemaNullable is ProtobufSchemaNamed with the scalar fields
+// of the messages (not the elements of repeated fields or maps) declared
+// as nullable says: "" (plain proto3 scalars, whose null reads back as
+// the default), NullableOptional or NullableWrapper
+// (KEY_/VALUE_PROTOBUF_NULLABLE_REPRESENTATION).
+func ProtobufSchemaNullable(cols []types.Column, unwrapped bool, fullName, nullable string) (string, error) {
 	if unwrapped && len(cols) != 1 {
 		return "", fmt.Errorf("an unwrapped protobuf schema has exactly one column, not %d", len(cols))
 	}
-	g := &protoGen{imports: map[string]bool{}}
+	g := &protoGen{imports: map[string]bool{}, nullable: strings.ToUpper(nullable)}
 	pkg := ""
 	if fullName = strings.TrimPrefix(fullName, "."); fullName != "" {
 		if i := strings.LastIndexByte(fullName, '.'); i >= 0 {
@@ -67,20 +87,22 @@ func ProtobufSchemaNamed(cols []types.Column, unwrapped bool, fullName string) (
 }
 
 type protoGen struct {
+	// next counts the messages given a default name: only unnamed
+	// messages take a number, so the nested messages of a named top
+	// message are numbered from ConnectDefault1.
 	next    int
+	started bool
 	imports map[string]bool
 	// root, when set, names the top message.
 	root string
+	// nullable is the representation of nullable scalar fields.
+	nullable string
 }
 
-// message writes a message for fields, named ConnectDefault<n>, indented by
-// indent.
+// message writes a message for fields, named ConnectDefault<n> (or root,
+// for the top message when set), indented by indent.
 func (g *protoGen) message(fields []types.Field, indent string) (string, error) {
-	g.next++
-	name := "ConnectDefault" + strconv.Itoa(g.next)
-	if g.next == 1 && g.root != "" {
-		name = g.root
-	}
+	name := g.nextName()
 	var b, nested strings.Builder
 	fmt.Fprintf(&b, "%smessage %s {\n", indent, name)
 	in := indent + "  "
@@ -144,6 +166,15 @@ func (g *protoGen) field(f types.Field, num int, indent string, nested *strings.
 		typ = "map<" + k + ", " + v + ">"
 	default:
 		typ, opts, err = g.single(t, f.Name, indent, nested)
+		if w, scalar := protoWrappers[typ]; scalar && err == nil {
+			switch g.nullable {
+			case NullableOptional:
+				label = "optional "
+			case NullableWrapper:
+				g.imports["google/protobuf/wrappers.proto"] = true
+				typ = w
+			}
+		}
 	}
 	if err != nil {
 		return "", err
@@ -184,7 +215,7 @@ func (g *protoGen) single(t *types.Type, col, indent string, nested *strings.Bui
 		g.imports["google/type/timeofday.proto"] = true
 		return "google.type.TimeOfDay", "", nil
 	case types.Struct:
-		n := g.next + 1
+		n := "ConnectDefault" + strconv.Itoa(g.next+1)
 		body, err := g.message(t.Fields, indent)
 		if err != nil {
 			return "", "", err
@@ -193,9 +224,33 @@ func (g *protoGen) single(t *types.Type, col, indent string, nested *strings.Bui
 			nested.WriteString("\n")
 		}
 		nested.WriteString(body)
-		return "ConnectDefault" + strconv.Itoa(n), "", nil
+		return n, "", nil
 	}
 	return "", "", fmt.Errorf("PROTOBUF cannot represent column '%s' of type %s", col, t)
+}
+
+// nextName names the next message: root for the top one when set, else
+// the next ConnectDefault<n>.
+func (g *protoGen) nextName() string {
+	if !g.started {
+		g.started = true
+		if g.root != "" {
+			return g.root
+		}
+	}
+	g.next++
+	return "ConnectDefault" + strconv.Itoa(g.next)
+}
+
+// protoWrappers are the google.protobuf wrapper messages of the scalar
+// types a generated schema writes.
+var protoWrappers = map[string]string{
+	"bool":   "google.protobuf.BoolValue",
+	"int32":  "google.protobuf.Int32Value",
+	"int64":  "google.protobuf.Int64Value",
+	"double": "google.protobuf.DoubleValue",
+	"string": "google.protobuf.StringValue",
+	"bytes":  "google.protobuf.BytesValue",
 }
 
 // protoScrubName makes s a valid protobuf identifier: characters other than

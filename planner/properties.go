@@ -16,8 +16,8 @@ import (
 // knownProps are the WITH properties the planner understands, per statement
 // family.
 var (
-	sourceProps = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT", "WINDOW_TYPE", "WINDOW_SIZE", "KEY_SCHEMA_ID", "VALUE_SCHEMA_ID", "KEY_SCHEMA_FULL_NAME", "VALUE_SCHEMA_FULL_NAME", "VALUE_AVRO_SCHEMA_FULL_NAME", "KEY_SCHEMAS_ENABLE", "VALUE_SCHEMAS_ENABLE"}
-	sinkProps   = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT", "KEY_SCHEMA_ID", "VALUE_SCHEMA_ID", "KEY_SCHEMA_FULL_NAME", "VALUE_SCHEMA_FULL_NAME", "VALUE_AVRO_SCHEMA_FULL_NAME", "KEY_SCHEMAS_ENABLE", "VALUE_SCHEMAS_ENABLE"}
+	sourceProps = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT", "WINDOW_TYPE", "WINDOW_SIZE", "KEY_SCHEMA_ID", "VALUE_SCHEMA_ID", "KEY_SCHEMA_FULL_NAME", "VALUE_SCHEMA_FULL_NAME", "VALUE_AVRO_SCHEMA_FULL_NAME", "KEY_SCHEMAS_ENABLE", "VALUE_SCHEMAS_ENABLE", "KEY_PROTOBUF_NULLABLE_REPRESENTATION", "VALUE_PROTOBUF_NULLABLE_REPRESENTATION"}
+	sinkProps   = []string{"KAFKA_TOPIC", "FORMAT", "KEY_FORMAT", "VALUE_FORMAT", "PARTITIONS", "REPLICAS", "TIMESTAMP", "WRAP_SINGLE_VALUE", "VALUE_DELIMITER", "KEY_DELIMITER", "TIMESTAMP_FORMAT", "KEY_SCHEMA_ID", "VALUE_SCHEMA_ID", "KEY_SCHEMA_FULL_NAME", "VALUE_SCHEMA_FULL_NAME", "VALUE_AVRO_SCHEMA_FULL_NAME", "KEY_SCHEMAS_ENABLE", "VALUE_SCHEMAS_ENABLE", "KEY_PROTOBUF_NULLABLE_REPRESENTATION", "VALUE_PROTOBUF_NULLABLE_REPRESENTATION"}
 )
 
 // props is a checked WITH list.
@@ -28,10 +28,8 @@ type props struct {
 // laterProps are ksqlDB WITH properties whose features are not supported
 // yet; naming them says so instead of calling them invalid.
 var laterProps = map[string]string{
-	"KEY_PROTOBUF_NULLABLE_REPRESENTATION":   "schema-registry formats",
-	"VALUE_PROTOBUF_NULLABLE_REPRESENTATION": "schema-registry formats",
-	"RETENTION_MS":                           "windowed sources",
-	"SOURCE_CONNECTOR":                       "connectors",
+	"RETENTION_MS":     "windowed sources",
+	"SOURCE_CONNECTOR": "connectors",
 }
 
 func checkProps(list ast.Properties, known []string) (props, error) {
@@ -212,6 +210,20 @@ func (p props) schemaProps(out map[string]string, prefix string) error {
 				return err
 			}
 			out[format.SchemaFullName] = v
+		}
+	}
+	// How a generated protobuf schema declares nullable scalars (the
+	// format refuses it for formats other than the protobuf ones).
+	if prop, ok := p.list.Get(prefix + "PROTOBUF_NULLABLE_REPRESENTATION"); ok {
+		v, _, err := p.str(prop.Name, "")
+		if err != nil {
+			return err
+		}
+		switch rep := strings.ToUpper(strings.TrimSpace(v)); rep {
+		case format.NullableOptional, format.NullableWrapper:
+			out[format.NullableRepresentation] = rep
+		default:
+			return errorf(prop.Pos, "Invalid value %s for property %s: String must be one of: %s, %s", v, prop.Name, format.NullableOptional, format.NullableWrapper)
 		}
 	}
 	// JSON's opt-in to Kafka Connect's envelope (format.SchemasEnable).

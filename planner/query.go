@@ -260,7 +260,7 @@ func PlanSelect(cat *catalog.Catalog, q *ast.Query, opts QueryOptions) (*QueryPl
 	if rel.aggregated {
 		tail.sinkError = func(err error) error {
 			var pe *Error
-			if errors.As(err, &pe) && strings.HasPrefix(pe.Msg, "key format: Key format does not support schema.") {
+			if errors.As(err, &pe) && strings.HasPrefix(pe.Msg, "Key format does not support schema.") {
 				// ksqlDB names the statement as it rewrote it.
 				return &Error{Pos: pe.Pos, Msg: pe.Msg + "\nStatement: " + statementText(q, opts, names, src.Name, qualifier)}
 			}
