@@ -122,7 +122,7 @@ func (e *Engine) createSource(ctx context.Context, s *Session, st *ast.CreateSou
 	}
 	src.Partitions = partitions
 	_, replacing := e.cat.Source(src.Name)
-	if err := e.registerSchemas(ctx, st.Pos, src, !replacing); err != nil {
+	if err := e.registerSchemas(ctx, st.Pos, src, !replacing, false); err != nil {
 		return Result{}, err
 	}
 	if ctx, err = commit(ctx); err != nil {
@@ -224,7 +224,7 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 	if err != nil {
 		return Result{}, err
 	}
-	if err := e.registerSchemas(ctx, st.Pos, plan.Sink, false); err != nil {
+	if err := e.registerSchemas(ctx, st.Pos, plan.Sink, false, true); err != nil {
 		return Result{}, err
 	}
 	plan.Sink.Partitions, plan.Graph.Sink.Partitions = n, n

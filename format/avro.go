@@ -271,6 +271,12 @@ func (c *avroCodec) planWrite(w *avroSchema, all bool) (func([]byte, []any) ([]b
 			t = c.cols[slots[i]].Type
 			used++
 		}
+		if t == nil && f.hasDef {
+			// A field no column fills takes the schema's default.
+			f := f
+			writes[i] = func(dst []byte, _ any) ([]byte, error) { return appendAvroDefault(dst, f.typ, f.def) }
+			continue
+		}
 		wr, err := compileAvroWrite(f.typ, t)
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", f.name, err)

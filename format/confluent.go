@@ -211,10 +211,11 @@ func InferColumns(ctx context.Context, reg registry.Client, topic string, key bo
 	}
 	var s registry.Schema
 	var err error
-	if v, ok := props[SchemaID]; ok {
-		id, _ := strconv.Atoi(v)
+	idProp, byID := props[SchemaID]
+	if byID {
+		id, _ := strconv.Atoi(idProp)
 		if s, err = reg.ByID(ctx, id); err != nil {
-			return nil, fmt.Errorf("schema id %d for message %s on topic '%s' does not exist in the schema registry; register it first or give another id", id, what, topic)
+			return nil, SchemaIDNotFound(topic, key, id)
 		}
 	} else if s, err = reg.Latest(ctx, subject); err != nil {
 		if errors.Is(err, registry.ErrNotFound) {
@@ -228,15 +229,7 @@ func InferColumns(ctx context.Context, reg registry.Client, topic string, key bo
 	typ := normSchemaType(strings.ToUpper(s.Type))
 	// wrongType refuses a schema of another type than format f reads.
 	wrongType := func(want string) error {
-		where := "subject " + subject
-		if v, ok := props[SchemaID]; ok {
-			where = "schema id " + v
-		}
-		side, prop := "Value", "VALUE_FORMAT"
-		if key {
-			side, prop = "Key", "KEY_FORMAT"
-		}
-		return fmt.Errorf("%s schema is not in the expected format: %s holds a schema of type %s, not %s; you may want to set %s to '%s'", side, where, typ, want, prop, formatOfSchemaType(typ))
+		return WrongSchemaType(topic, idProp, key, want, typ)
 	}
 	var cols []types.Column
 	switch strings.ToUpper(f) {
@@ -279,26 +272,80 @@ func InferColumns(ctx context.Context, reg registry.Client, topic string, key bo
 		return nil, fmt.Errorf("columns cannot be inferred for format %s yet; list them in the statement", f)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("cannot infer columns from subject %s: %w", subject, err)
+		side := "value"
+		if key {
+			side = "key"
+		}
+		return nil, fmt.Errorf("Unable to verify if the %s schema for %s is compatible with ksqlDB.\nReason: %v", side, schemaOrigin(topic, idProp), err)
+	}
+	if strings.EqualFold(f, Protobuf) && strings.Trim(props[SchemaFullName], "'") == "" {
+		if err := singleDefinition(s.Schema, key); err != nil {
+			return nil, err
+		}
 	}
 	if key && len(cols) > 1 {
 		return nil, fmt.Errorf("The key schema for topic %s has %d columns, and a key of several columns cannot be read from the schema registry; list the key columns in the statement, or name a message of one field with KEY_SCHEMA_FULL_NAME", topic, len(cols))
 	}
-	for i := range cols { // ksqlDB names inferred columns in upper case
-		cols[i].Name = strings.ToUpper(cols[i].Name)
+	if !byID {
+		// ksqlDB names columns inferred from a subject's latest schema in
+		// upper case, and keeps the schema's names when its id is given.
+		for i := range cols {
+			cols[i].Name = strings.ToUpper(cols[i].Name)
+		}
 	}
 	return cols, nil
 }
 
-// formatOfSchemaType is the format that reads a registry schema type.
-func formatOfSchemaType(typ string) string {
-	switch typ {
-	case registry.JSON:
-		return JSONSR
-	case registry.Protobuf:
-		return Protobuf
+// schemaOrigin names where a registry schema came from as ksqlDB does:
+// "topic: T", with ", schema id: N" when an id was given.
+func schemaOrigin(topic, id string) string {
+	var parts []string
+	if topic != "" {
+		parts = append(parts, "topic: "+topic)
 	}
-	return Avro
+	if id != "" {
+		parts = append(parts, "schema id: "+id)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// SchemaIDNotFound is ksqlDB's refusal of a KEY_SCHEMA_ID or
+// VALUE_SCHEMA_ID the registry does not hold.
+func SchemaIDNotFound(topic string, key bool, id int) error {
+	what, subject := "values", registry.ValueSubject(topic)
+	if key {
+		what, subject = "keys", registry.KeySubject(topic)
+	}
+	prop := "VALUE_SCHEMA_ID"
+	if key {
+		prop = "KEY_SCHEMA_ID"
+	}
+	return fmt.Errorf("Schema for message %s on topic '%s' does not exist in the Schema Registry.\nSubject: %s\nSchema Id: %d\nRegister the schema first, or give the id of a registered schema in %s.", what, topic, subject, id, prop)
+}
+
+// WrongSchemaType is ksqlDB's refusal of a registry schema of type actual
+// (AVRO, JSON, PROTOBUF) for a format that reads schemas of type want; id
+// is the schema id given, if any.
+func WrongSchemaType(topic, id string, key bool, want, actual string) error {
+	side, prop := "Value", "VALUE_FORMAT"
+	if key {
+		side, prop = "Key", "KEY_FORMAT"
+	}
+	return fmt.Errorf("%s schema is not in the expected format. You may want to set %s to '%s'.\n%s\nexpected format: %s\nactual format from Schema Registry: %s", side, prop, actual, schemaOrigin(topic, id), want, actual)
+}
+
+// singleDefinition refuses a PROTOBUF schema that defines several
+// top-level types when no *_SCHEMA_FULL_NAME picks one, as ksqlDB does.
+func singleDefinition(schema string, key bool) error {
+	names := protoTopLevelNames(schema)
+	if len(names) < 2 {
+		return nil
+	}
+	side, prop := "Value", "VALUE_SCHEMA_FULL_NAME"
+	if key {
+		side, prop = "Key", "KEY_SCHEMA_FULL_NAME"
+	}
+	return fmt.Errorf("%s schema has multiple schema definitions. \n\n- %s\n\nPlease specify a schema full name in the WITH clause using %s", side, strings.Join(names, "\n- "), prop)
 }
 
 // schemaSource says where writerSchema found the schema it hands on.
@@ -339,3 +386,92 @@ func writerSchema(reg registry.Client, subject string, schemaID int, typ string,
 	}
 	return use(s, fromGenerated)
 }
+
+// protoTopLevelNames lists the full names of the messages and enums a
+// .proto text declares at its top level, in order; nested ones are not
+// listed.
+func protoTopLevelNames(schema string) []string {
+	var pkg string
+	var names []string
+	depth := 0
+	toks := protoTokens(schema)
+	for i := 0; i < len(toks); i++ {
+		switch t := toks[i]; t {
+		case "{":
+			depth++
+		case "}":
+			depth--
+		case "package":
+			if depth == 0 && i+1 < len(toks) {
+				pkg = toks[i+1]
+			}
+		case "message", "enum":
+			if depth == 0 && i+1 < len(toks) {
+				name := toks[i+1]
+				if pkg != "" {
+					name = pkg + "." + name
+				}
+				names = append(names, name)
+			}
+		}
+	}
+	return names
+}
+
+// protoTokens splits a .proto text into words and the punctuation
+// characters between them, leaving out comments and string literals.
+func protoTokens(s string) []string {
+	var toks []string
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case strings.HasPrefix(s[i:], "//"):
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case strings.HasPrefix(s[i:], "/*"):
+			end := strings.Index(s[i+2:], "*/")
+			if end < 0 {
+				return toks
+			}
+			i += end + 4
+		case c == '"' || c == '\'':
+			j := i + 1
+			for j < len(s) && s[j] != c {
+				if s[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			i = j + 1
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			i++
+		case c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			j := i
+			for j < len(s) && (s[j] == '_' || s[j] == '.' || s[j] >= '0' && s[j] <= '9' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z') {
+				j++
+			}
+			toks = append(toks, s[i:j])
+			i = j
+		default:
+			toks = append(toks, string(c))
+			i++
+		}
+	}
+	return toks
+}
+
+// SchemaTypeOf is the registry schema type format f reads and writes.
+func SchemaTypeOf(f string) string {
+	switch strings.ToUpper(f) {
+	case JSONSR:
+		return registry.JSON
+	case Protobuf:
+		return registry.Protobuf
+	}
+	return registry.Avro
+}
+
+// NormSchemaType is a registry schema's type in upper case, AVRO when
+// the registry gives none.
+func NormSchemaType(t string) string { return normSchemaType(strings.ToUpper(t)) }

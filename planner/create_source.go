@@ -53,6 +53,9 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaul
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSchemaIDs(s, keyFormat, kprops, valueFormat, vprops); err != nil {
+		return nil, err
+	}
 	// The codecs judge the formats and their properties before the
 	// columns are looked at, as ksqlDB does.
 	if _, err := format.NewValueCodec(valueFormat, nil, vprops); err != nil && strings.Contains(err.Error(), "elimiter") {
@@ -249,6 +252,42 @@ func checkHeaderColumn(c ast.ColumnDef, seen []string) error {
 		}
 		if c.Constraint == ast.HeaderColumn && k == c.HeaderKey {
 			return errorf(c.Pos, "Schema already contains a HEADER('%s') column.\nAnother column reads that header already; remove %s or read another key.", k, c.Name)
+		}
+	}
+	return nil
+}
+
+// checkSchemaIDs refuses KEY_SCHEMA_ID and VALUE_SCHEMA_ID as ksqlDB does:
+// the format must read its columns from the schema registry, and the
+// statement must not list the columns the schema gives. The key is
+// judged before the value.
+func checkSchemaIDs(s *ast.CreateSource, keyFormat string, kprops map[string]string, valueFormat string, vprops map[string]string) error {
+	for _, side := range []struct {
+		prefix, format string
+		props          map[string]string
+		isKey          bool
+	}{{"KEY", keyFormat, kprops, true}, {"VALUE", valueFormat, vprops, false}} {
+		if _, ok := side.props[format.SchemaID]; !ok {
+			continue
+		}
+		idProp := side.prefix + "_SCHEMA_ID"
+		pos := s.Pos
+		if prop, ok := s.Props.Get(idProp); ok {
+			pos = prop.Pos
+		}
+		if !format.IsRegistryFormat(side.format) {
+			return errorf(pos, "%s_FORMAT should support schema inference when %s is provided. Current format is %s.\nUse AVRO, PROTOBUF or JSON_SR as %s_FORMAT, or leave %s out.", side.prefix, idProp, strings.ToUpper(side.format), side.prefix, idProp)
+		}
+		for _, c := range s.Columns {
+			isKey := c.Constraint == ast.KeyColumn || c.Constraint == ast.PrimaryKeyColumn
+			isHeader := c.Constraint == ast.HeadersColumn || c.Constraint == ast.HeaderColumn
+			if isKey == side.isKey && !isHeader {
+				what := "value"
+				if side.isKey {
+					what = "key"
+				}
+				return errorf(c.Pos, "Table elements and %s cannot both exist for create statement.\nThe %s columns come from the schema with that id: remove the %s columns from the statement, or leave %s out.", idProp, what, what, idProp)
+			}
 		}
 	}
 	return nil
