@@ -387,7 +387,7 @@ func writerSchema(reg registry.Client, subject string, schemaID int, typ string,
 	return use(s, fromGenerated)
 }
 
-// protoTopLevelNames lists the full names of the messages and enums a
+// protoTopLevelNames lists the full names of the messages a
 // .proto text declares at its top level, in order; nested ones are not
 // listed.
 func protoTopLevelNames(schema string) []string {
@@ -405,7 +405,7 @@ func protoTopLevelNames(schema string) []string {
 			if depth == 0 && i+1 < len(toks) {
 				pkg = toks[i+1]
 			}
-		case "message", "enum":
+		case "message":
 			if depth == 0 && i+1 < len(toks) {
 				name := toks[i+1]
 				if pkg != "" {

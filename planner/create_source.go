@@ -218,10 +218,10 @@ func hasMap(t *types.Type) bool {
 // record arrives.
 func checkCodecs(pos ast.Pos, keyFormat string, key []types.Column, kprops map[string]string, valueFormat string, value []types.Column, vprops map[string]string) error {
 	if _, err := format.NewKeyCodecProps(keyFormat, key, kprops); err != nil {
-		return errorf(pos, "%v\nThe key format %s refuses the key columns or the KEY_ properties.", err, keyFormat)
+		return errorf(pos, "%v", err)
 	}
 	if _, err := format.NewValueCodec(valueFormat, value, vprops); err != nil {
-		return errorf(pos, "%v\nThe value format %s refuses the value columns or the VALUE_ properties.", err, valueFormat)
+		return errorf(pos, "%v", err)
 	}
 	return nil
 }
