@@ -118,7 +118,7 @@ func TestComplete(t *testing.T) {
 			"'ksql.functions.collect_set.limit' ", "'ksql.persistence.default.format.key' ",
 			"'ksql.persistence.default.format.value' ",
 			"'ksql.query.pull.limit.clause.enabled' ", "'ksql.query.pull.range.scan.enabled' ",
-			"'ksql.query.pull.stream.enabled' ", "'ksql.query.pull.table.scan.enabled' ",
+			"'ksql.query.pull.stream.enabled' ", "'ksql.query.pull.table.scan.enabled' ", "'ksql.query.push.v2.enabled' ",
 			"'processing.guarantee' ", "'sluice.max.record.bytes' "}},
 		{"", "SET 'auto", []string{".offset.reset' "}},
 		{"", "unset 'p", []string{"rocessing.guarantee' "}},
