@@ -326,16 +326,7 @@ func compileAvroRead(w *avroSchema, t *types.Type) (avroRead, error) {
 			}
 			reads[i] = rd
 		}
-		return func(r *avroReader) (any, error) {
-			i, err := r.long()
-			if err != nil {
-				return nil, err
-			}
-			if i < 0 || int(i) >= len(reads) {
-				return nil, fmt.Errorf("Avro union index %d out of range", i)
-			}
-			return reads[i](r)
-		}, nil
+		return unionReader(reads), nil
 	case "null":
 		return func(*avroReader) (any, error) { return nil, nil }, nil
 	}
@@ -687,16 +678,7 @@ func compileAvroUnionRead(w *avroSchema, t *types.Type) (avroRead, error) {
 			return sv, nil
 		}
 	}
-	return func(r *avroReader) (any, error) {
-		i, err := r.long()
-		if err != nil {
-			return nil, err
-		}
-		if i < 0 || int(i) >= len(reads) {
-			return nil, fmt.Errorf("Avro union index %d out of range", i)
-		}
-		return reads[i](r)
-	}, nil
+	return unionReader(reads), nil
 }
 
 // compileAvroUnionWrite writes STRUCT t to a general union: the branch
@@ -1205,4 +1187,19 @@ func appendAvroDefault(dst []byte, w *avroSchema, def any) ([]byte, error) {
 		return dst, nil
 	}
 	return nil, bad()
+}
+
+// unionReader reads an Avro union: its branch index, then the branch with
+// that index's reader.
+func unionReader(reads []avroRead) avroRead {
+	return func(r *avroReader) (any, error) {
+		i, err := r.long()
+		if err != nil {
+			return nil, err
+		}
+		if i < 0 || int(i) >= len(reads) {
+			return nil, fmt.Errorf("Avro union index %d out of range", i)
+		}
+		return reads[i](r)
+	}
 }
