@@ -46,7 +46,8 @@ import (
 //	                     lines after it are statements run once it has
 //	                     started (rows that reach a query reading from
 //	                     latest), whose results are not printed
-//	consume topic=T      print every record now in topic T, by partition
+//	consume topic=T      print every record now in topic T (its headers
+//	                     as produce takes them), by partition
 //	                     (p* for a record without a key: its partition is
 //	                     the producer's choice)
 //	  [sorted]           and offset (sorted: by partition and text, for
@@ -571,7 +572,12 @@ func (h *harness) consume(ctx context.Context, topic string, sorted bool) string
 		if r.Key == nil {
 			part = "p*"
 		}
-		lines = append(lines, fmt.Sprintf("%s @%d %s %s\n", part, r.Timestamp.UnixMilli(), key, value))
+		// Headers print as produce takes them.
+		var hdrs strings.Builder
+		for _, hd := range r.Headers {
+			fmt.Fprintf(&hdrs, "h:%s=%s ", hd.Key, printable(hd.Value))
+		}
+		lines = append(lines, fmt.Sprintf("%s @%d %s%s %s\n", part, r.Timestamp.UnixMilli(), hdrs.String(), key, value))
 	}
 	if sorted {
 		sort.Strings(lines)

@@ -169,8 +169,12 @@ func (a *aggregateOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter)
 	used := 0
 	var nulls int64
 	a.changes.slab.reset()
+	// The rows row i makes carry its record's headers; they are given
+	// when the next row starts, whatever way this one ends.
+	var carry headerCarry
 rows:
 	for i := 0; i < n; i++ {
+		carry.next(&a.out, b, i)
 		if a.changes.regroup > 0 && b.Kind(i).Base() == Insert {
 			if err := a.onRecord(b, i); err != nil {
 				return err
@@ -261,6 +265,7 @@ rows:
 		a.emit(row, old, ts)
 		used++
 	}
+	carry.done(&a.out)
 	a.counts.addNulls(nulls)
 	var err error
 	if a.out.Len() > 0 {

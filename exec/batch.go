@@ -1,5 +1,7 @@
 package exec
 
+import "github.com/sluice-sql/sluice/kafka"
+
 // ChangeKind says what a row means in a changelog.
 type ChangeKind uint8
 
@@ -50,6 +52,11 @@ type Batch struct {
 	// olds holds the old rows of changes; it is shorter than rows when the
 	// last rows carry none.
 	olds [][]any
+	// hdrs holds the headers of the records the rows came from, which a
+	// sink writes on as Kafka Streams carries a record's headers through
+	// its processors; it is shorter than rows when the last rows carry
+	// none.
+	hdrs [][]kafka.Header
 }
 
 // Len returns the number of rows.
@@ -75,6 +82,32 @@ func (b *Batch) Old(i int) (old []any, known bool) {
 		return b.olds[i], true
 	}
 	return nil, true
+}
+
+// Headers returns the headers row i carries from its record, nil when it
+// carries none.
+func (b *Batch) Headers(i int) []kafka.Header {
+	if i < len(b.hdrs) {
+		return b.hdrs[i]
+	}
+	return nil
+}
+
+// SetHeaders gives the rows from row from on the headers h: those of the
+// record they came from, or of the record whose arrival made them. The
+// slice is shared, not copied: record headers are never written after
+// they are read.
+func (b *Batch) SetHeaders(from int, h []kafka.Header) {
+	if len(h) == 0 || from >= len(b.rows) {
+		return
+	}
+	for len(b.hdrs) < from {
+		b.hdrs = append(b.hdrs, nil)
+	}
+	b.hdrs = b.hdrs[:from]
+	for len(b.hdrs) < len(b.rows) {
+		b.hdrs = append(b.hdrs, h)
+	}
 }
 
 // Append adds a row whose old row is not known.
@@ -107,4 +140,24 @@ func (b *Batch) Reset() {
 	b.kinds = b.kinds[:0]
 	clear(b.olds)
 	b.olds = b.olds[:0]
+	clear(b.hdrs)
+	b.hdrs = b.hdrs[:0]
+}
+
+// headerCarry gives the rows an operator adds for each input row the
+// headers of that row, however the row's processing ends: next starts
+// row i of in, done ends the last.
+type headerCarry struct {
+	from int
+	h    []kafka.Header
+}
+
+func (c *headerCarry) next(out, in *Batch, i int) {
+	out.SetHeaders(c.from, c.h)
+	c.from, c.h = out.Len(), in.Headers(i)
+}
+
+func (c *headerCarry) done(out *Batch) {
+	out.SetHeaders(c.from, c.h)
+	*c = headerCarry{}
 }

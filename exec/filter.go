@@ -42,6 +42,7 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 	var dropped, nulls int64
 	for i := 0; i < b.Len(); i++ {
 		row, kind := b.Row(i), b.Kind(i)
+		n := f.out.Len()
 		old, oldKnown := b.Old(i)
 		if oldKnown && old != nil && !f.passes(old) {
 			old = nil
@@ -57,6 +58,7 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 			case old != nil:
 				f.out.AppendChange(row, old, b.Time(i), kind)
 			}
+			f.out.SetHeaders(n, b.Headers(i))
 			continue
 		}
 		// A failing sub-expression yields null and is logged; the
@@ -80,6 +82,7 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 		case old != nil:
 			f.out.AppendChange(row, old, b.Time(i), NullValue|Filtered|kind&KeyAbsent)
 		}
+		f.out.SetHeaders(n, b.Headers(i))
 	}
 	f.counts.addFiltered(dropped)
 	f.counts.addNulls(nulls)

@@ -114,6 +114,7 @@ func (f *flatMapOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 			n = max(n, len(list))
 		}
 		w := len(in) + len(f.args)
+		from := f.out.Len()
 		for k := 0; k < n; k++ {
 			start := len(f.arena)
 			f.arena = append(f.arena, in...)
@@ -126,6 +127,7 @@ func (f *flatMapOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 			}
 			f.out.Append(f.arena[start:start+w:start+w], b.Time(i), b.Kind(i))
 		}
+		f.out.SetHeaders(from, b.Headers(i))
 	}
 	f.counts.addNulls(nulls)
 	if f.out.Len() == 0 {

@@ -223,7 +223,11 @@ func (j *joinOp) OnBatch(ctx context.Context, in int, b *Batch, out Emitter) err
 	}
 	stream := j.kind == streamStreamJoin || j.kind == streamTableJoin && in == leftPort
 	var nulls int64
+	// A joined row carries the headers of the record whose arrival made
+	// it, as Kafka Streams forwards the arriving record's.
+	var carry headerCarry
 	for i := 0; i < b.Len(); i++ {
+		carry.next(&j.out, b, i)
 		if stream && b.Kind(i).Base() == NullValue {
 			// A stream's record without a value joins nothing, as
 			// Kafka Streams' stream joins skip it (a table side's are
@@ -246,6 +250,7 @@ func (j *joinOp) OnBatch(ctx context.Context, in int, b *Batch, out Emitter) err
 			return err
 		}
 	}
+	carry.done(&j.out)
 	j.counts.addNulls(nulls)
 	if j.kind == streamStreamJoin {
 		if err := j.saveTimes(); err != nil {

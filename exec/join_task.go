@@ -383,6 +383,10 @@ func (t *task) merge(ctx context.Context) error {
 		}
 		view.rows, view.times, view.kinds = b.rows[idx[best]:end], b.times[idx[best]:end], b.kinds[idx[best]:end]
 		view.olds = nil
+		view.hdrs = nil
+		if lo := idx[best]; lo < len(b.hdrs) {
+			view.hdrs = b.hdrs[lo:min(end, len(b.hdrs))]
+		}
 		idx[best] = end
 		var err error
 		if best == 0 {

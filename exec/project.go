@@ -107,9 +107,10 @@ func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 				p.compute(old, prev, false, false)
 			}
 			p.out.AppendChange(row, prev, b.Time(i), kind)
-			continue
+		} else {
+			p.out.Append(row, b.Time(i), kind)
 		}
-		p.out.Append(row, b.Time(i), kind)
+		p.out.SetHeaders(i, b.Headers(i))
 	}
 	err := out.Emit(ctx, &p.out)
 	if copied {

@@ -90,6 +90,7 @@ rows:
 			}
 		}
 		r.out.Append(row, b.Time(i), kind)
+		r.out.SetHeaders(r.out.Len()-1, b.Headers(i))
 	}
 	r.counts.addNulls(nulls)
 	if r.out.Len() == 0 {
@@ -175,6 +176,7 @@ func (g *regrouper) records(b *Batch, keys int, errs ErrorSink, out *Batch) {
 				retract = nil
 			}
 		}
+		from := out.Len()
 		switch {
 		case add != nil && retract != nil && bytes.Equal(g.newKey, g.oldKey):
 			record(add[:keys], add, retract, topology.RegroupAdd|topology.RegroupRetract, time)
@@ -186,6 +188,7 @@ func (g *regrouper) records(b *Batch, keys int, errs ErrorSink, out *Batch) {
 				record(add[:keys], add, nil, topology.RegroupAdd, time)
 			}
 		}
+		out.SetHeaders(from, b.Headers(i))
 	}
 }
 

@@ -230,7 +230,9 @@ func (m *materializeOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitte
 	m.out.Reset()
 	m.olds.reset()
 	width := len(m.codec.schema)
+	var carry headerCarry
 	for i := 0; i < b.Len(); i++ {
+		carry.next(&m.out, b, i)
 		row, kind := b.Row(i), b.Kind(i)
 		if kind&KeyAbsent != 0 {
 			continue
@@ -281,6 +283,7 @@ func (m *materializeOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitte
 		}
 		m.out.AppendChange(row, old, b.Time(i), kind.Base())
 	}
+	carry.done(&m.out)
 	if m.passAll {
 		return out.Emit(ctx, b)
 	}

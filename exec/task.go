@@ -684,7 +684,7 @@ func (t *task) emit(ctx context.Context, b *Batch) error {
 		var tapped []TapRow
 		tapping := t.tapping()
 		for i := 0; i < b.Len(); i++ {
-			rec, err := t.sink.record(b.Row(i), b.Time(i), b.Kind(i).Base() == NullValue, b.Kind(i)&KeyAbsent != 0)
+			rec, err := t.sink.record(b.Row(i), b.Time(i), b.Kind(i).Base() == NullValue, b.Kind(i)&KeyAbsent != 0, b.Headers(i))
 			if err != nil {
 				t.RowError(err.Error(), b.Row(i))
 				continue
@@ -781,6 +781,7 @@ func (t *task) decode(recs []*kafka.Record) {
 				continue
 			}
 			t.in.Append(row, r.Timestamp.UnixMilli(), NullValue|t.keyAbsent(r))
+			t.in.SetHeaders(t.in.Len()-1, r.Headers)
 			continue
 		}
 		ts := r.Timestamp.UnixMilli()
@@ -809,6 +810,7 @@ func (t *task) decode(recs []*kafka.Record) {
 			row[0] = t.box.Int64(ts)
 		}
 		t.in.Append(row, ts, Insert|t.keyAbsent(r))
+		t.in.SetHeaders(t.in.Len()-1, r.Headers)
 	}
 	t.cur = nil
 }
@@ -1029,8 +1031,9 @@ func newSink(g *topology.Graph, reg registry.Client) (*sink, error) {
 }
 
 // record encodes one output row; nullValue writes the key with a null
-// value.
-func (s *sink) record(row []any, ts int64, nullValue, keyAbsent bool) (*kafka.Record, error) {
+// value. The record carries headers, those of the input record the row
+// came from, as Kafka Streams writes them on.
+func (s *sink) record(row []any, ts int64, nullValue, keyAbsent bool, headers []kafka.Header) (*kafka.Record, error) {
 	var key []byte
 	var err error
 	if !keyAbsent {
@@ -1076,6 +1079,6 @@ func (s *sink) record(row []any, ts int64, nullValue, keyAbsent bool) (*kafka.Re
 	if len(s.recs) == cap(s.recs) {
 		s.recs = make([]kafka.Record, 0, sinkRecords)
 	}
-	s.recs = append(s.recs, kafka.Record{Topic: s.topic, Partition: partition, Key: key, Value: value, Timestamp: time.UnixMilli(ts)})
+	s.recs = append(s.recs, kafka.Record{Topic: s.topic, Partition: partition, Key: key, Value: value, Timestamp: time.UnixMilli(ts), Headers: headers})
 	return &s.recs[len(s.recs)-1], nil
 }

@@ -299,6 +299,7 @@ func (o *windowAggregateOp) OnBatch(ctx context.Context, _ int, b *Batch, out Em
 			keys = append(keys, v)
 		}
 		if ok {
+			from := o.out.Len()
 			var err error
 			if o.w.Type == topology.Session {
 				err = o.session(in, ts, keys)
@@ -308,6 +309,9 @@ func (o *windowAggregateOp) OnBatch(ctx context.Context, _ int, b *Batch, out Em
 			if err != nil {
 				return err
 			}
+			// The changes a record makes carry its headers; the final
+			// rows of the windows it closes (EMIT FINAL) carry none.
+			o.out.SetHeaders(from, b.Headers(i))
 		}
 		if err := o.advance(); err != nil {
 			return err
