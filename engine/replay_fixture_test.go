@@ -42,6 +42,11 @@ import (
 // in the strictest form all those replays agree on (see replayOutput's
 // Mode), so that the fixture never asserts what the old server did not do
 // reliably either.
+//
+// The fixture's command logs are an old server's, with plans of before
+// plan versions (internal/topology's TestUpgradeStoredPlans reads them as
+// such): a deliberate change of what a replay writes edits the expected
+// records of a file, not its commands.
 var updateReplayFixture = flag.Bool("update-replay-fixture", false, "rewrite testdata/replay from the SQL corpus")
 
 const replayFixtureDir = "../testdata/replay"
