@@ -26,6 +26,9 @@ type avroSchema struct {
 	branches []*avroSchema
 	symbols  []string
 	size     int
+	// mapEntry marks a record Connect wrote as a map's entry
+	// (connect.internal.type MapEntry).
+	mapEntry bool
 }
 
 type avroField struct {
@@ -42,6 +45,32 @@ const (
 	avroRecordName = "KsqlDataSourceSchema"
 	avroNamespace  = "io.confluent.ksql.avro_schemas"
 )
+
+// AvroKeySchemaName returns the full name ksqlDB gives the Avro key
+// schema of a source it creates without KEY_SCHEMA_FULL_NAME, so that
+// each source's key record has a name of its own: the source's name,
+// its words (split at '_') capitalized and joined, then "Key", in
+// io.confluent.ksql.avro_schemas (ORDERS_BY_USER gives
+// io.confluent.ksql.avro_schemas.OrdersByUserKey).
+func AvroKeySchemaName(source string) string {
+	var b strings.Builder
+	b.WriteString(avroNamespace)
+	b.WriteByte('.')
+	for _, w := range strings.Split(source, "_") {
+		for i := 0; i < len(w); i++ {
+			c := w[i]
+			switch {
+			case i == 0 && 'a' <= c && c <= 'z':
+				c -= 'a' - 'A'
+			case i > 0 && 'A' <= c && c <= 'Z':
+				c += 'a' - 'A'
+			}
+			b.WriteByte(c)
+		}
+	}
+	b.WriteString("Key")
+	return b.String()
+}
 
 // parseAvroSchema parses the JSON text of an Avro schema. refs are the
 // texts of referenced schemas, whose named types the schema may use.
@@ -129,6 +158,7 @@ func parseAvro(v any, ns string, named map[string]*avroSchema) (*avroSchema, err
 		case "null", "boolean", "int", "long", "float", "double", "bytes", "string":
 		case "record", "error":
 			s.typ = "record"
+			s.mapEntry = x["connect.internal.type"] == "MapEntry"
 			fs, _ := x["fields"].([]any)
 			for _, f := range fs {
 				fm, ok := f.(map[string]any)
@@ -315,10 +345,10 @@ func (s *avroSchema) sqlType() (*types.Type, error) {
 }
 
 // isMapEntry reports whether a record is the key/value entry Connect uses
-// for maps whose keys are not strings.
+// for maps whose keys may be null or are not strings.
 func isMapEntry(r *avroSchema) bool {
 	return len(r.fields) == 2 && r.fields[0].name == "key" && r.fields[1].name == "value" &&
-		(strings.HasSuffix(r.name, "MapEntry") || strings.Contains(r.name, "_MapEntry") || strings.HasPrefix(r.name, "io.confluent.connect.avro"))
+		(r.mapEntry || strings.HasSuffix(r.name, "MapEntry") || strings.Contains(r.name, "_MapEntry") || strings.HasPrefix(r.name, "io.confluent.connect.avro"))
 }
 
 // AvroColumns returns the columns of a registered Avro schema: the fields
@@ -367,56 +397,88 @@ func avroColumns(s *avroSchema, name string) ([]types.Column, error) {
 }
 
 // AvroSchema returns the Avro schema ksqlDB registers for cols: a record
-// KsqlDataSourceSchema of optional fields, or, unwrapped, the single
-// column's optional type. fullName, when set, names the record
-// (VALUE_SCHEMA_FULL_NAME).
+// of optional fields named fullName (KEY_SCHEMA_FULL_NAME or
+// VALUE_SCHEMA_FULL_NAME; io.confluent.ksql.avro_schemas.KsqlDataSourceSchema
+// when empty), or, unwrapped, the single column's type. As ksqlDB's
+// schemas do (they pass through Kafka Connect's Avro converter), the top
+// level is never a union with null; every named type records its full
+// name in connect.name; a STRUCT nested in the schema is a record named
+// after its path (fullName_FIELD, _MapValue for a map's values) in the
+// namespace of the record holding it; and a MAP is an array of key/value
+// records named after the map, marked connect.internal.type MapEntry.
 func AvroSchema(cols []types.Column, unwrapped bool, fullName string) string {
+	if fullName == "" {
+		fullName = avroNamespace + "." + avroRecordName
+	}
 	var b strings.Builder
 	if unwrapped && len(cols) == 1 {
-		writeAvroType(&b, cols[0].Type, avroRecordName, true)
+		writeAvroType(&b, cols[0].Type, fullName, "", true)
 		return b.String()
-	}
-	name, ns := avroRecordName, avroNamespace
-	if fullName != "" {
-		if i := strings.LastIndexByte(fullName, '.'); i >= 0 {
-			name, ns = fullName[i+1:], fullName[:i]
-		} else {
-			name, ns = fullName, ""
-		}
 	}
 	fs := make([]types.Field, len(cols))
 	for i, c := range cols {
 		fs[i] = types.Field(c)
 	}
-	writeAvroRecord(&b, name, ns, fs, name)
+	writeAvroRecord(&b, fullName, "", fs)
 	return b.String()
 }
 
-func writeAvroRecord(b *strings.Builder, name, ns string, fs []types.Field, path string) {
-	b.WriteString(`{"type":"record","name":`)
+// splitAvroName splits a full name into its namespace and name.
+func splitAvroName(full string) (ns, name string) {
+	if i := strings.LastIndexByte(full, '.'); i >= 0 {
+		return full[:i], full[i+1:]
+	}
+	return "", full
+}
+
+// writeAvroName writes the name of a named type with full name full,
+// inside a type of namespace outer: the namespace is written only where
+// it differs, as Avro prints schemas. It returns the type's namespace.
+func writeAvroName(b *strings.Builder, full, outer string) string {
+	ns, name := splitAvroName(full)
+	b.WriteString(`"name":`)
 	b.WriteString(strconv.Quote(name))
-	if ns != "" {
+	if ns != "" && ns != outer {
 		b.WriteString(`,"namespace":`)
 		b.WriteString(strconv.Quote(ns))
 	}
+	return ns
+}
+
+// writeAvroRecord writes the record full of fields fs inside namespace
+// outer.
+func writeAvroRecord(b *strings.Builder, full, outer string, fs []types.Field) {
+	b.WriteString(`{"type":"record",`)
+	ns := writeAvroName(b, full, outer)
 	b.WriteString(`,"fields":[`)
 	for i, f := range fs {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(`{"name":`)
-		b.WriteString(strconv.Quote(f.Name))
-		b.WriteString(`,"type":`)
-		writeAvroType(b, f.Type, path+"_"+f.Name, true)
-		b.WriteString(`,"default":null}`)
+		writeAvroField(b, f.Name, f.Type, full+"_"+f.Name, ns)
 	}
-	b.WriteString(`]}`)
+	b.WriteString(`],"connect.name":`)
+	b.WriteString(strconv.Quote(full))
+	b.WriteByte('}')
 }
 
-func writeAvroType(b *strings.Builder, t *types.Type, path string, optional bool) {
-	if optional {
-		b.WriteString(`["null",`)
-		defer b.WriteByte(']')
+// writeAvroField writes an optional field of type t whose named types
+// take the path full.
+func writeAvroField(b *strings.Builder, name string, t *types.Type, full, ns string) {
+	b.WriteString(`{"name":`)
+	b.WriteString(strconv.Quote(name))
+	b.WriteString(`,"type":["null",`)
+	writeAvroType(b, t, full, ns, false)
+	b.WriteString(`],"default":null}`)
+}
+
+// writeAvroType writes type t, named full where it is a named type,
+// inside namespace ns. root is the schema's top level, where Connect
+// rebuilds a logical type without its version.
+func writeAvroType(b *strings.Builder, t *types.Type, full, ns string, root bool) {
+	version := `"connect.version":1,`
+	if root {
+		version = ""
 	}
 	switch t.Kind {
 	case types.Boolean:
@@ -432,33 +494,31 @@ func writeAvroType(b *strings.Builder, t *types.Type, path string, optional bool
 	case types.Bytes:
 		b.WriteString(`"bytes"`)
 	case types.Decimal:
-		fmt.Fprintf(b, `{"type":"bytes","scale":%d,"precision":%d,"connect.version":1,"connect.parameters":{"scale":"%d","connect.decimal.precision":"%d"},"connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"}`, t.Scale, t.Precision, t.Scale, t.Precision)
+		fmt.Fprintf(b, `{"type":"bytes","scale":%d,"precision":%d,%s"connect.parameters":{"scale":"%d","connect.decimal.precision":"%d"},"connect.name":"org.apache.kafka.connect.data.Decimal","logicalType":"decimal"}`, t.Scale, t.Precision, version, t.Scale, t.Precision)
 	case types.Timestamp:
-		b.WriteString(`{"type":"long","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Timestamp","logicalType":"timestamp-millis"}`)
+		fmt.Fprintf(b, `{"type":"long",%s"connect.name":"org.apache.kafka.connect.data.Timestamp","logicalType":"timestamp-millis"}`, version)
 	case types.Date:
-		b.WriteString(`{"type":"int","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Date","logicalType":"date"}`)
+		fmt.Fprintf(b, `{"type":"int",%s"connect.name":"org.apache.kafka.connect.data.Date","logicalType":"date"}`, version)
 	case types.Time:
-		b.WriteString(`{"type":"int","connect.version":1,"connect.name":"org.apache.kafka.connect.data.Time","logicalType":"time-millis"}`)
+		fmt.Fprintf(b, `{"type":"int",%s"connect.name":"org.apache.kafka.connect.data.Time","logicalType":"time-millis"}`, version)
 	case types.Array:
-		b.WriteString(`{"type":"array","items":`)
-		writeAvroType(b, t.Elem, path, true)
-		b.WriteByte('}')
+		b.WriteString(`{"type":"array","items":["null",`)
+		writeAvroType(b, t.Elem, full, ns, false)
+		b.WriteString(`]}`)
 	case types.Map:
-		if t.Key != nil && t.Key.Kind == types.String {
-			b.WriteString(`{"type":"map","values":`)
-			writeAvroType(b, t.Elem, path, true)
-			b.WriteByte('}')
-			return
-		}
-		b.WriteString(`{"type":"array","items":{"type":"record","name":`)
-		b.WriteString(strconv.Quote(path + "_MapEntry"))
-		b.WriteString(`,"namespace":"io.confluent.ksql.avro_schemas","fields":[{"name":"key","type":`)
-		writeAvroType(b, t.Key, path+"_key", true)
-		b.WriteString(`,"default":null},{"name":"value","type":`)
-		writeAvroType(b, t.Elem, path+"_value", true)
-		b.WriteString(`,"default":null}]}}`)
+		// Connect writes a map whose keys may be null (every SQL type is
+		// nullable) as an array of entries.
+		b.WriteString(`{"type":"array","items":{"type":"record",`)
+		entryNS := writeAvroName(b, full, ns)
+		b.WriteString(`,"fields":[`)
+		writeAvroField(b, "key", t.Key, full+"_MapKey", entryNS)
+		b.WriteByte(',')
+		writeAvroField(b, "value", t.Elem, full+"_MapValue", entryNS)
+		b.WriteString(`],"connect.internal.type":"MapEntry"},"connect.name":`)
+		b.WriteString(strconv.Quote(full))
+		b.WriteByte('}')
 	case types.Struct:
-		writeAvroRecord(b, path, avroNamespace, t.Fields, path)
+		writeAvroRecord(b, full, ns, t.Fields)
 	default:
 		b.WriteString(`"null"`)
 	}

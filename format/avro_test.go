@@ -150,3 +150,39 @@ func TestAvroResolution(t *testing.T) {
 		t.Errorf("no registry: %v", err)
 	}
 }
+
+func TestAvroKeySchemaName(t *testing.T) {
+	for in, want := range map[string]string{
+		"FOO":      "FooKey",
+		"foo":      "FooKey",
+		"fOoBaR":   "FoobarKey",
+		"FOO_BAR":  "FooBarKey",
+		"Foo_Bar":  "FooBarKey",
+		"_X":       "XKey",
+		"A__B":     "ABKey",
+		"ÉTÉ_2":    "ÉtÉ2Key",
+		"my-keys":  "My-keysKey",
+		"ORDERS_1": "Orders1Key",
+	} {
+		if got := AvroKeySchemaName(in); got != "io.confluent.ksql.avro_schemas."+want {
+			t.Errorf("AvroKeySchemaName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAvroSchemaRoot(t *testing.T) {
+	// The top level of a generated schema is never optional; a logical
+	// type there has no connect.version, as Connect rebuilds it.
+	for _, c := range []struct {
+		t    *types.Type
+		want string
+	}{
+		{types.IntType, `"int"`},
+		{types.ArrayOf(types.StringType), `{"type":"array","items":["null","string"]}`},
+		{types.TimestampType, `{"type":"long","connect.name":"org.apache.kafka.connect.data.Timestamp","logicalType":"timestamp-millis"}`},
+	} {
+		if got := AvroSchema([]types.Column{{Name: "K", Type: c.t}}, true, ""); got != c.want {
+			t.Errorf("AvroSchema(%s) = %s, want %s", c.t, got, c.want)
+		}
+	}
+}
