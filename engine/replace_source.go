@@ -2,10 +2,12 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 
 	"github.com/sluice-sql/sluice/catalog"
+	"github.com/sluice-sql/sluice/format"
 	"github.com/sluice-sql/sluice/internal/types"
 )
 
@@ -43,7 +45,14 @@ func ksqlType(k catalog.Kind) string {
 }
 
 func topicText(s *catalog.Source) string {
-	text := fmt.Sprintf("%s (KEY_FORMAT=%s%s, VALUE_FORMAT=%s%s", s.Topic, s.KeyFormat, propsText(s.KeyProps), s.ValueFormat, propsText(s.ValueProps))
+	kprops := s.KeyProps
+	if kprops[format.SchemaFullName] == format.AvroKeySchemaName(s.Name) {
+		// The key schema's default name is no property of the statement
+		// (and sources created before it was given have none).
+		kprops = maps.Clone(kprops)
+		delete(kprops, format.SchemaFullName)
+	}
+	text := fmt.Sprintf("%s (KEY_FORMAT=%s%s, VALUE_FORMAT=%s%s", s.Topic, s.KeyFormat, propsText(kprops), s.ValueFormat, propsText(s.ValueProps))
 	if s.Window != nil {
 		text += ", WINDOW=" + s.Window.String()
 	}

@@ -56,6 +56,7 @@ func PlanCreateSource(cat *catalog.Catalog, s *ast.CreateSource, defaults Defaul
 	if err := checkSchemaIDs(s, keyFormat, kprops, valueFormat, vprops); err != nil {
 		return nil, err
 	}
+	kprops = withKeySchemaName(keyFormat, s.Name, kprops)
 	// The codecs judge the formats and their properties before the
 	// columns are looked at, as ksqlDB does.
 	if _, err := format.NewValueCodec(valueFormat, nil, vprops); err != nil && strings.Contains(err.Error(), "elimiter") {

@@ -193,6 +193,24 @@ func (p props) keyProps() (map[string]string, error) {
 	return out, nil
 }
 
+// withKeySchemaName returns the key properties of source name with
+// ksqlDB's default name for an AVRO key schema
+// (format.AvroKeySchemaName) where KEY_SCHEMA_FULL_NAME gives none.
+func withKeySchemaName(keyFormat, name string, kprops map[string]string) map[string]string {
+	if !strings.EqualFold(keyFormat, format.Avro) {
+		return kprops
+	}
+	if _, ok := kprops[format.SchemaFullName]; ok {
+		return kprops
+	}
+	out := make(map[string]string, len(kprops)+1)
+	for k, v := range kprops {
+		out[k] = v
+	}
+	out[format.SchemaFullName] = format.AvroKeySchemaName(name)
+	return out
+}
+
 // schemaProps adds the schema-registry properties of the key or value
 // (prefix KEY_ or VALUE_) to out, without their prefix.
 func (p props) schemaProps(out map[string]string, prefix string) error {

@@ -741,6 +741,7 @@ func planSink(plan *QueryPlan, src *catalog.Source, opts QueryOptions, droppedKe
 			kprops = map[string]string{"KEY_DELIMITER": d}
 		}
 	}
+	kprops = withKeySchemaName(keyFormat, opts.Sink, kprops)
 	if err := checkCodecs(opts.SinkPos, keyFormat, key, kprops, valueFormat, value, vprops); err != nil {
 		return err
 	}
