@@ -139,6 +139,11 @@ type PostTopic struct {
 	KeyFormat   *PostFormat `json:"keyFormat"`
 	ValueFormat *PostFormat `json:"valueFormat"`
 	Partitions  *int32      `json:"partitions"`
+	// KeySchema and ValueSchema are the schemas the topic's subjects
+	// must hold last: an Avro or JSON schema as JSON, a protobuf schema
+	// as a string. Absent or null, they are not checked.
+	KeySchema   json.RawMessage `json:"keySchema"`
+	ValueSchema json.RawMessage `json:"valueSchema"`
 }
 
 // LoadFile reads one corpus file. The corpus allows // and /* */ comments;

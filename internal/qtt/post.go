@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/parser"
 	"github.com/sluice-sql/sluice/parser/ast"
+	"github.com/sluice-sql/sluice/registry"
 )
 
 // checkPost checks the case's post-conditions against the catalog and the
@@ -208,6 +210,7 @@ func (h *harness) topicName(name string) string {
 }
 
 func (h *harness) checkPostTopic(ctx context.Context, cat *catalog.Catalog, want PostTopic) error {
+	name := want.Name
 	want.Name = h.topicName(want.Name)
 	info, err := h.client.DescribeTopic(ctx, want.Name)
 	if errors.Is(err, kafka.ErrUnknownTopic) {
@@ -219,6 +222,21 @@ func (h *harness) checkPostTopic(ctx context.Context, cat *catalog.Catalog, want
 	if want.Partitions != nil && *want.Partitions != info.Partitions {
 		return fmt.Errorf("has %d partitions, expected %d", info.Partitions, *want.Partitions)
 	}
+	// The schemas ksqlDB registers for its internal topics (repartition,
+	// changelog) have no counterpart: Sluice writes those topics in its
+	// own lossless encoding, registered nowhere. A user topic's schemas
+	// are compared.
+	internal := ksqlInternal.MatchString(name)
+	if len(want.KeySchema) > 0 && !internal {
+		if err := h.checkTopicSchema(ctx, registry.KeySubject(want.Name), want.KeySchema); err != nil {
+			return err
+		}
+	}
+	if len(want.ValueSchema) > 0 && !internal {
+		if err := h.checkTopicSchema(ctx, registry.ValueSubject(want.Name), want.ValueSchema); err != nil {
+			return err
+		}
+	}
 	var src *catalog.Source
 	for _, s := range cat.Sources() {
 		if s.Topic == want.Name {
@@ -229,11 +247,65 @@ func (h *harness) checkPostTopic(ctx context.Context, cat *catalog.Catalog, want
 	if src == nil {
 		return nil
 	}
-	if want.KeyFormat != nil && want.KeyFormat.Format != "" && !strings.EqualFold(want.KeyFormat.Format, src.KeyFormat) {
-		return fmt.Errorf("key format is %s, expected %s", src.KeyFormat, want.KeyFormat.Format)
+	if kf := want.KeyFormat; kf != nil {
+		if kf.Format != "" && !strings.EqualFold(kf.Format, src.KeyFormat) {
+			return fmt.Errorf("key format is %s, expected %s", src.KeyFormat, kf.Format)
+		}
+		if err := checkFormatProps("key", kf.Properties, src.KeyProps); err != nil {
+			return err
+		}
 	}
-	if want.ValueFormat != nil && want.ValueFormat.Format != "" && !strings.EqualFold(want.ValueFormat.Format, src.ValueFormat) {
-		return fmt.Errorf("value format is %s, expected %s", src.ValueFormat, want.ValueFormat.Format)
+	if vf := want.ValueFormat; vf != nil {
+		if vf.Format != "" && !strings.EqualFold(vf.Format, src.ValueFormat) {
+			return fmt.Errorf("value format is %s, expected %s", src.ValueFormat, vf.Format)
+		}
+		if err := checkFormatProps("value", vf.Properties, src.ValueProps); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkFormatProps compares the format properties ksqlDB reports for a
+// side of a topic with those of the source writing it (ksqlDB compares
+// them for topics, not for sources): fullSchemaName, the name of the
+// schema the side registers, must be the same or absent from both.
+// Properties Sluice does not keep are not compared.
+func checkFormatProps(side string, want, got map[string]string) error {
+	w, wok := want["fullSchemaName"]
+	g, gok := got[format.SchemaFullName]
+	g = strings.Trim(g, "'")
+	if wok != gok || w != g {
+		return fmt.Errorf("%s format's fullSchemaName is %q, expected %q", side, g, w)
+	}
+	return nil
+}
+
+// checkTopicSchema compares the latest schema of subject with want: as
+// JSON values (so the order of an object's members does not count) for
+// Avro and JSON schemas, as text with its runs of white space made one
+// for a protobuf schema given as a string.
+func (h *harness) checkTopicSchema(ctx context.Context, subject string, want json.RawMessage) error {
+	var w any
+	if err := json.Unmarshal(want, &w); err != nil {
+		return fmt.Errorf("expected schema of %s: %w", subject, err)
+	}
+	if w == nil {
+		return nil
+	}
+	s, err := h.reg.Latest(ctx, subject)
+	if err != nil {
+		return fmt.Errorf("has no schema under %s, expected %s", subject, want)
+	}
+	if text, ok := w.(string); ok {
+		if strings.Join(strings.Fields(text), " ") != strings.Join(strings.Fields(s.Schema), " ") {
+			return fmt.Errorf("schema of %s is\n%s\nexpected\n%s", subject, s.Schema, text)
+		}
+		return nil
+	}
+	var g any
+	if err := json.Unmarshal([]byte(s.Schema), &g); err != nil || !reflect.DeepEqual(g, w) {
+		return fmt.Errorf("schema of %s is %s, expected %s", subject, s.Schema, want)
 	}
 	return nil
 }
