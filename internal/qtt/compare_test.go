@@ -183,3 +183,40 @@ func TestEqualRawText(t *testing.T) {
 		}
 	}
 }
+
+// TestInterleave: the records one input caused in two partitions follow
+// the expected order where an interleaving allows it, and each partition
+// keeps its own order even where the expected order differs.
+func TestInterleave(t *testing.T) {
+	at := func(key string, p int32, off int64) Actual {
+		a := act(t, key, `{"V":1}`, 5)
+		a.Partition, a.Offset = p, off
+		return a
+	}
+	// After the statements: nothing; after input 0: partition 0 holds
+	// offsets 0-1, partition 1 offset 0.
+	h := &harness{bounds: map[string][][]int64{"OUT": {{0, 0}, {2, 1}}}}
+	keys := func(got []Actual) string {
+		var out []string
+		for _, a := range got {
+			out = append(out, render(a.Key))
+		}
+		return strings.Join(out, ",")
+	}
+	want := []Record{rec("3", `{"V":1}`, ts(5)), rec("1", `{"V":1}`, ts(5)), rec("2", `{"V":1}`, ts(5))}
+	got := []Actual{at("1", 0, 0), at("2", 0, 1), at("3", 1, 0)}
+	h.interleave("OUT", want, got, Shape{}, Expectation{})
+	if k := keys(got); k != "3,1,2" {
+		t.Errorf("interleaved to %s, want 3,1,2", k)
+	}
+	// Partition 0's records stay in their order: 2 cannot pass 1.
+	want = []Record{rec("2", `{"V":1}`, ts(5)), rec("1", `{"V":1}`, ts(5)), rec("3", `{"V":1}`, ts(5))}
+	got = []Actual{at("1", 0, 0), at("2", 0, 1), at("3", 1, 0)}
+	h.interleave("OUT", want, got, Shape{}, Expectation{})
+	if k := keys(got); k != "1,2,3" {
+		t.Errorf("interleaved to %s, want 1,2,3", k)
+	}
+	if m := CompareRecords("OUT", want, got, Shape{}, Expectation{}); m == nil {
+		t.Error("an order no interleaving gives matched")
+	}
+}
