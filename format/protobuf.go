@@ -192,17 +192,54 @@ func ProtobufColumns(schema string, refs map[string]string, fullName string) ([]
 	if err != nil {
 		return nil, err
 	}
+	fs, err := protoMessageFields(md, nil)
+	if err != nil {
+		return nil, err
+	}
+	cols := make([]types.Column, len(fs))
+	for i, f := range fs {
+		cols[i] = types.Column(f)
+	}
+	return cols, nil
+}
+
+// protoMessageFields returns the SQL fields of message md as Kafka
+// Connect's protobuf converter gives them: first each oneof (but a proto3
+// optional's synthetic one) as a STRUCT of its fields named
+// <oneof>_<index>, of which a record sets one, then the fields outside
+// the oneofs, in order.
+func protoMessageFields(md protoreflect.MessageDescriptor, seen []protoreflect.FullName) ([]types.Field, error) {
+	var out []types.Field
+	ods := md.Oneofs()
+	for i := 0; i < ods.Len(); i++ {
+		od := ods.Get(i)
+		if od.IsSynthetic() {
+			continue
+		}
+		ofs := od.Fields()
+		st := &types.Type{Kind: types.Struct, Fields: make([]types.Field, 0, ofs.Len())}
+		for j := 0; j < ofs.Len(); j++ {
+			t, err := protoFieldType(ofs.Get(j), seen)
+			if err != nil {
+				return nil, err
+			}
+			st.Fields = append(st.Fields, types.Field{Name: string(ofs.Get(j).Name()), Type: t})
+		}
+		out = append(out, types.Field{Name: pbOneofName(od), Type: st})
+	}
 	fields := md.Fields()
-	cols := make([]types.Column, 0, fields.Len())
 	for i := 0; i < fields.Len(); i++ {
 		f := fields.Get(i)
-		t, err := protoFieldType(f, nil)
+		if od := f.ContainingOneof(); od != nil && !od.IsSynthetic() {
+			continue
+		}
+		t, err := protoFieldType(f, seen)
 		if err != nil {
 			return nil, err
 		}
-		cols = append(cols, types.Column{Name: string(f.Name()), Type: t})
+		out = append(out, types.Field{Name: string(f.Name()), Type: t})
 	}
-	return cols, nil
+	return out, nil
 }
 
 // protoFieldType is the SQL type of field f; seen holds the messages being
@@ -269,17 +306,11 @@ func protoSingleType(f protoreflect.FieldDescriptor, seen []protoreflect.FullNam
 			}
 		}
 		seen = append(seen, md.FullName())
-		fields := md.Fields()
-		st := &types.Type{Kind: types.Struct, Fields: make([]types.Field, 0, fields.Len())}
-		for i := 0; i < fields.Len(); i++ {
-			sf := fields.Get(i)
-			t, err := protoFieldType(sf, seen)
-			if err != nil {
-				return nil, err
-			}
-			st.Fields = append(st.Fields, types.Field{Name: string(sf.Name()), Type: t})
+		fs, err := protoMessageFields(md, seen)
+		if err != nil {
+			return nil, err
 		}
-		return st, nil
+		return &types.Type{Kind: types.Struct, Fields: fs}, nil
 	}
 	return nil, fmt.Errorf("protobuf field '%s' has unsupported kind %s", f.FullName(), f.Kind())
 }

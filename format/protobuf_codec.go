@@ -25,6 +25,7 @@ const (
 	pbDate                    // google.type.Date
 	pbTime                    // google.type.TimeOfDay
 	pbWrapper                 // google.protobuf.*Value; inner is the value
+	pbOneof                   // a oneof read as a STRUCT of its fields; members
 )
 
 // pbMaxDepth bounds message nesting on decode.
@@ -45,6 +46,9 @@ type pbField struct {
 	msg      *pbMsg   // pbStruct
 	inner    *pbField // pbWrapper
 	enum     protoreflect.EnumValueDescriptors
+	// members are the fields of a oneof (pbOneof), in the STRUCT's field
+	// order; nil where the STRUCT has a field the oneof lacks.
+	members []*pbField
 }
 
 // pbMsg is the plan for a message bound to SQL slots (columns or STRUCT
@@ -103,6 +107,19 @@ func bindMsg(md protoreflect.MessageDescriptor, fields []types.Field, unwrapped 
 		} else {
 			fd = findProtoField(mfs, sf.Name)
 			if fd == nil {
+				if od := findProtoOneof(md.Oneofs(), sf.Name); od != nil {
+					f, err := bindOneof(od, sf.Type)
+					if err != nil {
+						return nil, err
+					}
+					m.fields[i] = f
+					for _, mf := range f.members {
+						if mf != nil {
+							maxNum = max(maxNum, mf.num)
+						}
+					}
+					continue
+				}
 				return nil, fmt.Errorf("protobuf message '%s' has no field '%s'; declare only the message's fields, or leave the columns out to take them from the schema", md.FullName(), sf.Name)
 			}
 		}
@@ -113,21 +130,86 @@ func bindMsg(md protoreflect.MessageDescriptor, fields []types.Field, unwrapped 
 		m.fields[i] = f
 		maxNum = max(maxNum, f.num)
 	}
+	each := func(set func(n protowire.Number, i int)) {
+		for i, f := range m.fields {
+			if f.mk != pbOneof {
+				set(f.num, i)
+				continue
+			}
+			for _, mf := range f.members {
+				if mf != nil {
+					set(mf.num, i)
+				}
+			}
+		}
+	}
 	if maxNum < 1024 {
 		m.byNum = make([]int16, maxNum+1)
 		for i := range m.byNum {
 			m.byNum[i] = -1
 		}
-		for i, f := range m.fields {
-			m.byNum[f.num] = int16(i)
-		}
+		each(func(n protowire.Number, i int) { m.byNum[n] = int16(i) })
 	} else {
 		m.big = make(map[protowire.Number]int, len(m.fields))
-		for i, f := range m.fields {
-			m.big[f.num] = i
-		}
+		each(func(n protowire.Number, i int) { m.big[n] = i })
 	}
 	return m, nil
+}
+
+// pbOneofName is the name Kafka Connect's protobuf converter gives the
+// STRUCT field holding oneof od: the oneof's name, '_', its index among
+// the message's oneofs.
+func pbOneofName(od protoreflect.OneofDescriptor) string {
+	return fmt.Sprintf("%s_%d", od.Name(), od.Index())
+}
+
+// findProtoOneof finds the oneof (not a proto3 optional's synthetic one)
+// a column or STRUCT field name names: as Connect names it (pbOneofName),
+// or by the oneof's own name, in any case.
+func findProtoOneof(ods protoreflect.OneofDescriptors, name string) protoreflect.OneofDescriptor {
+	for i := 0; i < ods.Len(); i++ {
+		od := ods.Get(i)
+		if od.IsSynthetic() {
+			continue
+		}
+		if strings.EqualFold(pbOneofName(od), name) || strings.EqualFold(string(od.Name()), name) {
+			return od
+		}
+	}
+	return nil
+}
+
+// bindOneof binds oneof od to a STRUCT of (some of) its fields: at most
+// one is set in a row read, and the first set one is written.
+func bindOneof(od protoreflect.OneofDescriptor, t *types.Type) (*pbField, error) {
+	if t == nil || t.Kind != types.Struct {
+		return nil, fmt.Errorf("protobuf oneof '%s' cannot be read as %s; declare the column as a STRUCT of the oneof's fields", od.Name(), t)
+	}
+	f := &pbField{kind: protoreflect.MessageKind, mk: pbOneof, sql: t, members: make([]*pbField, len(t.Fields))}
+	for i, sf := range t.Fields {
+		fd := findProtoField(od.Fields(), sf.Name)
+		if fd == nil {
+			return nil, fmt.Errorf("protobuf oneof '%s' has no field '%s'", od.Name(), sf.Name)
+		}
+		mf, err := bindField(fd, sf.Type)
+		if err != nil {
+			return nil, err
+		}
+		// A oneof's field is written even when it holds its zero.
+		mf.presence = true
+		f.members[i] = mf
+	}
+	return f, nil
+}
+
+// member returns the index of the oneof member with number num.
+func (f *pbField) member(num protowire.Number) int {
+	for j, mf := range f.members {
+		if mf != nil && mf.num == num {
+			return j
+		}
+	}
+	return -1
 }
 
 func findProtoField(mfs protoreflect.FieldDescriptors, name string) protoreflect.FieldDescriptor {
@@ -259,6 +341,9 @@ func bindSingle(fd protoreflect.FieldDescriptor, t *types.Type) (*pbField, error
 
 // zero is the value of an absent field.
 func (f *pbField) zero() any {
+	if f.mk == pbOneof {
+		return nil
+	}
 	if f.key != nil {
 		return &types.MapValue{}
 	}
@@ -352,6 +437,14 @@ func (m *pbMsg) decode(b []byte, dst []any, depth int) error {
 		f := m.fields[i]
 		var err error
 		switch {
+		case f.mk == pbOneof:
+			// The member read last is the one set, as protobuf reads a
+			// oneof.
+			// (A oneof holds neither repeated nor map fields.)
+			j := f.member(num)
+			sv := make(types.StructValue, len(f.members))
+			sv[j], n, err = f.members[j].decodeSingle(typ, b, depth)
+			dst[i] = sv
 		case f.key != nil:
 			n, err = f.decodeEntry(typ, b, dst[i].(*types.MapValue), depth)
 		case f.list:
@@ -706,6 +799,22 @@ func (m *pbMsg) encode(dst []byte, vals []any) ([]byte, error) {
 			continue
 		}
 		switch {
+		case f.mk == pbOneof:
+			sv, ok := v.(types.StructValue)
+			if !ok {
+				return nil, fmt.Errorf("cannot encode %T as a protobuf oneof", v)
+			}
+			for j, mv := range sv {
+				if mv == nil || j >= len(f.members) || f.members[j] == nil {
+					continue
+				}
+				// One member of a oneof is set: the first non-null field.
+				one := &pbMsg{fields: f.members[j : j+1]}
+				if dst, err = one.encode(dst, sv[j:j+1]); err != nil {
+					return nil, err
+				}
+				break
+			}
 		case f.key != nil:
 			mv, ok := v.(*types.MapValue)
 			if !ok {

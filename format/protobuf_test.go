@@ -442,6 +442,49 @@ func TestProtobufBodyRegistered(t *testing.T) {
 	}
 }
 
+// TestProtobufOneof: a oneof is one STRUCT column, named after the oneof
+// and its index and placed before the other fields (a nested message's
+// too); the member read last is the one set; a write sets the first
+// non-null field, even at its zero; a proto3 optional is no oneof.
+func TestProtobufOneof(t *testing.T) {
+	schema := `syntax = "proto3"; message O { string id = 1; oneof pick { string s = 2; int32 n = 3; } optional int32 o = 4; ` +
+		`I inner = 5; } message I { int32 a = 1; oneof x { bool b = 2; } oneof y { bool c = 3; } }`
+	cols, err := ProtobufColumns(schema, nil, "O")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range cols {
+		names = append(names, c.Name+" "+c.Type.String())
+	}
+	want := "pick_0 STRUCT<`s` STRING, `n` INTEGER>, id STRING, o INTEGER, inner STRUCT<`x_0` STRUCT<`b` BOOLEAN>, `y_1` STRUCT<`c` BOOLEAN>, `a` INTEGER>"
+	if got := strings.Join(names, ", "); got != want {
+		t.Fatalf("columns =\n%s\nwant\n%s", got, want)
+	}
+	c, err := NewProtobufBody(schema, nil, "O", cols, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]any, len(cols))
+	// id "a", s "x", then n 7: n wins.
+	if err := c.Decode([]byte{0x0a, 0x01, 'a', 0x12, 0x01, 'x', 0x18, 0x07}, got); err != nil {
+		t.Fatal(err)
+	}
+	pbEqual(t, "last member", got, []any{types.StructValue{nil, int32(7)}, "a", nil, nil})
+	row := []any{types.StructValue{nil, int32(0)}, "b", nil, types.StructValue{types.StructValue{false}, nil, int32(0)}}
+	b, err := c.Encode(nil, row)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Decode(b, got); err != nil {
+		t.Fatal(err)
+	}
+	pbEqual(t, "zero member", got, row)
+	if _, err := NewProtobufBody(schema, nil, "O", []types.Column{{Name: "PICK_0", Type: types.StructOf(types.Field{Name: "z", Type: types.IntType})}}, false); err == nil || !strings.Contains(err.Error(), "oneof 'pick' has no field 'z'") {
+		t.Errorf("bind of a field the oneof lacks: %v", err)
+	}
+}
+
 func TestProtobufDecodeErrors(t *testing.T) {
 	c, err := NewValueCodec(ProtobufNoSR, pbCols, nil)
 	if err != nil {
