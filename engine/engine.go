@@ -351,6 +351,11 @@ func (e *Engine) groupOf(queryID string) string {
 	return "_sluice-" + e.cfg.ServiceID + "-query-" + queryID
 }
 
+// ConsumerGroup is the consumer group whose committed offsets are the
+// input positions of persistent query queryID (as consumer-lag monitors
+// read them).
+func (e *Engine) ConsumerGroup(queryID string) string { return e.groupOf(queryID) }
+
 // ensureTopics creates the internal topics of a persistent query that its
 // physical plan lists (changelogs and repartition topics), with the
 // partitions and configuration the plan gives. Those partition counts
