@@ -42,7 +42,18 @@
 // The peers' Maven projects are built (mvn package) when their jar is
 // missing or older than their sources. The child's CPU time comes from the
 // operating system (rusage, the JVM's start included) and its peak RSS from
-// its own VmHWM. Each system writes its own output topic (Q0, KSTREAMS-Q0,
+// its own VmHWM. Beside those whole-run figures, the driver samples every
+// 500 ms the child's CPU time (utime and stime of /proc/PID/stat, every
+// thread of it) and its input position (the sum of the offsets its
+// consumer groups have committed on the query's input topics: Sluice's
+// query group, which commits after each processed poll; Kafka Streams'
+// application id, every second; Flink's, whose Kafka sources commit at
+// each checkpoint only, so its position moves in steps of ten seconds and
+// a short run has no steady figures), and reports the steady state: events
+// per CPU-second and per wall-second from the first sample at 20 % of the
+// input consumed to the first at 90 % (steady_events_per_cpu_s and
+// steady_events_per_wall_s in the JSON rows), which leaves out the JVM's
+// start, class loading and JIT warm-up, group joins and topic creation. Each system writes its own output topic (Q0, KSTREAMS-Q0,
 // FLINK-Q0, ...), with the same columns and key encodings, and the checksum
 // covers the rows of an append-only query as a multiset and the final value
 // per key (and window) of an updating one, so that different update streams

@@ -24,19 +24,25 @@ import (
 
 // row is one line of the results, as written to --out.
 type row struct {
-	Query          string  `json:"query"`
-	System         string  `json:"system"`
-	Events         int64   `json:"events"`
-	EventsPerCPU   float64 `json:"events_per_cpu_s"`
-	EventsPerWall  float64 `json:"events_per_wall_s"`
-	PeakRSSBytes   int64   `json:"peak_rss_bytes"`
-	Checksum       string  `json:"checksum"`
-	OutputRows     int     `json:"output_rows"`
-	ResultRows     int     `json:"result_rows"`
-	WallSeconds    float64 `json:"wall_s"`
-	CPUSeconds     float64 `json:"cpu_s"`
-	ChecksumsMatch *bool   `json:"checksums_match,omitempty"`
-	Error          string  `json:"error,omitempty"`
+	Query         string  `json:"query"`
+	System        string  `json:"system"`
+	Events        int64   `json:"events"`
+	EventsPerCPU  float64 `json:"events_per_cpu_s"`
+	EventsPerWall float64 `json:"events_per_wall_s"`
+	PeakRSSBytes  int64   `json:"peak_rss_bytes"`
+	Checksum      string  `json:"checksum"`
+	OutputRows    int     `json:"output_rows"`
+	ResultRows    int     `json:"result_rows"`
+	WallSeconds   float64 `json:"wall_s"`
+	CPUSeconds    float64 `json:"cpu_s"`
+	// The steady state: events per CPU-second and per wall-second between
+	// 20 % and 90 % of the input consumed (see steady), 0 when the run's
+	// Samples do not span it.
+	SteadyEventsPerCPU  float64 `json:"steady_events_per_cpu_s"`
+	SteadyEventsPerWall float64 `json:"steady_events_per_wall_s"`
+	Samples             int     `json:"steady_samples"`
+	ChecksumsMatch      *bool   `json:"checksums_match,omitempty"`
+	Error               string  `json:"error,omitempty"`
 }
 
 const markerTopic = "nexmark-loaded"
@@ -277,14 +283,31 @@ func runQuery(ctx context.Context, c kafka.Client, bootstrap string, q nexmark.Q
 		}
 		args = append(args, "--memprofile", filepath.Join(heapProfiles, q.Name+".heap.prof"))
 	}
+	groupsFile := filepath.Join(dir, "groups")
+	args = append(args, "--groups", groupsFile)
+	total, err := inputSize(ctx, c, q.Inputs)
+	if err != nil {
+		return fail(err)
+	}
 	cmd := exec.CommandContext(ctx, self, args...)
 	cmd.Stderr = os.Stderr
 	var stdout strings.Builder
 	cmd.Stdout = &stdout
 	start := time.Now()
-	if err := cmd.Run(); err != nil {
+	if err := cmd.Start(); err != nil {
 		return fail(fmt.Errorf("engine: %w", err))
 	}
+	groups := func() []string {
+		b, _ := os.ReadFile(groupsFile)
+		return strings.Fields(string(b))
+	}
+	smp := startSampler(ctx, cmd.Process.Pid, start, committedPosition(c, groups, q.Inputs))
+	runErr := cmd.Wait()
+	samples := smp.Stop()
+	if runErr != nil {
+		return fail(fmt.Errorf("engine: %w", runErr))
+	}
+	setSteady(&r, samples, total)
 	var report struct {
 		PeakRSS int64 `json:"peak_rss_bytes"`
 	}
@@ -321,6 +344,7 @@ func runEngine(args []string) error {
 	query := fs.String("query", "", "query to run")
 	dataDir := fs.String("data-dir", "", "state directory")
 	service := fs.String("service-id", "nexmark", "service id")
+	groupsFile := fs.String("groups", "", "`file` to write the consumer groups of the query's tasks to, once it runs, for the driver to read its input position")
 	cpuprofile := fs.String("cpuprofile", "", "`file` for a pprof CPU profile of the whole run")
 	memprofile := fs.String("memprofile", "", "`file` for a pprof heap profile taken near the heap's peak; the split of the peak RSS goes to standard error")
 	var tune engineMemory
@@ -371,6 +395,21 @@ func runEngine(args []string) error {
 	if _, err := eng.Execute(ctx, sess, "SET 'auto.offset.reset'='earliest';"+nexmark.Sources+qs[0].SQL); err != nil {
 		eng.Close()
 		return err
+	}
+	if *groupsFile != "" {
+		var groups []string
+		for _, q := range eng.Queries(ctx) {
+			groups = append(groups, eng.ConsumerGroup(q.ID))
+		}
+		tmp := *groupsFile + ".tmp"
+		if err := os.WriteFile(tmp, []byte(strings.Join(groups, "\n")+"\n"), 0o644); err != nil {
+			eng.Close()
+			return err
+		}
+		if err := os.Rename(tmp, *groupsFile); err != nil {
+			eng.Close()
+			return err
+		}
 	}
 	if err := eng.Flush(ctx); err != nil {
 		eng.Close()

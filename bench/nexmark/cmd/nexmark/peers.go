@@ -175,10 +175,19 @@ func runPeer(ctx context.Context, c kafka.Client, bootstrap string, p *peer, q n
 		return fail(err)
 	}
 	defer deleteInternalTopics(ctx, c, appID)
+	total, err := inputSize(ctx, c, q.Inputs)
+	if err != nil {
+		return fail(err)
+	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return fail(err)
 	}
+	// Both peers commit their input offsets under the application id:
+	// Kafka Streams every second (commit.interval.ms), Flink's Kafka
+	// sources at each checkpoint only, so Flink's position moves in steps
+	// of the checkpoint interval.
+	smp := startSampler(ctx, cmd.Process.Pid, start, committedPosition(c, func() []string { return []string{appID} }, q.Inputs))
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	var runErr error
@@ -196,6 +205,7 @@ func runPeer(ctx context.Context, c kafka.Client, bootstrap string, p *peer, q n
 		stdin.Close()
 	}
 	wall := time.Since(start)
+	samples := smp.Stop()
 	if runErr != nil {
 		if why := stderr.cause(); why != "" {
 			return fail(fmt.Errorf("%s: %w: %s", p.name, runErr, why))
@@ -217,6 +227,7 @@ func runPeer(ctx context.Context, c kafka.Client, bootstrap string, p *peer, q n
 	r.EventsPerWall = float64(events) / wall.Seconds()
 	r.EventsPerCPU = float64(events) / cpu.Seconds()
 	r.PeakRSSBytes = report.PeakRSS
+	setSteady(&r, samples, total)
 	recs, err := kafka.ReadAll(ctx, c, output)
 	if err != nil {
 		return fail(err)

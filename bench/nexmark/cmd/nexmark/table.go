@@ -53,7 +53,7 @@ func printTable(w io.Writer, rows []row, queries []nexmark.Query, systems []stri
 	for _, r := range rows {
 		at[[2]string{r.Query, r.System}] = r
 	}
-	fmt.Fprintf(w, "%d events per query; peers' JVM heap -Xmx%s. Cells: events/cpu-s · events/wall-s · peak RSS MiB · checksum vs Sluice's.\n\n", events, xmx)
+	fmt.Fprintf(w, "%d events per query; peers' JVM heap -Xmx%s. Cells: events/cpu-s · events/wall-s over the whole run · the same between 20 %% and 90 %% of the input consumed (steady state; – where the run is too short to sample) · peak RSS MiB · checksum vs Sluice's.\n\n", events, xmx)
 	fmt.Fprint(w, "| query |")
 	for _, s := range systems {
 		fmt.Fprintf(w, " %s |", s)
@@ -67,7 +67,7 @@ func printTable(w io.Writer, rows []row, queries []nexmark.Query, systems []stri
 	hasSluice := len(peers) < len(systems)
 	if hasSluice {
 		for _, p := range peers {
-			fmt.Fprintf(w, " cpu sluice/%s | RSS %s/sluice |", abbrev(p), abbrev(p))
+			fmt.Fprintf(w, " cpu sluice/%s | steady cpu sluice/%s | RSS %s/sluice |", abbrev(p), abbrev(p), abbrev(p))
 		}
 	}
 	fmt.Fprint(w, "\n|---|")
@@ -76,7 +76,7 @@ func printTable(w io.Writer, rows []row, queries []nexmark.Query, systems []stri
 	}
 	if hasSluice {
 		for range peers {
-			fmt.Fprint(w, "---:|---:|")
+			fmt.Fprint(w, "---:|---:|---:|")
 		}
 	}
 	fmt.Fprintln(w)
@@ -90,10 +90,14 @@ func printTable(w io.Writer, rows []row, queries []nexmark.Query, systems []stri
 			for _, p := range peers {
 				r := at[[2]string{q.Name, p}]
 				if ref.Error != "" || r.Error != "" || r.EventsPerCPU == 0 || ref.PeakRSSBytes == 0 {
-					fmt.Fprint(w, " – | – |")
+					fmt.Fprint(w, " – | – | – |")
 					continue
 				}
-				fmt.Fprintf(w, " %.2fx | %.2fx |", ref.EventsPerCPU/r.EventsPerCPU, float64(r.PeakRSSBytes)/float64(ref.PeakRSSBytes))
+				steadyRatio := "–"
+				if ref.SteadyEventsPerCPU > 0 && r.SteadyEventsPerCPU > 0 {
+					steadyRatio = fmt.Sprintf("%.2fx", ref.SteadyEventsPerCPU/r.SteadyEventsPerCPU)
+				}
+				fmt.Fprintf(w, " %.2fx | %s | %.2fx |", ref.EventsPerCPU/r.EventsPerCPU, steadyRatio, float64(r.PeakRSSBytes)/float64(ref.PeakRSSBytes))
 			}
 		}
 		fmt.Fprintln(w)
@@ -128,5 +132,9 @@ func cell(r row) string {
 			check = " · **differs**"
 		}
 	}
-	return fmt.Sprintf("%.0f · %.0f · %.0f%s", r.EventsPerCPU, r.EventsPerWall, float64(r.PeakRSSBytes)/(1<<20), check)
+	steadyCell := "– · –"
+	if r.SteadyEventsPerCPU > 0 {
+		steadyCell = fmt.Sprintf("%.0f · %.0f", r.SteadyEventsPerCPU, r.SteadyEventsPerWall)
+	}
+	return fmt.Sprintf("%.0f · %.0f · %s · %.0f%s", r.EventsPerCPU, r.EventsPerWall, steadyCell, float64(r.PeakRSSBytes)/(1<<20), check)
 }
