@@ -41,8 +41,11 @@ type row struct {
 	SteadyEventsPerCPU  float64 `json:"steady_events_per_cpu_s"`
 	SteadyEventsPerWall float64 `json:"steady_events_per_wall_s"`
 	Samples             int     `json:"steady_samples"`
-	ChecksumsMatch      *bool   `json:"checksums_match,omitempty"`
-	Error               string  `json:"error,omitempty"`
+	// Trace holds the samples: milliseconds since the child's start, its
+	// CPU milliseconds, its input position.
+	Trace          [][3]int64 `json:"trace,omitempty"`
+	ChecksumsMatch *bool      `json:"checksums_match,omitempty"`
+	Error          string     `json:"error,omitempty"`
 }
 
 const markerTopic = "nexmark-loaded"
@@ -301,13 +304,13 @@ func runQuery(ctx context.Context, c kafka.Client, bootstrap string, q nexmark.Q
 		b, _ := os.ReadFile(groupsFile)
 		return strings.Fields(string(b))
 	}
-	smp := startSampler(ctx, cmd.Process.Pid, start, committedPosition(c, groups, q.Inputs))
+	pos := committedPosition(c, groups, q.Inputs)
+	smp := startSampler(ctx, cmd.Process.Pid, start, pos)
 	runErr := cmd.Wait()
 	samples := smp.Stop()
 	if runErr != nil {
 		return fail(fmt.Errorf("engine: %w", runErr))
 	}
-	setSteady(&r, samples, total)
 	var report struct {
 		PeakRSS int64 `json:"peak_rss_bytes"`
 	}
@@ -324,6 +327,11 @@ func runQuery(ctx context.Context, c kafka.Client, bootstrap string, q nexmark.Q
 	r.EventsPerWall = float64(events) / wall.Seconds()
 	r.EventsPerCPU = float64(events) / cpu.Seconds()
 	r.PeakRSSBytes = report.PeakRSS
+	end, err := pos(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	setSteady(&r, samples, total, wall, cpu, end)
 	recs, err := kafka.ReadAll(ctx, c, output)
 	if err != nil {
 		return fail(err)

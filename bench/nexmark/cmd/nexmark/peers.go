@@ -187,7 +187,8 @@ func runPeer(ctx context.Context, c kafka.Client, bootstrap string, p *peer, q n
 	// Kafka Streams every second (commit.interval.ms), Flink's Kafka
 	// sources at each checkpoint only, so Flink's position moves in steps
 	// of the checkpoint interval.
-	smp := startSampler(ctx, cmd.Process.Pid, start, committedPosition(c, func() []string { return []string{appID} }, q.Inputs))
+	pos := committedPosition(c, func() []string { return []string{appID} }, q.Inputs)
+	smp := startSampler(ctx, cmd.Process.Pid, start, pos)
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	var runErr error
@@ -227,7 +228,11 @@ func runPeer(ctx context.Context, c kafka.Client, bootstrap string, p *peer, q n
 	r.EventsPerWall = float64(events) / wall.Seconds()
 	r.EventsPerCPU = float64(events) / cpu.Seconds()
 	r.PeakRSSBytes = report.PeakRSS
-	setSteady(&r, samples, total)
+	end, err := pos(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	setSteady(&r, samples, total, wall, cpu, end)
 	recs, err := kafka.ReadAll(ctx, c, output)
 	if err != nil {
 		return fail(err)

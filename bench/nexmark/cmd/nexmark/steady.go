@@ -163,10 +163,23 @@ func steady(samples []sample, total int64) (perCPU, perWall float64, ok bool) {
 	return events / cpu, events / wall, true
 }
 
-// setSteady fills r's steady-state figures from the samples of its run.
-func setSteady(r *row, samples []sample, total int64) {
-	r.SteadyEventsPerCPU, r.SteadyEventsPerWall, _ = steady(samples, total)
+// setSteady fills r's steady-state figures from the samples of its run
+// and a last one at its end (when the child, having drained its input,
+// exited after wall and cpu, at position end). Like the whole-run figures
+// they count the generated events (r.Events), of which a query reading
+// some topics only consumes its share: a position of half the query's
+// input is half the events.
+func setSteady(r *row, samples []sample, total int64, wall, cpu time.Duration, end int64) {
+	samples = append(samples, sample{at: wall, cpu: cpu, pos: end})
+	perCPU, perWall, ok := steady(samples, total)
+	if ok {
+		scale := float64(r.Events) / float64(total)
+		r.SteadyEventsPerCPU, r.SteadyEventsPerWall = perCPU*scale, perWall*scale
+	}
 	r.Samples = len(samples)
+	for _, s := range samples {
+		r.Trace = append(r.Trace, [3]int64{s.at.Milliseconds(), s.cpu.Milliseconds(), s.pos})
+	}
 }
 
 // processCPU is the user and system CPU time process pid has used so far,
