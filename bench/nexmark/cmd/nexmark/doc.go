@@ -52,11 +52,17 @@
 // a short run has no steady figures), and reports the steady state: events
 // per CPU-second and per wall-second from the first sample at 20 % of the
 // input consumed to the first at 90 % (steady_events_per_cpu_s and
-// steady_events_per_wall_s in the JSON rows), which leaves out the JVM's
-// start, class loading and JIT warm-up, group joins and topic creation. Each system writes its own output topic (Q0, KSTREAMS-Q0,
-// FLINK-Q0, ...), with the same columns and key encodings, and the checksum
-// covers the rows of an append-only query as a multiset and the final value
-// per key (and window) of an updating one, so that different update streams
+// steady_events_per_wall_s in the JSON rows, with the samples in trace),
+// which leaves out the JVM's start, class loading and JIT warm-up, group
+// joins and topic creation. A last sample is the child's exit, with all of
+// its input consumed. Like the whole-run figures, the steady ones count
+// generated events: a query reading only the auctions consumes a share of
+// them, and half its input is half the events.
+//
+// Each system writes its own output topic (Q0, KSTREAMS-Q0, FLINK-Q0, ...),
+// with the same columns and key encodings, and the checksum covers the
+// rows of an append-only query as a multiset and the final value per key
+// (and window) of an updating one, so that different update streams
 // compare. The table goes to standard output and, as Markdown, to --out
 // with the extension .md; the rows to --out as JSON.
 package main
