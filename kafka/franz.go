@@ -41,6 +41,10 @@ func NewFranz(cfg Config) (Client, error) {
 	return c, nil
 }
 
+// fetchMaxWait is how long a consumer's fetch waits at the broker for
+// records to arrive.
+const fetchMaxWait = 500 * time.Millisecond
+
 // baseOpts are the options every kgo.Client of this Client shares.
 func (c *franzClient) baseOpts(clientID string) []kgo.Opt {
 	if clientID == "" {
@@ -475,7 +479,13 @@ func (c *franzClient) NewConsumer(opts ConsumerOptions) (Consumer, error) {
 	if opts.KeepControl {
 		kopts = append(kopts, kgo.KeepControlRecords())
 	}
-	kopts = append(kopts, kgo.FetchMaxPartitionBytes(c.cfg.FetchMaxPartitionBytes), kgo.FetchMaxBytes(c.cfg.FetchMaxBytes))
+	kopts = append(kopts, kgo.FetchMaxPartitionBytes(c.cfg.FetchMaxPartitionBytes), kgo.FetchMaxBytes(c.cfg.FetchMaxBytes),
+		// A fetch in flight when the consumer is given more partitions
+		// (a join task's stream side, once its table side has caught
+		// up) asks for the old ones only, and an idle broker holds it
+		// for the whole wait: franz-go's 5 s left a task idle that long.
+		// Kafka's Java consumer waits 500 ms (fetch.max.wait.ms).
+		kgo.FetchMaxWait(fetchMaxWait))
 	cl, err := kgo.NewClient(kopts...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: new consumer: %w", err)
