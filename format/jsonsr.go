@@ -206,11 +206,7 @@ func JSONSchemaColumns(schema, name string) ([]types.Column, error) {
 		if err != nil {
 			return nil, err
 		}
-		cols := make([]types.Column, len(fs))
-		for i, f := range fs {
-			cols[i] = types.Column(f)
-		}
-		return cols, nil
+		return fieldColumns(fs), nil
 	}
 	t, err := jsonSchemaType(v, defs, 0)
 	if err != nil {

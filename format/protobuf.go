@@ -196,11 +196,16 @@ func ProtobufColumns(schema string, refs map[string]string, fullName string) ([]
 	if err != nil {
 		return nil, err
 	}
+	return fieldColumns(fs), nil
+}
+
+// fieldColumns returns a record's fields as columns.
+func fieldColumns(fs []types.Field) []types.Column {
 	cols := make([]types.Column, len(fs))
 	for i, f := range fs {
 		cols[i] = types.Column(f)
 	}
-	return cols, nil
+	return cols
 }
 
 // protoMessageFields returns the SQL fields of message md as Kafka
