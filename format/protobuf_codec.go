@@ -25,7 +25,7 @@ const (
 	pbDate                    // google.type.Date
 	pbTime                    // google.type.TimeOfDay
 	pbWrapper                 // google.protobuf.*Value; inner is the value
-	pbOneof                   // a oneof read as a STRUCT of its fields; members
+	pbOneof                   // a oneof read as a STRUCT of its fields (members)
 )
 
 // pbMaxDepth bounds message nesting on decode.
@@ -47,7 +47,7 @@ type pbField struct {
 	inner    *pbField // pbWrapper
 	enum     protoreflect.EnumValueDescriptors
 	// members are the fields of a oneof (pbOneof), in the STRUCT's field
-	// order; nil where the STRUCT has a field the oneof lacks.
+	// order.
 	members []*pbField
 }
 
@@ -114,9 +114,7 @@ func bindMsg(md protoreflect.MessageDescriptor, fields []types.Field, unwrapped 
 					}
 					m.fields[i] = f
 					for _, mf := range f.members {
-						if mf != nil {
-							maxNum = max(maxNum, mf.num)
-						}
+						maxNum = max(maxNum, mf.num)
 					}
 					continue
 				}
@@ -137,9 +135,7 @@ func bindMsg(md protoreflect.MessageDescriptor, fields []types.Field, unwrapped 
 				continue
 			}
 			for _, mf := range f.members {
-				if mf != nil {
-					set(mf.num, i)
-				}
+				set(mf.num, i)
 			}
 		}
 	}
@@ -195,8 +191,6 @@ func bindOneof(od protoreflect.OneofDescriptor, t *types.Type) (*pbField, error)
 		if err != nil {
 			return nil, err
 		}
-		// A oneof's field is written even when it holds its zero.
-		mf.presence = true
 		f.members[i] = mf
 	}
 	return f, nil
@@ -205,7 +199,7 @@ func bindOneof(od protoreflect.OneofDescriptor, t *types.Type) (*pbField, error)
 // member returns the index of the oneof member with number num.
 func (f *pbField) member(num protowire.Number) int {
 	for j, mf := range f.members {
-		if mf != nil && mf.num == num {
+		if mf.num == num {
 			return j
 		}
 	}
@@ -439,8 +433,7 @@ func (m *pbMsg) decode(b []byte, dst []any, depth int) error {
 		switch {
 		case f.mk == pbOneof:
 			// The member read last is the one set, as protobuf reads a
-			// oneof.
-			// (A oneof holds neither repeated nor map fields.)
+			// oneof (which holds neither repeated nor map fields).
 			j := f.member(num)
 			sv := make(types.StructValue, len(f.members))
 			sv[j], n, err = f.members[j].decodeSingle(typ, b, depth)
@@ -804,13 +797,13 @@ func (m *pbMsg) encode(dst []byte, vals []any) ([]byte, error) {
 			if !ok {
 				return nil, fmt.Errorf("cannot encode %T as a protobuf oneof", v)
 			}
+			// One member of a oneof is set: the first non-null field,
+			// written even when it holds its zero.
 			for j, mv := range sv {
-				if mv == nil || j >= len(f.members) || f.members[j] == nil {
+				if mv == nil || j >= len(f.members) {
 					continue
 				}
-				// One member of a oneof is set: the first non-null field.
-				one := &pbMsg{fields: f.members[j : j+1]}
-				if dst, err = one.encode(dst, sv[j:j+1]); err != nil {
+				if dst, err = f.members[j].appendSingle(dst, mv, false); err != nil {
 					return nil, err
 				}
 				break

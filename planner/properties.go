@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
@@ -203,9 +204,9 @@ func withKeySchemaName(keyFormat, name string, kprops map[string]string) map[str
 	if _, ok := kprops[format.SchemaFullName]; ok {
 		return kprops
 	}
-	out := make(map[string]string, len(kprops)+1)
-	for k, v := range kprops {
-		out[k] = v
+	out := maps.Clone(kprops)
+	if out == nil {
+		out = map[string]string{}
 	}
 	out[format.SchemaFullName] = format.AvroKeySchemaName(name)
 	return out
