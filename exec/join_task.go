@@ -270,6 +270,7 @@ func (t *task) processJoin(ctx context.Context, recs []*kafka.Record) error {
 	}
 	t.polled = left
 	defer func() { t.polled = nil }()
+	t.logged = t.logged[:0]
 	t.decode(left)
 	if t.fatal != nil {
 		return t.fatal
@@ -300,7 +301,7 @@ func (t *task) processJoin(ctx context.Context, recs []*kafka.Record) error {
 		s.polled = nil
 		t.pending = append(t.pending, s.pending...)
 		clear(s.pending)
-		s.pending = s.pending[:0]
+		s.pending, s.logged = s.pending[:0], s.logged[:0]
 		for _, r := range s.recs {
 			if n := s.index(r.Partition); n >= 0 {
 				s.next[n] = r.Offset + 1
@@ -318,6 +319,9 @@ func (t *task) processJoin(ctx context.Context, recs []*kafka.Record) error {
 		if err := t.stageCommit(ctx); err != nil {
 			return err
 		}
+	}
+	t.orderLog()
+	if t.cache != nil {
 		if err := t.commitState(ctx, next); err != nil {
 			return err
 		}

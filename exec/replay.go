@@ -121,6 +121,7 @@ func Replay(ctx context.Context, g *topology.Graph, deps Deps, recs []*kafka.Rec
 func (t *task) replay(ctx context.Context, recs []*kafka.Record) error {
 	t.polled = recs
 	defer func() { t.polled = nil }()
+	t.logged = t.logged[:0]
 	t.decode(recs)
 	if t.fatal != nil {
 		return t.fatal
@@ -133,6 +134,7 @@ func (t *task) replay(ctx context.Context, recs []*kafka.Record) error {
 	}
 	clear(t.arena)
 	t.in.Reset()
+	t.orderLog()
 	_, err := t.mode.commit(ctx, recs[len(recs)-1].Offset+1, 0)
 	return err
 }

@@ -1,12 +1,13 @@
 package exec
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sluice-sql/sluice/registry"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/kafka"
+	"github.com/sluice-sql/sluice/registry"
 	"github.com/sluice-sql/sluice/state"
 )
 
@@ -67,6 +69,10 @@ type task struct {
 	// pending collects the records one batch produces: sink rows and
 	// processing-log entries, sent in one call.
 	pending []*kafka.Record
+	// logged holds, for each processing-log entry of the batch, its
+	// place in pending and the offset of the record it reports, so that
+	// the batch's entries go out in offset order (see orderLog).
+	logged []loggedAt
 	// cur is the input record being decoded, and polled the batch being
 	// processed: error reports name the record a row came from.
 	cur    *kafka.Record
@@ -579,6 +585,7 @@ func (t *task) process(ctx context.Context, recs []*kafka.Record) error {
 	}
 	t.polled = recs
 	defer func() { t.polled = nil }()
+	t.logged = t.logged[:0]
 	t.decode(recs)
 	if t.fatal != nil {
 		return t.fatal
@@ -597,6 +604,9 @@ func (t *task) process(ctx context.Context, recs []*kafka.Record) error {
 		if err := t.stageCommit(ctx); err != nil {
 			return err
 		}
+	}
+	t.orderLog()
+	if t.cache != nil {
 		if err := t.commitState(ctx, next); err != nil {
 			return err
 		}
@@ -943,7 +953,42 @@ func (t *task) recordError(msg string, r *kafka.Record) {
 	if err != nil {
 		return
 	}
+	t.logged = append(t.logged, loggedAt{at: len(t.pending), offset: e.Offset})
 	t.pending = append(t.pending, &kafka.Record{Topic: t.q.deps.ProcessingLog, Partition: -1, Value: b, Timestamp: t.q.deps.Now()})
+}
+
+// loggedAt places a processing-log entry of the batch: its index in
+// pending and the offset of the record it reports.
+type loggedAt struct {
+	at     int
+	offset int64
+}
+
+// orderLog puts the batch's processing-log entries in the order of the
+// records they report, as a record-at-a-time engine logs them: a batch
+// decodes all its records before computing any row, so an entry for a
+// row the pipeline could not compute is appended after every entry for
+// a record that could not be read. The entries keep their places in
+// pending (the sink records around them do not move); only which entry
+// sits in which place changes.
+func (t *task) orderLog() {
+	logged := t.logged
+	t.logged = t.logged[:0]
+	if len(logged) < 2 || slices.IsSortedFunc(logged, func(a, b loggedAt) int { return cmp.Compare(a.offset, b.offset) }) {
+		return
+	}
+	recs := make([]*kafka.Record, len(logged))
+	for i, l := range logged {
+		recs[i] = t.pending[l.at]
+	}
+	order := make([]int, len(logged))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(logged[a].offset, logged[b].offset) })
+	for i, j := range order {
+		t.pending[logged[i].at] = recs[j]
+	}
 }
 
 // sink encodes output rows into records of the sink topic.
