@@ -523,13 +523,17 @@ func (a *minMaxAcc) Add(v any) {
 		return
 	}
 	if a.best == nil || compareValues(v, a.best)*a.dir > 0 {
-		a.best = v
+		a.best = types.Own(v)
 	}
 }
 
-func (a *minMaxAcc) Retract(any) bool    { return false }
-func (a *minMaxAcc) Merge(o Accumulator) { a.Add(o.(*minMaxAcc).best) }
-func (a *minMaxAcc) Result() any         { return a.best }
+func (a *minMaxAcc) Retract(any) bool { return false }
+func (a *minMaxAcc) Merge(o Accumulator) {
+	if b := o.(*minMaxAcc).best; b != nil && (a.best == nil || compareValues(b, a.best)*a.dir > 0) {
+		a.best = b
+	}
+}
+func (a *minMaxAcc) Result() any { return a.best }
 
 func (a *minMaxAcc) MarshalBinary() ([]byte, error) {
 	e := newEncoder()
@@ -643,7 +647,14 @@ func (a *byOffsetAcc) Add(v any) {
 	if !a.latest && len(a.vals) >= a.n {
 		return
 	}
-	a.vals = append(a.vals, seqValue{nextSeq(), v})
+	sv := seqValue{nextSeq(), types.Own(v)}
+	if len(a.vals) == a.n {
+		// The latest n: the oldest makes room, in place.
+		copy(a.vals, a.vals[1:])
+		a.vals[a.n-1] = sv
+		return
+	}
+	a.vals = append(a.vals, sv)
 	a.trim()
 }
 
@@ -739,7 +750,7 @@ type collectListAcc struct {
 
 func (a *collectListAcc) Add(v any) {
 	if len(a.vals) < a.limit {
-		a.vals = append(a.vals, v)
+		a.vals = append(a.vals, types.Own(v))
 	}
 }
 
@@ -756,7 +767,9 @@ func (a *collectListAcc) Retract(v any) bool {
 
 func (a *collectListAcc) Merge(o Accumulator) {
 	for _, v := range o.(*collectListAcc).vals {
-		a.Add(v)
+		if len(a.vals) < a.limit {
+			a.vals = append(a.vals, v)
+		}
 	}
 }
 
@@ -891,7 +904,7 @@ func (a *topkAcc) Add(v any) {
 		if !ok || len(row) == 0 {
 			return
 		}
-		a.insert(append(types.StructValue{}, row...))
+		a.insert(types.StructValue(row)) // insert owns what it keeps
 		return
 	}
 	a.insert(v)
@@ -912,7 +925,7 @@ func (a *topkAcc) insert(v any) {
 	}
 	a.vals = append(a.vals, nil)
 	copy(a.vals[i+1:], a.vals[i:])
-	a.vals[i] = v
+	a.vals[i] = types.Own(v)
 	if len(a.vals) > a.k {
 		a.vals = a.vals[:a.k]
 	}
@@ -1004,6 +1017,7 @@ func (a *histogramAcc) addN(k any, n int64) {
 		return
 	}
 	if n > 0 && len(a.keys) < a.limit {
+		k = types.Own(k)
 		a.index[k] = len(a.keys)
 		a.keys = append(a.keys, k)
 		a.counts = append(a.counts, n)
@@ -1298,7 +1312,7 @@ func (a *attrAcc) addN(v any, n int64) {
 		}
 	}
 	if n > 0 {
-		a.vals = append(a.vals, countedValue{v, n})
+		a.vals = append(a.vals, countedValue{types.Own(v), n})
 	}
 }
 
