@@ -37,6 +37,10 @@ type Options struct {
 	// Logger receives Pebble's messages (informational ones at Debug).
 	// Nil discards them.
 	Logger *slog.Logger
+	// MemoryBudget bounds, in bytes, the state the task caches and the
+	// operators keep in memory beside Pebble (see Budget); 0 means
+	// DefaultMemoryBudget, a negative value no bound.
+	MemoryBudget int64
 }
 
 // Store is the state of every query a server runs: one Pebble database in
@@ -44,7 +48,8 @@ type Options struct {
 // it at shutdown. Its methods are safe for concurrent use; after Close they
 // return ErrClosed.
 type Store struct {
-	db *pebble.DB
+	db     *pebble.DB
+	budget *Budget
 
 	mu     sync.Mutex
 	idle   sync.Cond // signalled when active drops to zero after Close
@@ -88,10 +93,18 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state: open %s: %w", dir, err)
 	}
-	s := &Store{db: db}
+	budget := opts.MemoryBudget
+	if budget == 0 {
+		budget = DefaultMemoryBudget
+	}
+	s := &Store{db: db, budget: NewBudget(budget)}
 	s.idle.L = &s.mu
 	return s, nil
 }
+
+// Budget returns the memory budget the store's task caches and the
+// state operators share.
+func (s *Store) Budget() *Budget { return s.budget }
 
 // Close closes the database; state not yet written with TaskCache.Persist is
 // lost. Operations started later return ErrClosed; Close waits for those in

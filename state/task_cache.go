@@ -53,8 +53,12 @@ type TaskCache struct {
 	unpersisted      int
 	unpersistedBytes int
 	offsets          map[string]int64
-	kbuf             []byte
-	sorted           []sortedEntry // Persist's, kept for the next one
+	// bytes estimates the memory of every entry the cache holds (see
+	// entryOverhead), all of it counted in budget.
+	bytes  int64
+	budget *Budget
+	kbuf   []byte
+	sorted []sortedEntry // Persist's, kept for the next one
 }
 
 // sortedEntry is an entry with the first 16 bytes of its key, big-endian
@@ -171,7 +175,7 @@ func (s *Store) NewTaskCache(query string, partition int32, maxDirty int) *TaskC
 		maxDirty = DefaultMaxDirty
 	}
 	return &TaskCache{store: s, query: query, partition: partition, maxDirty: maxDirty, maxBytes: DefaultMaxUnpersistedBytes,
-		tables: map[string]*Table{}, offsets: map[string]int64{}}
+		tables: map[string]*Table{}, offsets: map[string]int64{}, budget: s.budget}
 }
 
 // Table returns the state table name of the cache's partition, bound to the
@@ -214,7 +218,9 @@ func (tc *tableCache) set(key, value []byte, deleted bool) {
 		e, k = tc.newEntry(key)
 		tc.m[k] = e
 		tc.owner.size++
+		tc.owner.account(len(key) + entryOverhead)
 	}
+	tc.owner.account(len(value) - len(e.value))
 	if !e.changed {
 		e.changed = true
 		e.old, e.oldDeleted = e.value, e.deleted
@@ -226,15 +232,48 @@ func (tc *tableCache) set(key, value []byte, deleted bool) {
 }
 
 // keepClean caches what Pebble holds for key, read by Get, as a clean
-// entry, unless the cache holds its bound of entries already.
+// entry, unless the cache holds its bound of entries already or the
+// memory budget is over.
 func (tc *tableCache) keepClean(key, value []byte, deleted bool) {
-	if tc.owner.size >= tc.owner.maxDirty {
+	if tc.owner.size >= tc.owner.maxDirty || tc.owner.budget.Over() {
 		return
 	}
 	e, k := tc.newEntry(key)
 	e.value, e.deleted = value, deleted
 	tc.m[k] = e
 	tc.owner.size++
+	tc.owner.account(entryBytes(e))
+}
+
+// entryOverhead estimates what an entry costs beside its key and value:
+// the entry itself, its map slot and its share of the slices naming it.
+const entryOverhead = 128
+
+// entryBytes estimates the memory of e.
+func entryBytes(e *entry) int { return len(e.key) + len(e.value) + entryOverhead }
+
+// account adds n bytes to what the cache holds, and to its budget.
+func (c *TaskCache) account(n int) {
+	c.bytes += int64(n)
+	c.budget.Add(int64(n))
+}
+
+// Bytes estimates the memory of the entries the cache holds.
+func (c *TaskCache) Bytes() int64 { return c.bytes }
+
+// Budget returns the memory budget the cache shares with the other task
+// caches of its store and with the operators' decoded state.
+func (c *TaskCache) Budget() *Budget { return c.budget }
+
+// Release drops every entry and gives back to the budget what the cache
+// held, when its task ends: what was not persisted is lost (the changelog
+// has it). Calling it again does nothing.
+func (c *TaskCache) Release() {
+	c.budget.Add(-c.bytes)
+	c.bytes = 0
+	clear(c.tables)
+	c.names = c.names[:0]
+	c.size, c.changed, c.unpersisted, c.unpersistedBytes = 0, 0, 0, 0
 }
 
 // Full reports whether the cache holds at least its bound of entries
@@ -250,10 +289,11 @@ func (c *TaskCache) Dirty() int { return c.changed }
 func (c *TaskCache) Unpersisted() int { return c.unpersisted }
 
 // PersistDue reports whether the committed entries Pebble does not hold
-// passed the cache's bound, in entries or bytes: the task should Persist
-// now.
+// passed the cache's bound, in entries or bytes, or the memory budget is
+// over with some of them held: the task should Persist now, after which
+// the cache can let them go.
 func (c *TaskCache) PersistDue() bool {
-	return c.unpersisted >= c.maxDirty || c.unpersistedBytes >= c.maxBytes
+	return c.unpersisted >= c.maxDirty || c.unpersistedBytes >= c.maxBytes || (c.unpersisted > 0 && c.budget.Over())
 }
 
 // Flush returns the changelog records of the entries written since the
@@ -295,8 +335,9 @@ func (c *TaskCache) Commit(offsets map[string]int64) {
 			c.offsets[table] = off
 		}
 	}
-	if c.size > c.maxDirty {
-		// Make room for the entries reads keep (keepClean).
+	if c.size > c.maxDirty || c.budget.Over() {
+		// Make room for the entries reads keep (keepClean), or give
+		// memory back.
 		c.evictClean()
 	}
 	if c.changed == 0 {
@@ -330,6 +371,7 @@ func (c *TaskCache) Reset() {
 	for _, t := range c.tables {
 		tc := t.cache
 		for _, e := range tc.changed {
+			c.account(len(e.old) - len(e.value))
 			e.value, e.deleted = e.old, e.oldDeleted
 			e.changed, e.old, e.oldDeleted = false, nil, false
 		}
@@ -337,6 +379,7 @@ func (c *TaskCache) Reset() {
 		tc.changed = tc.changed[:0]
 		for k, e := range tc.m {
 			if !e.unpersisted {
+				c.account(-entryBytes(e))
 				delete(tc.m, k)
 				*e = entry{} // its slab chunk may outlive it
 			}
@@ -410,7 +453,7 @@ func (c *TaskCache) Persist() error {
 	c.sorted = c.sorted[:0]
 	c.unpersisted, c.unpersistedBytes = 0, 0
 	clear(c.offsets)
-	if c.size > c.maxDirty {
+	if c.size > c.maxDirty || c.budget.Over() {
 		c.evictClean()
 	}
 	return nil
@@ -422,6 +465,7 @@ func (c *TaskCache) evictClean() {
 	for _, t := range c.tables {
 		for k, e := range t.cache.m {
 			if !e.changed && !e.unpersisted {
+				c.account(-entryBytes(e))
 				delete(t.cache.m, k)
 				*e = entry{} // its slab chunk may outlive it
 				c.size--
