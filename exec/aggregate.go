@@ -54,6 +54,9 @@ type aggregateOp struct {
 	live  map[string]*liveGroup
 	cur   *liveGroup
 	dirty []*liveGroup
+	// liveBytes estimates the memory of the live groups, counted in the
+	// state's memory budget.
+	liveBytes int64
 	// changes is the state of aggregating a table's changes and of
 	// emitting old rows: see table_aggregate.go.
 	changes changeState
@@ -295,6 +298,8 @@ func (a *aggregateOp) load() error {
 		a.live = map[string]*liveGroup{}
 	}
 	g := &liveGroup{key: string(a.key), accs: a.accs, stored: ok, rowTime: ts}
+	g.bytes = liveGroupBytes(len(g.key), len(a.accs), len(v))
+	a.account(int64(g.bytes))
 	a.live[g.key] = g
 	a.cur = g
 	return nil
@@ -395,18 +400,42 @@ func (a *aggregateOp) OnCommit(context.Context, Emitter) error {
 			return fmt.Errorf("exec: write aggregate state: %w", err)
 		}
 		g.dirty = false
+		n := liveGroupBytes(len(g.key), len(g.accs), len(v))
+		a.account(int64(n - g.bytes))
+		g.bytes = n
 	}
 	clear(a.dirty)
 	a.dirty = a.dirty[:0]
-	if len(a.live) > maxLiveGroups {
-		clear(a.live)
+	if len(a.live) > maxLiveGroups || a.cache.Budget().Over() {
+		a.dropLive()
 	}
 	return nil
 }
 
 // maxLiveGroups bounds how many groups an aggregate keeps decoded between
-// commits.
+// commits; the state's memory budget bounds their bytes.
 const maxLiveGroups = 100_000
+
+// liveGroupBytes estimates the memory of a live group of a key of
+// keyLen bytes and n accumulators whose encoded state takes stateLen
+// bytes: the group and its map slot, each accumulator's object, and its
+// decoded values, which take about twice their encoding.
+func liveGroupBytes(keyLen, n, stateLen int) int {
+	return keyLen + 128 + 64*n + 2*stateLen
+}
+
+// account adds n bytes to the live groups' estimate and to the budget.
+func (a *aggregateOp) account(n int64) {
+	a.liveBytes += n
+	a.cache.Budget().Add(n)
+}
+
+// dropLive forgets the live groups; their state is in the cache.
+func (a *aggregateOp) dropLive() {
+	clear(a.live)
+	a.cur = nil
+	a.account(-a.liveBytes)
+}
 
 // liveGroup is a group's decoded accumulators, kept between records so
 // that a busy group is not decoded and encoded on every row.
@@ -416,8 +445,14 @@ type liveGroup struct {
 	rowTime int64 // the largest time of its records, or noRowTime
 	stored  bool  // the group has state (stored, or to store at commit)
 	dirty   bool  // changed since the last OnCommit
+	bytes   int   // estimated memory (see liveGroupBytes)
 }
 
-func (a *aggregateOp) Close(context.Context) error { return nil }
+func (a *aggregateOp) Close(context.Context) error {
+	if a.cache != nil {
+		a.dropLive()
+	}
+	return nil
+}
 
 var _ Operator = (*aggregateOp)(nil)

@@ -302,6 +302,12 @@ func (t *task) close() {
 			t.q.deps.Logger.Warn("cannot write the committed state of a stopping task; it is restored from the changelog at the next start", "query", t.g.QueryID, "partition", t.partition, "err", err)
 		}
 	}
+	defer func() {
+		// After the operators, which give back what they keep decoded.
+		if t.cache != nil {
+			t.cache.Release()
+		}
+	}()
 	for _, s := range t.sides {
 		s.close()
 	}

@@ -445,6 +445,9 @@ func (o *windowAggregateOp) loadSlot(seg *segment, h uint64, start int64, presen
 	seg.wins[h] = s
 	seg.nLive++
 	o.nLive++
+	n := int64(liveGroupBytes(len(s.key), len(s.accs), len(v)))
+	seg.liveBytes += n
+	o.agg.account(n)
 	return s, found, nil
 }
 
@@ -497,6 +500,8 @@ func (o *windowAggregateOp) dropLive(seg *segment) {
 	}
 	o.nLive -= seg.nLive
 	seg.nLive = 0
+	o.agg.account(-seg.liveBytes)
+	seg.liveBytes = 0
 	for h, s := range seg.wins {
 		if s == nil {
 			continue
@@ -931,7 +936,8 @@ func (o *windowAggregateOp) encode(buf []byte, accs []eval.Accumulator) ([]byte,
 // state table: the 8-byte time of its latest row, then each aggregate's
 // length-prefixed state. The values are encoded into chunks shared by
 // several windows, as the cache keeps them. Once the live windows are
-// more than maxLiveWindows, it forgets those of the oldest segments.
+// more than maxLiveWindows, it forgets those of the oldest segments; all
+// of them while the state's memory budget is over.
 func (o *windowAggregateOp) OnCommit(context.Context, Emitter) error {
 	for _, s := range o.dirty {
 		s.dirty = false
@@ -957,11 +963,11 @@ func (o *windowAggregateOp) OnCommit(context.Context, Emitter) error {
 	}
 	clear(o.dirty)
 	o.dirty = o.dirty[:0]
-	if o.nLive > maxLiveWindows {
+	if over := o.agg.cache.Budget().Over(); o.nLive > maxLiveWindows || over {
 		starts := slices.Clone(o.starts)
 		slices.Sort(starts)
 		for _, start := range starts {
-			if o.nLive <= maxLiveWindows/2 {
+			if o.nLive <= maxLiveWindows/2 && !over {
 				break
 			}
 			o.dropLive(o.segs[start])
@@ -1005,8 +1011,10 @@ type segment struct {
 	// no entry is not in state, so a new window costs no read of Pebble
 	// (a hash shared with another window only costs one).
 	wins map[uint64]*winSlot
-	// nLive counts the live windows in wins.
-	nLive int
+	// nLive counts the live windows in wins, and liveBytes estimates
+	// their memory (see liveGroupBytes), counted in the state's budget.
+	nLive     int
+	liveBytes int64
 }
 
 // slot returns the live window of group g, whose hash is h, or nil, and
