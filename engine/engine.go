@@ -62,6 +62,12 @@ type Config struct {
 	// record (key and value bytes) a persistent query reads; a larger one
 	// goes to the processing log. Default exec.DefaultMaxRecordBytes.
 	MaxRecordBytes int
+	// StateMemory bounds, in bytes, the state the persistent queries keep
+	// in memory beside the state store: the task caches and the groups and
+	// windows the aggregations keep decoded share it, and past it they
+	// write to and read from Pebble instead (see state.Budget). 0 means
+	// StateMemoryFor(0); negative, no bound.
+	StateMemory int64
 	// StatementTimeout bounds how long one statement (of Execute, or a
 	// typed call such as PullQuery or Insert) runs before the engine stops
 	// it with an error naming the setting, as long as it has not committed
@@ -173,6 +179,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.StateMemory == 0 {
+		cfg.StateMemory = StateMemoryFor(0)
+	}
 	if cfg.MaxRecordBytes <= 0 {
 		cfg.MaxRecordBytes = exec.DefaultMaxRecordBytes
 	}
@@ -238,7 +247,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 
-	if e.store, err = state.Open(filepath.Join(cfg.DataDir, "state-store"), state.Options{Logger: cfg.Logger}); err != nil {
+	if e.store, err = state.Open(filepath.Join(cfg.DataDir, "state-store"), state.Options{Logger: cfg.Logger, MemoryBudget: cfg.StateMemory}); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	if e.producer, err = cfg.Kafka.NewProducer(kafka.ProducerOptions{ClientID: "sluice-engine"}); err != nil {

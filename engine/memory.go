@@ -13,6 +13,22 @@ import (
 // percentage of what was live after a collection before the next one.
 const DefaultGCPercent = 100
 
+// DefaultStateMemory is the state memory budget (Config.StateMemory) of a
+// server without a memory limit.
+const DefaultStateMemory = 128 << 20
+
+// StateMemoryFor returns the state memory budget of a server whose soft
+// memory limit is limit bytes (0 for none): a quarter of the limit, as
+// the Go collector lets the heap grow to about twice what is live and the
+// rest of the process (fetch buffers, batches, Pebble's block cache and
+// memtables) needs room too; DefaultStateMemory without a limit.
+func StateMemoryFor(limit int64) int64 {
+	if limit > 0 {
+		return max(limit/4, 1<<20)
+	}
+	return DefaultStateMemory
+}
+
 // TuneMemory sets the Go runtime's garbage collection for a process that
 // runs an engine: gcPercent as the collector's target (GOGC; negative
 // leaves the runtime's, which the GOGC environment variable sets) and

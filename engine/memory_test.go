@@ -22,3 +22,16 @@ func TestParseBytes(t *testing.T) {
 		}
 	}
 }
+
+func TestStateMemoryFor(t *testing.T) {
+	for _, c := range []struct{ limit, want int64 }{
+		{0, engine.DefaultStateMemory},
+		{2 << 30, 512 << 20},
+		{512 << 20, 128 << 20},
+		{1 << 20, 1 << 20}, // a tiny limit still leaves the state a megabyte
+	} {
+		if got := engine.StateMemoryFor(c.limit); got != c.want {
+			t.Errorf("StateMemoryFor(%d) = %d, want %d", c.limit, got, c.want)
+		}
+	}
+}

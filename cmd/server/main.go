@@ -225,7 +225,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	readOnly := strings.Join(engine.DefaultReadOnlyTopics, ",")
 	fs.StringVar(&readOnly, "readonly-topics", readOnly, "comma-separated regular `expressions`, each matching whole topic names, of topics no statement registers a source over, writes, PRINTs or deletes (ksql.readonly.topics); the server's own topics (_sluice-*, the built-in registry's journal) are protected whatever it says")
 	var memoryLimit string
-	fs.StringVar(&memoryLimit, "memory-limit", "", "soft memory `limit` of the process (512MiB, 2GiB): the Go runtime collects garbage more often as memory nears it; empty for none (or GOMEMLIMIT's)")
+	fs.StringVar(&memoryLimit, "memory-limit", "", "soft memory `limit` of the process (512MiB, 2GiB): the Go runtime collects garbage more often as memory nears it, and the persistent queries keep a quarter of it of state in memory beside the state store (128MiB without a limit); empty for none (or GOMEMLIMIT's)")
 	fs.IntVar(&c.gcPercent, "gc-percent", engine.DefaultGCPercent, "garbage collector `target`: the heap grows by this percentage of the live data between collections (Go's GOGC, which wins when this is not given)")
 	fs.StringVar(&level, "log-level", "info", "log `level`: debug, info, warn or error")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log `format`: text or json")
@@ -502,6 +502,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 
 		ProcessingGuarantee: cfg.guarantee,
 		MaxRecordBytes:      cfg.maxRecordBytes,
+		StateMemory:         engine.StateMemoryFor(cfg.memoryLimit),
 		ReadOnlyTopics:      cfg.readOnlyTopics,
 		OwnTopics:           ownTopics,
 		StatementTimeout:    engineTimeout(cfg.statementTimeout),

@@ -360,7 +360,8 @@ func runEngine(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if err := tune.apply(); err != nil {
+	limit, err := tune.apply()
+	if err != nil {
 		return err
 	}
 	if *memprofile != "" {
@@ -395,7 +396,7 @@ func runEngine(args []string) error {
 		return err
 	}
 	defer client.Close()
-	eng, err := engine.Open(ctx, engine.Config{Kafka: client, DataDir: *dataDir, ServiceID: *service, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	eng, err := engine.Open(ctx, engine.Config{Kafka: client, DataDir: *dataDir, ServiceID: *service, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), StateMemory: engine.StateMemoryFor(limit)})
 	if err != nil {
 		return err
 	}

@@ -34,24 +34,25 @@ func (m engineMemory) args() []string {
 	return a
 }
 
-// apply sets the runtime as sluice-server does with the same settings.
-func (m engineMemory) apply() error {
+// apply sets the runtime as sluice-server does with the same settings,
+// and returns the memory limit in bytes (0 for none).
+func (m engineMemory) apply() (int64, error) {
 	var limit int64
 	if m.limit != "" {
 		var err error
 		if limit, err = engine.ParseBytes(m.limit); err != nil {
-			return fmt.Errorf("--memory-limit: %w", err)
+			return 0, fmt.Errorf("--memory-limit: %w", err)
 		}
 	}
 	gc := m.gcPercent
 	switch {
 	case gc < 0:
-		return fmt.Errorf("--gc-percent: %d is not a positive percentage", gc)
+		return 0, fmt.Errorf("--gc-percent: %d is not a positive percentage", gc)
 	case gc == 0 && os.Getenv("GOGC") != "":
 		gc = -1 // the runtime read GOGC
 	case gc == 0:
 		gc = engine.DefaultGCPercent
 	}
 	engine.TuneMemory(limit, gc)
-	return nil
+	return limit, nil
 }
