@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/state"
 )
 
@@ -65,18 +64,7 @@ func TestBudgetHeldAndReleased(t *testing.T) {
 // results stay right, read back from the store.
 func TestBudgetOverDropsDecoded(t *testing.T) {
 	tk, store := budgetTask(t, `CREATE TABLE counts AS SELECT bidder, COUNT(*) AS n FROM bid GROUP BY bidder;`, 16<<10)
-	recs := bidRecords(400, true)
-	next := int64(0)
-	batch := func(n int) []*kafka.Record {
-		out := make([]*kafka.Record, n)
-		for i := range out {
-			r := *recs[int(next)%len(recs)]
-			r.Offset = next
-			next++
-			out[i] = &r
-		}
-		return out
-	}
+	batch := (&cycler{recs: bidRecords(400, true)}).batch
 	ctx := context.Background()
 	for range 3 {
 		if err := tk.process(ctx, batch(400)); err != nil {

@@ -40,18 +40,8 @@ func TestStateWrittenLater(t *testing.T) {
 	prod := &brokenProducer{}
 	tk.producer = prod
 	tk.mode = newAtLeastOnce(tk)
-	recs := bidRecords(40, true) // 40 distinct bidders
-	next := int64(0)
-	batch := func(n int) []*kafka.Record {
-		out := make([]*kafka.Record, n)
-		for i := range out {
-			r := *recs[int(next)%len(recs)]
-			r.Offset = next
-			next++
-			out[i] = &r
-		}
-		return out
-	}
+	cy := &cycler{recs: bidRecords(40, true)} // 40 distinct bidders
+	batch := cy.batch
 	ctx := context.Background()
 	stored := func() (offsets int, groups int64) {
 		t.Helper()
@@ -93,7 +83,7 @@ func TestStateWrittenLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	tk.pending = tk.pending[:0]
-	next -= 40
+	cy.next -= 40
 	if err := tk.process(ctx, batch(40)); err != nil {
 		t.Fatal(err)
 	}
@@ -121,6 +111,24 @@ func TestStateWrittenLater(t *testing.T) {
 	if logged := countTopic(prod.recs, changelogTopics(tk)); off != logged {
 		t.Fatalf("stored changelog offsets sum to %d, the changelog has %d records", off, logged)
 	}
+}
+
+// cycler hands out batches of copies of recs, cycling through them, at
+// consecutive offsets from next.
+type cycler struct {
+	recs []*kafka.Record
+	next int64
+}
+
+func (c *cycler) batch(n int) []*kafka.Record {
+	out := make([]*kafka.Record, n)
+	for i := range out {
+		r := *c.recs[int(c.next)%len(c.recs)]
+		r.Offset = c.next
+		c.next++
+		out[i] = &r
+	}
+	return out
 }
 
 func changelogTopics(tk *task) map[string]bool {
