@@ -356,8 +356,16 @@ func (p *pipeline) checkRunningN(n int) {
 
 // check flushes the engine, reads the three outputs and compares them
 // with the oracle: nothing may be missing or wrong; duplicates and
-// over-counts are logged and must not exceed maxDup.
+// over-counts are logged and must not exceed maxDup. With maxDup 0 a
+// count update seen twice is a duplicate too (exactly-once).
 func (p *pipeline) check(maxDup int) {
+	p.t.Helper()
+	p.checkDup(maxDup, maxDup == 0)
+}
+
+// checkDup is check, exactlyOnce saying whether a repeated count update
+// is a duplicate.
+func (p *pipeline) checkDup(maxDup int, exactlyOnce bool) {
 	p.t.Helper()
 	p.flush(5 * time.Minute)
 	p.checkRunningN(3)
@@ -394,9 +402,8 @@ func (p *pipeline) check(maxDup int) {
 	p.t.Logf("oracle: %d orders; %d filter rows, %d join rows, %d windows", p.src.Orders(), total(filter), total(join), len(counts))
 	p.t.Logf("read: %d filter rows, %d join rows, %d count updates", len(out.Filter), len(out.Join), len(out.Count))
 	// Duplicated rows and over-counts are allowed up to maxDup; anything
-	// missing or wrong fails. With none allowed, a count update seen
-	// twice is a duplicate too.
-	res := p.src.Check(out, maxDup == 0)
+	// missing or wrong fails.
+	res := p.src.Check(out, exactlyOnce)
 	p.t.Logf("outputs: %s", res)
 	p.report(res)
 	if res.Duplicated > maxDup {
