@@ -799,6 +799,28 @@ type compiledRegexp struct {
 	src string
 	re  *regexp.Regexp
 	err error
+	// need is text every match contains (requiredLiteral), "" if none
+	// is known; start, if not nil, starts a search near it.
+	need  string
+	start *literalStart
+}
+
+// find is re.FindStringSubmatchIndex(s), sped up by what every match
+// contains.
+func (c *compiledRegexp) find(s string) []int {
+	if c.start != nil {
+		return c.start.find(c.re, s)
+	}
+	if !c.mayMatch(s) {
+		return nil
+	}
+	return c.re.FindStringSubmatchIndex(s)
+}
+
+// mayMatch reports whether s may hold a match: false only when it lacks
+// the text every match contains.
+func (c *compiledRegexp) mayMatch(s string) bool {
+	return c.need == "" || strings.Contains(s, c.need)
 }
 
 // regexpCache compiles the patterns a call site meets, keeping the last
@@ -809,15 +831,26 @@ type regexpCache struct {
 }
 
 func (c *regexpCache) get(pattern string) (*regexp.Regexp, error) {
+	l, err := c.compiled(pattern)
+	return l.re, err
+}
+
+// compiled is get's compiled pattern, with what every match contains.
+func (c *regexpCache) compiled(pattern string) (*compiledRegexp, error) {
 	if l := c.last.Load(); l != nil && l.src == pattern {
-		return l.re, l.err
+		return l, l.err
 	}
-	re, err := regexp.Compile(javaRegexp(pattern))
+	goPattern := javaRegexp(pattern)
+	re, err := regexp.Compile(goPattern)
+	l := &compiledRegexp{src: pattern, re: re, err: err}
 	if err != nil {
-		err = fmt.Errorf("Invalid regular expression pattern: %s: %v", pattern, err)
+		l.err = fmt.Errorf("Invalid regular expression pattern: %s: %v", pattern, err)
+	} else {
+		l.need = requiredLiteral(goPattern)
+		l.start = newLiteralStart(goPattern)
 	}
-	c.last.Store(&compiledRegexp{src: pattern, re: re, err: err})
-	return re, err
+	c.last.Store(l)
+	return l, l.err
 }
 
 // replacementPart is a literal (group < 0) or a group reference of a Java
@@ -971,10 +1004,11 @@ func init() {
 			Build: func([]*types.Type, *types.Type) (Impl, error) {
 				cache := &regexpCache{}
 				return Strict(func(a []any) (any, error) {
-					re, err := cache.get(a[0].(string))
+					c, err := cache.compiled(a[0].(string))
 					if err != nil {
 						return nil, err
 					}
+					re := c.re
 					g := 0
 					if len(a) == 3 {
 						g = int(toInt64(a[2]))
@@ -987,11 +1021,14 @@ func init() {
 					}
 					s := a[1].(string)
 					if !all {
-						m := re.FindStringSubmatchIndex(s)
+						m := c.find(s)
 						if m == nil || m[2*g] < 0 {
 							return nil, nil
 						}
 						return s[m[2*g]:m[2*g+1]], nil
+					}
+					if !c.mayMatch(s) {
+						return []any{}, nil
 					}
 					ms := re.FindAllStringSubmatchIndex(s, -1)
 					out := make([]any, len(ms))
@@ -1012,10 +1049,11 @@ func init() {
 			cache := &regexpCache{}
 			var last atomic.Pointer[compiledReplacement]
 			return Strict(func(a []any) (any, error) {
-				re, err := cache.get(a[1].(string))
+				cr, err := cache.compiled(a[1].(string))
 				if err != nil {
 					return nil, err
 				}
+				re := cr.re
 				repl := a[2].(string)
 				c := last.Load()
 				if c == nil || c.re != re || c.repl != repl {
@@ -1025,6 +1063,9 @@ func init() {
 				}
 				if c.err != nil {
 					return nil, c.err
+				}
+				if !cr.mayMatch(a[0].(string)) {
+					return a[0].(string), nil
 				}
 				return regexpReplace(a[0].(string), re, c.parts), nil
 			}), nil
