@@ -338,6 +338,10 @@ func (c *compiler) compile(e *expr.Expr) (ArgFunc, error) {
 		if err := arity(e, 2); err != nil {
 			return nil, err
 		}
+		if split := e.Args[0]; split.Op == expr.OpCall && split.Func == "SPLIT" && len(split.Args) == 2 &&
+			split.Args[0].Type != nil && split.Args[0].Type.Kind == types.String {
+			return c.compileSplitIndex(split.Args[0], split.Args[1], e.Args[1])
+		}
 		args, err := c.compileArgs(e.Args)
 		if err != nil {
 			return nil, err
@@ -1112,4 +1116,66 @@ func intArith[T int32 | int64](op expr.Op, l, r ArgFunc, npe error, conv func(an
 		}
 		return x % y, err
 	}
+}
+
+// compileSplitIndex compiles SPLIT(s, sep)[i] of strings: the i-th piece
+// found in place, without the array of every piece.
+func (c *compiler) compileSplitIndex(str, sep, index *expr.Expr) (func([]any) (any, error), error) {
+	args, err := c.compileArgs([]*expr.Expr{str, sep, index})
+	if err != nil {
+		return nil, err
+	}
+	return func(row []any) (any, error) {
+		sv, err := args[0](row)
+		dv, e2 := args[1](row)
+		keep(&err, e2)
+		if sv == nil || dv == nil {
+			return nil, err
+		}
+		k, e3 := args[2](row)
+		keep(&err, e3)
+		if k == nil {
+			return nil, err
+		}
+		s, d := sv.(string), dv.(string)
+		if d == "" {
+			pieces := splitString(s, d)
+			i := toInt64(k)
+			if i < 0 {
+				i += int64(len(pieces)) + 1
+			}
+			if i < 1 || i > int64(len(pieces)) {
+				return nil, err
+			}
+			return pieces[i-1], err
+		}
+		p, ok := splitPiece(s, d, toInt64(k))
+		if !ok {
+			return nil, err
+		}
+		return p, err
+	}, nil
+}
+
+// splitPiece is strings.Split(s, sep)[i-1] for a non-empty sep, i
+// counted from the end when negative (-1 the last piece); false when
+// there is no such piece.
+func splitPiece(s, sep string, i int64) (string, bool) {
+	if i < 0 {
+		i += int64(strings.Count(s, sep)) + 2
+	}
+	if i < 1 {
+		return "", false
+	}
+	for ; i > 1; i-- {
+		j := strings.Index(s, sep)
+		if j < 0 {
+			return "", false
+		}
+		s = s[j+len(sep):]
+	}
+	if j := strings.Index(s, sep); j >= 0 {
+		s = s[:j]
+	}
+	return s, true
 }
