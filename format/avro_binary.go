@@ -135,8 +135,8 @@ func appendAvroString(dst []byte, s string) []byte {
 // unscaled value at scale.
 func decimalBytes(d types.Dec, scale int) []byte {
 	d = d.Rescale(scale)
-	u := d.Unscaled
-	if u == nil {
+	u := d.BigInt()
+	if u.Sign() == 0 {
 		return []byte{0}
 	}
 	if u.Sign() >= 0 {
@@ -163,5 +163,5 @@ func decimalFromBytes(b []byte, scale int) types.Dec {
 	if len(b) > 0 && b[0]&0x80 != 0 {
 		u.Sub(u, new(big.Int).Lsh(big.NewInt(1), uint(8*len(b))))
 	}
-	return types.Dec{Unscaled: u, Scale: scale}
+	return types.DecFromBig(u, scale)
 }

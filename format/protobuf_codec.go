@@ -719,7 +719,7 @@ func (f *pbField) decodeMessage(b []byte, depth int) (any, error) {
 	if scale < 0 || scale > 1000 {
 		return nil, fmt.Errorf("field %d: decimal scale %d out of range", f.num, scale)
 	}
-	d := types.Dec{Unscaled: u, Scale: scale}
+	d := types.DecFromBig(u, scale)
 	if d.Scale != f.sql.Scale {
 		d = d.Rescale(f.sql.Scale)
 	}
@@ -946,11 +946,8 @@ func (f *pbField) appendSingle(dst []byte, v any, omitZero bool) ([]byte, error)
 		if !ok {
 			return nil, fmt.Errorf("cannot encode %T as a protobuf Decimal", v)
 		}
-		if d.Unscaled == nil {
-			d.Unscaled = new(big.Int)
-		}
 		dst = protowire.AppendTag(dst, 1, protowire.BytesType)
-		dst = protowire.AppendBytes(dst, pbTwosComplement(d.Unscaled))
+		dst = protowire.AppendBytes(dst, pbTwosComplement(d.BigInt()))
 		dst = pbAppendInt(dst, 2, int64(d.Precision()))
 		dst = pbAppendInt(dst, 3, int64(d.Scale))
 	}

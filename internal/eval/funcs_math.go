@@ -104,14 +104,11 @@ func decRound(d types.Dec, places int, mode roundMode) types.Dec {
 	if places >= d.Scale {
 		return d
 	}
-	u := d.Unscaled
-	if u == nil {
-		u = new(big.Int)
-	}
+	u := d.BigInt()
 	k := d.Scale - places
 	if k > len(u.String())+1 && mode != roundFloor && mode != roundCeiling {
 		// Every digit is dropped and the value is below half a unit.
-		return types.Dec{Unscaled: new(big.Int), Scale: max(places, 0)}
+		return types.NewDec(0, max(places, 0))
 	}
 	div := bigPow10(k)
 	q, r := new(big.Int).QuoRem(u, div, new(big.Int))
@@ -137,9 +134,9 @@ func decRound(d types.Dec, places int, mode roundMode) types.Dec {
 		}
 	}
 	if places < 0 {
-		return types.Dec{Unscaled: q.Mul(q, bigPow10(-places)), Scale: 0}
+		return types.DecFromBig(q.Mul(q, bigPow10(-places)), 0)
 	}
-	return types.Dec{Unscaled: q, Scale: places}
+	return types.DecFromBig(q, places)
 }
 
 // roundDouble rounds x as ksqlDB does through BigDecimal.valueOf(x).
