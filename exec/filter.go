@@ -10,7 +10,9 @@ import (
 // filterOp drops rows whose predicate is not true, and a stream's rows
 // without a value (counted apart from the rows the predicate rejects).
 type filterOp struct {
-	pred    eval.Evaluator
+	// pred is compiled for this task alone: its repeated
+	// subexpressions are computed once per row.
+	pred    *eval.Shared
 	retract bool
 	text    string
 	errs    ErrorSink
@@ -19,7 +21,7 @@ type filterOp struct {
 }
 
 func newFilterOp(e *expr.Expr, retract bool) (*filterOp, error) {
-	ev, err := eval.Compile(e)
+	ev, err := eval.CompileShared([]*expr.Expr{e})
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +65,8 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 		}
 		// A failing sub-expression yields null and is logged; the
 		// condition's value decides, as in ksqlDB.
-		v, err := f.pred.Eval(row)
+		f.pred.Row()
+		v, err := f.pred.Eval(0, row)
 		if err != nil {
 			f.errs.RowError("error evaluating WHERE "+f.text+": "+err.Error(), row)
 		}
@@ -95,7 +98,8 @@ func (f *filterOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) er
 // passes evaluates the predicate on an old row, which was logged already
 // if it failed when it was new.
 func (f *filterOp) passes(row []any) bool {
-	v, _ := f.pred.Eval(row)
+	f.pred.Row()
+	v, _ := f.pred.Eval(0, row)
 	return eval.Truthy(v)
 }
 

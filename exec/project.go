@@ -9,7 +9,10 @@ import (
 
 // projectOp computes output columns from input rows.
 type projectOp struct {
-	exprs []eval.Evaluator
+	// exprs are compiled together for this task alone: a subexpression
+	// several of them (or one of them twice) hold is computed once per
+	// row.
+	exprs *eval.Shared
 	// keyOnly marks the expressions that read nothing but key columns
 	// (or nothing): the only ones computed for a NullValue row.
 	keyOnly []bool
@@ -34,19 +37,18 @@ type projectOp struct {
 // newProjectOp compiles es; inKeys are the input columns that are key
 // columns.
 func newProjectOp(es []*expr.Expr, inKeys map[int]bool) (*projectOp, error) {
-	p := &projectOp{}
+	ev, err := eval.CompileShared(es)
+	if err != nil {
+		return nil, err
+	}
+	p := &projectOp{exprs: ev}
 	for _, e := range es {
-		ev, err := eval.Compile(e)
-		if err != nil {
-			return nil, err
-		}
 		only := true
 		for _, c := range expr.Columns(e) {
 			if !inKeys[c] {
 				only = false
 			}
 		}
-		p.exprs = append(p.exprs, ev)
 		p.keyOnly = append(p.keyOnly, only)
 		p.texts = append(p.texts, e.String())
 	}
@@ -68,7 +70,7 @@ func (p *projectOp) Open(_ context.Context, oc *OpContext) error {
 }
 
 func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) error {
-	n, w := b.Len(), len(p.exprs)
+	n, w := b.Len(), p.exprs.Len()
 	if cap(p.arena) < n*w {
 		p.arena = make([]any, n*w)
 	}
@@ -123,14 +125,15 @@ func (p *projectOp) OnBatch(ctx context.Context, _ int, b *Batch, out Emitter) e
 // compute computes the output row of in into row: for a NullValue row
 // (null), only the expressions that read its key. log logs the errors.
 func (p *projectOp) compute(in, row []any, null, log bool) {
-	for j, ev := range p.exprs {
+	p.exprs.Row()
+	for j := range p.exprs.Len() {
 		if null && !p.keyOnly[j] {
 			row[j] = nil
 			continue
 		}
 		// A failing sub-expression yields null within the value and is
 		// logged; the row goes on, as in ksqlDB.
-		v, err := ev.Eval(in)
+		v, err := p.exprs.Eval(j, in)
 		if err != nil && log {
 			p.errs.RowError("error computing "+p.texts[j]+": "+err.Error(), in)
 		}

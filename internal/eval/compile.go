@@ -91,6 +91,9 @@ func Compile(e *expr.Expr) (Evaluator, error) {
 // lambda bodies).
 type compiler struct {
 	depth int
+	// share, when set, computes the subexpressions that occur more than
+	// once once per row (CompileShared).
+	share *sharing
 }
 
 func (c *compiler) compileArgs(es []*expr.Expr) ([]ArgFunc, error) {
@@ -116,6 +119,15 @@ func (c *compiler) compile(e *expr.Expr) (ArgFunc, error) {
 	if e == nil {
 		return nil, errors.New("expr: nil node")
 	}
+	if c.share != nil && c.depth == 0 {
+		if fn, ok, err := c.share.compile(c, e); ok {
+			return fn, err
+		}
+	}
+	return c.compileNode(e)
+}
+
+func (c *compiler) compileNode(e *expr.Expr) (ArgFunc, error) {
 	switch e.Op {
 	case expr.OpColumn:
 		i := e.Col
