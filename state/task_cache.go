@@ -57,6 +57,12 @@ type TaskCache struct {
 	// entryOverhead), all of it counted in budget.
 	bytes  int64
 	budget *Budget
+	// clean says the cache may hold entries Pebble holds too: set when a
+	// read keeps one or a Persist makes the committed entries so, cleared
+	// when evictClean or Reset drops them all. Past its bounds the cache
+	// evicts at each commit, and without it would scan every entry each
+	// time to find none.
+	clean  bool
 	kbuf   []byte
 	sorted []sortedEntry // Persist's, kept for the next one
 }
@@ -242,6 +248,7 @@ func (tc *tableCache) keepClean(key, value []byte, deleted bool) {
 	e.value, e.deleted = value, deleted
 	tc.m[k] = e
 	tc.owner.size++
+	tc.owner.clean = true
 	tc.owner.account(entryBytes(e))
 }
 
@@ -335,7 +342,7 @@ func (c *TaskCache) Commit(offsets map[string]int64) {
 			c.offsets[table] = off
 		}
 	}
-	if c.size > c.maxDirty || c.budget.Over() {
+	if c.clean && (c.size > c.maxDirty || c.budget.Over()) {
 		// Make room for the entries reads keep (keepClean), or give
 		// memory back.
 		c.evictClean()
@@ -387,6 +394,7 @@ func (c *TaskCache) Reset() {
 	}
 	c.changed = 0
 	c.size = c.unpersisted
+	c.clean = false
 }
 
 // Persist writes the committed entries Pebble does not hold yet, with the
@@ -453,6 +461,7 @@ func (c *TaskCache) Persist() error {
 	c.sorted = c.sorted[:0]
 	c.unpersisted, c.unpersistedBytes = 0, 0
 	clear(c.offsets)
+	c.clean = true
 	if c.size > c.maxDirty || c.budget.Over() {
 		c.evictClean()
 	}
@@ -472,4 +481,5 @@ func (c *TaskCache) evictClean() {
 			}
 		}
 	}
+	c.clean = false
 }
