@@ -759,9 +759,13 @@ func (c *franzConsumer) Poll(ctx context.Context) ([]*Record, error) {
 			}
 			continue
 		}
+		// One allocation for the poll's records, not one each.
+		slab := make([]Record, n)
 		out := make([]*Record, 0, n)
 		fs.EachRecord(func(kr *kgo.Record) {
-			out = append(out, fromKgo(kr))
+			r := &slab[len(out)]
+			fromKgo(r, kr)
+			out = append(out, r)
 		})
 		if firstErr != nil {
 			c.mu.Lock()
@@ -772,8 +776,9 @@ func (c *franzConsumer) Poll(ctx context.Context) ([]*Record, error) {
 	}
 }
 
-func fromKgo(kr *kgo.Record) *Record {
-	r := &Record{
+// fromKgo fills r with kr.
+func fromKgo(r *Record, kr *kgo.Record) {
+	*r = Record{
 		Topic:     kr.Topic,
 		Partition: kr.Partition,
 		Offset:    kr.Offset,
@@ -784,7 +789,7 @@ func fromKgo(kr *kgo.Record) *Record {
 	}
 	if r.Control {
 		r.Key, r.Value = nil, nil
-		return r
+		return
 	}
 	if len(kr.Headers) > 0 {
 		r.Headers = make([]Header, len(kr.Headers))
@@ -792,7 +797,6 @@ func fromKgo(kr *kgo.Record) *Record {
 			r.Headers[i] = Header{Key: h.Key, Value: h.Value}
 		}
 	}
-	return r
 }
 
 func (c *franzConsumer) Close() {
