@@ -370,14 +370,7 @@ func (c *compiler) compileNode(e *expr.Expr) (ArgFunc, error) {
 			}
 			switch x := cv.(type) {
 			case []any:
-				i := toInt64(k)
-				if i < 0 {
-					i += int64(len(x)) + 1
-				}
-				if i < 1 || i > int64(len(x)) {
-					return nil, err
-				}
-				return x[i-1], err
+				return element(x, toInt64(k)), err
 			case *types.MapValue:
 				v, _ := x.Get(k)
 				return v, err
@@ -1151,15 +1144,7 @@ func (c *compiler) compileSplitIndex(str, sep, index *expr.Expr) (func([]any) (a
 		}
 		s, d := sv.(string), dv.(string)
 		if d == "" {
-			pieces := splitString(s, d)
-			i := toInt64(k)
-			if i < 0 {
-				i += int64(len(pieces)) + 1
-			}
-			if i < 1 || i > int64(len(pieces)) {
-				return nil, err
-			}
-			return pieces[i-1], err
+			return element(splitString(s, d), toInt64(k)), err
 		}
 		p, ok := splitPiece(s, d, toInt64(k))
 		if !ok {
@@ -1190,4 +1175,16 @@ func splitPiece(s, sep string, i int64) (string, bool) {
 		s = s[:j]
 	}
 	return s, true
+}
+
+// element is a[i] of SQL: 1-based, negative counting from the end, null
+// out of range.
+func element(a []any, i int64) any {
+	if i < 0 {
+		i += int64(len(a)) + 1
+	}
+	if i < 1 || i > int64(len(a)) {
+		return nil
+	}
+	return a[i-1]
 }

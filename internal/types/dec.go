@@ -325,13 +325,7 @@ func align(a, b Dec) (*big.Int, *big.Int, int) {
 // Cmp compares the numeric values of d and o (scale is ignored: 1.0 = 1.00).
 func (d Dec) Cmp(o Dec) int {
 	if a, b, _, ok := alignSmall(d, o); ok {
-		switch {
-		case a < b:
-			return -1
-		case a > b:
-			return 1
-		}
-		return 0
+		return cmpInt(a, b)
 	}
 	if d.Scale == o.Scale {
 		return d.unscaled().Cmp(o.unscaled())
