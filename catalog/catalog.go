@@ -46,6 +46,9 @@ type Query struct {
 	// MaxRecordBytes is the sluice.max.record.bytes the query was created
 	// with; 0 for the server's.
 	MaxRecordBytes int `json:"maxRecordBytes,omitempty"`
+	// Compression is the compression.type the query was created with
+	// (for what it produces); empty for none, Kafka's default.
+	Compression string `json:"compression,omitempty"`
 }
 
 // Sources lists the names of the sources the query reads: its input and

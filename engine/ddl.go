@@ -232,7 +232,7 @@ func (e *Engine) createAsSelect(ctx context.Context, s *Session, st *ast.CreateA
 	if err := topology.Complete(plan.Graph); err != nil {
 		return Result{}, internal("cannot plan query %s: %v", id, err)
 	}
-	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: st.Name, State: catalog.Running, Plan: plan.Graph, Guarantee: e.sessionGuarantee(s), MaxRecordBytes: sessionMaxRecordBytes(s)}
+	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: st.Name, State: catalog.Running, Plan: plan.Graph, Guarantee: e.sessionGuarantee(s), MaxRecordBytes: sessionMaxRecordBytes(s), Compression: s.Properties[propCompression]}
 	if ctx, err = commit(ctx); err != nil {
 		return Result{}, err
 	}
@@ -278,7 +278,7 @@ func (e *Engine) insertInto(ctx context.Context, s *Session, st *ast.InsertInto)
 	if err != nil {
 		return Result{}, err
 	}
-	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: target.Name, State: catalog.Running, Plan: plan.Graph, Guarantee: e.sessionGuarantee(s), MaxRecordBytes: sessionMaxRecordBytes(s)}
+	q := &catalog.Query{ID: id, SQL: st.SQL(), Sink: target.Name, State: catalog.Running, Plan: plan.Graph, Guarantee: e.sessionGuarantee(s), MaxRecordBytes: sessionMaxRecordBytes(s), Compression: s.Properties[propCompression]}
 	if ctx, err = commit(ctx); err != nil {
 		return Result{}, err
 	}

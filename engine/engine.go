@@ -449,6 +449,7 @@ func (e *Engine) startPersistent(ctx context.Context, q *catalog.Query) error {
 	if q.MaxRecordBytes > 0 {
 		deps.MaxRecordBytes = q.MaxRecordBytes
 	}
+	deps.Compression = q.Compression
 	if e.cluster != nil {
 		owns, assigned, err := e.clusterPartitions(ctx, q.Plan.Source.Topic)
 		if err != nil {

@@ -228,7 +228,7 @@ func (e *Engine) replayLog(ctx context.Context, st *ast.Replay) (Result, error) 
 		}
 	}
 	slices.Sort(kept.Done)
-	deps := exec.Deps{Kafka: e.cfg.Kafka, Registry: e.cfg.Registry, ProcessingLog: e.processing, Logger: e.log.With("query", q.ID), Now: e.cfg.Now, MaxRecordBytes: e.cfg.MaxRecordBytes}
+	deps := exec.Deps{Kafka: e.cfg.Kafka, Registry: e.cfg.Registry, ProcessingLog: e.processing, Logger: e.log.With("query", q.ID), Now: e.cfg.Now, MaxRecordBytes: e.cfg.MaxRecordBytes, Compression: q.Compression}
 	if q.MaxRecordBytes > 0 {
 		deps.MaxRecordBytes = q.MaxRecordBytes
 	}

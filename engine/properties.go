@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/internal/eval"
+	"github.com/sluice-sql/sluice/kafka"
 	"github.com/sluice-sql/sluice/parser/ast"
 	"github.com/sluice-sql/sluice/planner"
 )
@@ -33,6 +34,11 @@ const (
 	propCollectListLimit   = "ksql.functions.collect_list.limit"
 	propCollectSetLimit    = "ksql.functions.collect_set.limit"
 	propServiceID          = "ksql.service.id"
+	// propCompression is the producer's compression.type (also read as
+	// ksql.streams.compression.type and
+	// ksql.streams.producer.compression.type): the codec of what a
+	// persistent query created in the session produces.
+	propCompression = "compression.type"
 )
 
 // ksqlDB's prefixes: ksqlStreamsPrefix marks a Kafka Streams (or client)
@@ -63,6 +69,7 @@ var settable = map[string]func(string) error{
 	propCollectSetLimit:    checkLimit,
 	propGuarantee:          checkGuarantee,
 	propMaxRecordBytes:     checkMaxRecordBytes,
+	propCompression:        kafka.CheckCompression,
 	propPullTableScan:      checkBool(propPullTableScan),
 	propPullRangeScan:      checkBool(propPullRangeScan),
 	propPullLimit:          checkBool(propPullLimit),

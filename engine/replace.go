@@ -72,7 +72,7 @@ func (e *Engine) replaceQuery(ctx context.Context, st *ast.CreateAsSelect, old *
 			e.log.Warn("the query being replaced had failed", "query", oq.ID, "err", err)
 		}
 	}
-	q := &catalog.Query{ID: oq.ID, SQL: st.SQL(), Sink: st.Name, State: oq.State, Plan: plan.Graph, Guarantee: oq.Guarantee, MaxRecordBytes: oq.MaxRecordBytes}
+	q := &catalog.Query{ID: oq.ID, SQL: st.SQL(), Sink: st.Name, State: oq.State, Plan: plan.Graph, Guarantee: oq.Guarantee, MaxRecordBytes: oq.MaxRecordBytes, Compression: oq.Compression}
 	if maxRecordBytes > 0 {
 		// The session's sluice.max.record.bytes applies to the new version.
 		q.MaxRecordBytes = maxRecordBytes

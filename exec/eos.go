@@ -71,7 +71,7 @@ type exactlyOnce struct {
 func newExactlyOnce(t *task, clientID string) (*exactlyOnce, error) {
 	deps := t.q.deps
 	id := TransactionalID(deps.ServiceID, t.g.QueryID, t.g.Source.Topic, t.partition)
-	p, err := deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: clientID, TransactionalID: id})
+	p, err := deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: clientID, TransactionalID: id, Compression: deps.Compression})
 	if err != nil {
 		return nil, fmt.Errorf("exec: transactional producer %s: %w", id, err)
 	}

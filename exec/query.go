@@ -30,7 +30,10 @@ type Deps struct {
 	// value bytes) the query reads from its user topics: a larger one
 	// goes to the processing log (see MaxRecordBytesProperty).
 	MaxRecordBytes int
-	Logger         *slog.Logger
+	// Compression is the compression.type of what the query produces
+	// (kafka.Compressions); "" for none, Kafka's producer default.
+	Compression string
+	Logger      *slog.Logger
 	// Progress, when set, is called after a task moved its position; the
 	// engine's flush barrier waits on it.
 	Progress func()

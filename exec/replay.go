@@ -86,7 +86,7 @@ func Replay(ctx context.Context, g *topology.Graph, deps Deps, recs []*kafka.Rec
 		parts = append(parts, p)
 	}
 	sort.Slice(parts, func(i, j int) bool { return parts[i] < parts[j] })
-	prod, err := deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: g.QueryID + "-replay"})
+	prod, err := deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: g.QueryID + "-replay", Compression: deps.Compression})
 	if err != nil {
 		return st, err
 	}

@@ -159,7 +159,7 @@ func newTask(ctx context.Context, q *Query, s *stage, partition int32, start int
 	}
 	if eos {
 		t.mode, err = newExactlyOnce(t, clientID)
-	} else if t.producer, err = q.deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: clientID}); err == nil {
+	} else if t.producer, err = q.deps.Kafka.NewProducer(kafka.ProducerOptions{ClientID: clientID, Compression: q.deps.Compression}); err == nil {
 		t.mode = newAtLeastOnce(t)
 	}
 	if err != nil {

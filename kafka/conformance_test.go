@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -175,8 +176,51 @@ func TestConformance(t *testing.T) {
 			t.Run("ListOffsets", func(t *testing.T) { testListOffsets(t, c) })
 			t.Run("GroupOffsets", func(t *testing.T) { testGroupOffsets(t, c) })
 			t.Run("ProduceUnknownTopic", func(t *testing.T) { testProduceUnknownTopic(t, c) })
+			t.Run("Compression", func(t *testing.T) { testCompression(t, c) })
 			t.Run("Close", func(t *testing.T) { testClose(t, a.new, pg.Addr()) })
 		})
+	}
+}
+
+// testCompression: records produced with each compression.type read back
+// as they were written; another codec name is refused with Kafka's
+// message.
+func testCompression(t *testing.T, c kafka.Client) {
+	ctx := testCtx(t)
+	for _, codec := range append([]string{""}, kafka.Compressions...) {
+		topic := "compressed-" + codec
+		createTopic(t, c, topic, 1)
+		p, err := c.NewProducer(kafka.ProducerOptions{Compression: codec})
+		if err != nil {
+			t.Fatalf("compression %q: %v", codec, err)
+		}
+		recs := make([]*kafka.Record, 50)
+		for i := range recs {
+			recs[i] = &kafka.Record{Topic: topic, Partition: 0, Key: fmt.Appendf(nil, "k%d", i), Value: bytes.Repeat(fmt.Appendf(nil, "value %d ", i), 20)}
+		}
+		err = p.Produce(ctx, recs)
+		p.Close()
+		if err != nil {
+			t.Fatalf("compression %q: produce: %v", codec, err)
+		}
+		cons := newConsumer(t, c, map[string]map[int32]int64{topic: {0: kafka.OffsetStart}})
+		for next := 0; next < len(recs); {
+			got, err := cons.Poll(ctx)
+			if err != nil {
+				t.Fatalf("compression %q: poll: %v", codec, err)
+			}
+			for _, r := range got {
+				if !bytes.Equal(r.Key, recs[next].Key) || !bytes.Equal(r.Value, recs[next].Value) {
+					t.Fatalf("compression %q: record %d is %q=%q", codec, next, r.Key, r.Value)
+				}
+				next++
+			}
+		}
+	}
+	_, err := c.NewProducer(kafka.ProducerOptions{Compression: "brotli"})
+	want := "Invalid value brotli for configuration compression.type: String must be one of: none, gzip, snappy, lz4, zstd"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("compression brotli: %v, want %q", err, want)
 	}
 }
 

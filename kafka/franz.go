@@ -381,10 +381,14 @@ func (c *franzClient) NewProducer(opts ProducerOptions) (Producer, error) {
 	if c.life.isClosed() {
 		return nil, ErrClosed
 	}
+	if err := CheckCompression(opts.Compression); err != nil {
+		return nil, fmt.Errorf("kafka: new producer: %w", err)
+	}
 	kopts := append(c.baseOpts(opts.ClientID),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.ProducerLinger(opts.Linger),
 		kgo.RecordPartitioner(newFranzPartitioner()),
+		kgo.ProducerBatchCompression(franzCodec(opts.Compression)),
 	)
 	if opts.TransactionalID != "" {
 		timeout := opts.TransactionTimeout
@@ -867,4 +871,19 @@ func (k kgoLogger) Log(level kgo.LogLevel, msg string, keyvals ...any) {
 		lvl = slog.LevelDebug
 	}
 	k.l.Log(context.Background(), lvl, "kafka: "+msg, keyvals...)
+}
+
+// franzCodec is the codec of a checked compression.type.
+func franzCodec(v string) kgo.CompressionCodec {
+	switch v {
+	case "gzip":
+		return kgo.GzipCompression()
+	case "snappy":
+		return kgo.SnappyCompression()
+	case "lz4":
+		return kgo.Lz4Compression()
+	case "zstd":
+		return kgo.ZstdCompression()
+	}
+	return kgo.NoCompression()
 }

@@ -3,6 +3,9 @@ package kafka
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -122,6 +125,22 @@ type ProducerOptions struct {
 	// TransactionTimeout bounds how long a transaction may stay open
 	// before the broker aborts it; 60s when zero.
 	TransactionTimeout time.Duration
+	// Compression is the codec of the record batches sent: one of
+	// Compressions, "" for none (Kafka's producer default,
+	// compression.type).
+	Compression string
+}
+
+// Compressions are the producer's compression.type values, as Kafka's
+// Java producer names them.
+var Compressions = []string{"none", "gzip", "snappy", "lz4", "zstd"}
+
+// CheckCompression checks a compression.type value with Kafka's message.
+func CheckCompression(v string) error {
+	if v == "" || slices.Contains(Compressions, v) {
+		return nil
+	}
+	return fmt.Errorf("Invalid value %s for configuration compression.type: String must be one of: %s", v, strings.Join(Compressions, ", "))
 }
 
 // TxnProducer is a transactional producer: Begin, then Produce any number

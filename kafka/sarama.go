@@ -377,7 +377,11 @@ func (c *saramaClient) NewProducer(opts ProducerOptions) (Producer, error) {
 	if opts.TransactionalID != "" {
 		return nil, ErrNoTransactions
 	}
+	if err := CheckCompression(opts.Compression); err != nil {
+		return nil, fmt.Errorf("kafka: new producer: %w", err)
+	}
 	sc := c.baseConfig(opts.ClientID)
+	sc.Producer.Compression = saramaCodec(opts.Compression)
 	sc.Producer.RequiredAcks = sarama.WaitForAll
 	sc.Producer.Idempotent = true
 	sc.Net.MaxOpenRequests = 1
@@ -715,4 +719,19 @@ func saramaErr(err error) error {
 		return ErrClosed
 	}
 	return err
+}
+
+// saramaCodec is the codec of a checked compression.type.
+func saramaCodec(v string) sarama.CompressionCodec {
+	switch v {
+	case "gzip":
+		return sarama.CompressionGZIP
+	case "snappy":
+		return sarama.CompressionSnappy
+	case "lz4":
+		return sarama.CompressionLZ4
+	case "zstd":
+		return sarama.CompressionZSTD
+	}
+	return sarama.CompressionNone
 }
