@@ -258,9 +258,14 @@ func (m *exactlyOnce) commitTxn(ctx context.Context, next int64, nLog int) error
 		}
 		failpoint.Hit("cache-flush")
 	}
-	if err := m.txn.Produce(ctx, recs); err != nil {
+	producing := time.Now()
+	err = m.txn.Produce(ctx, recs)
+	timed(&t.stats.produce, producing)
+	if err != nil {
 		return m.abort(ctx, err)
 	}
+	committing := time.Now()
+	defer timed(&t.stats.commit, committing)
 	if deps.beforeCommit != nil {
 		if err := deps.beforeCommit(); err != nil {
 			return m.abort(ctx, err)

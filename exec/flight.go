@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/sluice-sql/sluice/kafka"
 )
@@ -81,22 +82,29 @@ func (m *atLeastOnce) commit(ctx context.Context, next int64, _ int) (bool, erro
 		// The flight moves the position once the batch is committed.
 		return true, m.launch(next)
 	}
+	start := time.Now()
 	err := t.produce(ctx, t.pending)
+	timed(&t.stats.produce, start)
 	clear(t.pending)
 	t.pending = t.pending[:0]
 	if err != nil {
 		return false, err
 	}
+	start = time.Now()
+	defer timed(&t.stats.commit, start)
 	return false, t.commitOffsets(ctx, next)
 }
 
 // launch starts the flight of the pending records, committing the source
 // offsets up to next after them, once the previous flight has landed.
 func (m *atLeastOnce) launch(next int64) error {
-	if err := m.land(); err != nil {
+	t := m.t
+	landing := time.Now()
+	err := m.land()
+	timed(&t.stats.produce, landing)
+	if err != nil {
 		return err
 	}
-	t := m.t
 	parent := m.runCtx
 	if parent == nil {
 		parent = context.Background()

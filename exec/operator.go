@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync/atomic"
+	"time"
 
 	"github.com/sluice-sql/sluice/state"
 )
@@ -36,6 +37,24 @@ type counters struct {
 	// lastTime is the timestamp of the last record read, in
 	// milliseconds; 0 before the first.
 	lastTime atomic.Int64
+	// The task goroutine's wall time, in nanoseconds: waiting in polls,
+	// processing (decoding, operators, sinks, state), waiting for its
+	// outputs' acknowledgement (and, pipelined, for the previous batch's
+	// flight to land), for its commits (offsets, transactions), and
+	// writing state to the store.
+	poll, work, produce, commit, persist atomic.Int64
+}
+
+// timed adds the time since start to *n and returns it.
+func timed(n *atomic.Int64, start time.Time) time.Duration {
+	d := time.Since(start)
+	n.Add(int64(d))
+	return d
+}
+
+// waited sums the waits counted within work: produce, commit, persist.
+func (c *counters) waited() int64 {
+	return c.produce.Load() + c.commit.Load() + c.persist.Load()
 }
 
 // addFiltered counts n rows a filter dropped; c may be nil.

@@ -413,6 +413,7 @@ func (q *Query) WaitRestored(ctx context.Context) error {
 func (q *Query) Stats() Stats {
 	var s Stats
 	add := func(t *task) {
+		s.Time.add(&t.stats)
 		s.Filtered += t.stats.filtered.Load()
 		s.Errors += t.stats.errors.Load()
 		s.Late += t.stats.late.Load()
@@ -473,6 +474,37 @@ type Stats struct {
 	// changelogs, RestorePercent done (100 when not restoring).
 	Restoring      bool
 	RestorePercent int
+	// Time is where the query's tasks spent their wall time, summed over
+	// them.
+	Time TaskTime
+}
+
+// TaskTime splits the wall time of a query's task goroutines (summed over
+// the tasks): a task draining a backlog should be at work, and one that
+// keeps up with its input waits in its polls.
+type TaskTime struct {
+	// Poll is the time spent waiting for records.
+	Poll time.Duration
+	// Work is the processing of what the polls brought: decoding, the
+	// operators, the sink's encoding, the state cache.
+	Work time.Duration
+	// Produce is the time waiting for the outputs' acknowledgement
+	// (acks=all); for a task that produces in flights (stateless
+	// at-least-once), the wait for the previous batch's flight to land.
+	Produce time.Duration
+	// Commit is the time waiting for offset commits and transaction
+	// commits.
+	Commit time.Duration
+	// Persist is the time writing committed state to the store.
+	Persist time.Duration
+}
+
+func (tt *TaskTime) add(c *counters) {
+	tt.Poll += time.Duration(c.poll.Load())
+	tt.Work += time.Duration(c.work.Load())
+	tt.Produce += time.Duration(c.produce.Load())
+	tt.Commit += time.Duration(c.commit.Load())
+	tt.Persist += time.Duration(c.persist.Load())
 }
 
 // Lag is how far a query is behind its input topics.

@@ -209,6 +209,7 @@ func (t *task) persistDue() bool {
 // persist writes the task's committed state to Pebble (TaskCache.Persist)
 // and tells the flush barrier, which waits for it (Query.Unpersisted).
 func (t *task) persist() error {
+	defer timed(&t.stats.persist, time.Now())
 	if err := t.cache.Persist(); err != nil {
 		return fmt.Errorf("exec: write state: %w", err)
 	}

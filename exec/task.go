@@ -389,7 +389,9 @@ func (t *task) run(ctx context.Context) (err error) {
 			return nil
 		}
 		t.assignLeft()
+		polled := time.Now()
 		recs, err := t.pollWatching(ctx)
+		timed(&t.stats.poll, polled)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -448,7 +450,9 @@ func (t *task) run(ctx context.Context) (err error) {
 			continue
 		}
 		work, cancel := batchCtx(ctx)
+		started, waited := time.Now(), t.stats.waited()
 		err = t.process(work, recs)
+		t.stats.work.Add(int64(time.Since(started)) - (t.stats.waited() - waited))
 		cancel()
 		var aborted *txnError
 		if errors.As(err, &aborted) {

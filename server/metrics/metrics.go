@@ -86,6 +86,16 @@ var families = []family{
 		func(m *engine.QueryMetrics) (float64, bool) { return m.Lag.Seconds, m.LagErr == nil }},
 	{"sluice_query_restore_progress_ratio", "gauge", "Share of the query's changelog records restored into local state (1 when not restoring).",
 		func(m *engine.QueryMetrics) (float64, bool) { return float64(m.RestorePercent) / 100, true }},
+	{"sluice_query_task_poll_seconds_total", "counter", "Wall time the query's tasks spent waiting in polls for records.",
+		func(m *engine.QueryMetrics) (float64, bool) { return m.Time.Poll.Seconds(), true }},
+	{"sluice_query_task_work_seconds_total", "counter", "Wall time the query's tasks spent processing what they polled (decoding, operators, sinks, state).",
+		func(m *engine.QueryMetrics) (float64, bool) { return m.Time.Work.Seconds(), true }},
+	{"sluice_query_task_produce_seconds_total", "counter", "Wall time the query's tasks spent waiting for their outputs to be acknowledged.",
+		func(m *engine.QueryMetrics) (float64, bool) { return m.Time.Produce.Seconds(), true }},
+	{"sluice_query_task_commit_seconds_total", "counter", "Wall time the query's tasks spent waiting for offset and transaction commits.",
+		func(m *engine.QueryMetrics) (float64, bool) { return m.Time.Commit.Seconds(), true }},
+	{"sluice_query_task_persist_seconds_total", "counter", "Wall time the query's tasks spent writing committed state to the state store.",
+		func(m *engine.QueryMetrics) (float64, bool) { return m.Time.Persist.Seconds(), true }},
 	{"sluice_query_last_record_timestamp_seconds", "gauge", "Timestamp of the last input record the query processed.",
 		func(m *engine.QueryMetrics) (float64, bool) {
 			return float64(m.LastRecord.UnixMilli()) / 1000, !m.LastRecord.IsZero()

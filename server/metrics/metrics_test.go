@@ -14,8 +14,9 @@ import (
 func TestWrite(t *testing.T) {
 	qs := []engine.QueryMetrics{
 		{ID: "CSAS_BIG_1", Type: "PERSISTENT", Status: "RUNNING",
-			Stats: exec.Stats{RecordsIn: 7, RecordsOut: 3, Filtered: 2, Errors: 1, Late: 0, NullsDropped: 1, RestorePercent: 100, LastRecord: time.UnixMilli(26000)},
-			Lag:   exec.Lag{Records: 4, Seconds: 1.5}},
+			Stats: exec.Stats{RecordsIn: 7, RecordsOut: 3, Filtered: 2, Errors: 1, Late: 0, NullsDropped: 1, RestorePercent: 100, LastRecord: time.UnixMilli(26000),
+				Time: exec.TaskTime{Poll: 1500 * time.Millisecond, Work: 2 * time.Second, Produce: 250 * time.Millisecond, Commit: time.Second / 8, Persist: 0}},
+			Lag: exec.Lag{Records: 4, Seconds: 1.5}},
 		{ID: `odd"id\`, Type: "PUSH", Status: "ERROR: boom\nagain", Stats: exec.Stats{RestorePercent: 40}, LagErr: errors.New("no kafka")},
 	}
 	var b bytes.Buffer
@@ -39,6 +40,11 @@ func TestWrite(t *testing.T) {
 		`sluice_query_consumer_lag_seconds{query="CSAS_BIG_1"} 1.5` + "\n",
 		`sluice_query_restore_progress_ratio{query="odd\"id\\"} 0.4` + "\n",
 		`sluice_query_last_record_timestamp_seconds{query="CSAS_BIG_1"} 26` + "\n",
+		`sluice_query_task_poll_seconds_total{query="CSAS_BIG_1"} 1.5` + "\n",
+		`sluice_query_task_work_seconds_total{query="CSAS_BIG_1"} 2` + "\n",
+		`sluice_query_task_produce_seconds_total{query="CSAS_BIG_1"} 0.25` + "\n",
+		`sluice_query_task_commit_seconds_total{query="CSAS_BIG_1"} 0.125` + "\n",
+		`sluice_query_task_persist_seconds_total{query="CSAS_BIG_1"} 0` + "\n",
 		"process_start_time_seconds 100\n",
 		"# TYPE sluice_logins_failed_total counter\nsluice_logins_failed_total 3\n",
 		`sluice_skipped_total{topic="a\"b",reason="x"} 2` + "\n",

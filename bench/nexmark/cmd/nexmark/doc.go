@@ -29,6 +29,12 @@
 //     sources are bounded at the end offsets they find at the start, so the
 //     job ends by itself once it has drained them.
 //
+// For Sluice the driver also prints, and keeps in the JSON row
+// (task_time_s), where the query's task goroutines spent their wall time,
+// summed over the tasks: polling for records, working on them, waiting for
+// their outputs' acknowledgement, for commits, and writing state (the
+// engine's sluice_query_task_*_seconds_total).
+//
 // Sluice's engine runs with the Go runtime settings sluice-server would
 // have with the same --memory-limit and --gc-percent (its defaults when
 // they are not given, GOGC's when that is set). --cpuprofile writes a CPU

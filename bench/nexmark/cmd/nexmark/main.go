@@ -43,9 +43,32 @@ type row struct {
 	Samples             int     `json:"steady_samples"`
 	// Trace holds the samples: milliseconds since the child's start, its
 	// CPU milliseconds, its input position.
-	Trace          [][3]int64 `json:"trace,omitempty"`
-	ChecksumsMatch *bool      `json:"checksums_match,omitempty"`
-	Error          string     `json:"error,omitempty"`
+	Trace [][3]int64 `json:"trace,omitempty"`
+	// TaskTime splits the wall time of Sluice's task goroutines, summed
+	// over the tasks (exec.TaskTime), in seconds.
+	TaskTime       *taskTime `json:"task_time_s,omitempty"`
+	ChecksumsMatch *bool     `json:"checksums_match,omitempty"`
+	Error          string    `json:"error,omitempty"`
+}
+
+// taskTime is exec.TaskTime in seconds.
+type taskTime struct {
+	Poll    float64 `json:"poll"`
+	Work    float64 `json:"work"`
+	Produce float64 `json:"produce"`
+	Commit  float64 `json:"commit"`
+	Persist float64 `json:"persist"`
+}
+
+// String gives each part's share of the whole.
+func (tt *taskTime) String() string {
+	total := tt.Poll + tt.Work + tt.Produce + tt.Commit + tt.Persist
+	if total <= 0 {
+		return "no task time"
+	}
+	pct := func(v float64) float64 { return 100 * v / total }
+	return fmt.Sprintf("%.1f task-s: poll %.0f %%, work %.0f %%, produce %.0f %%, commit %.0f %%, persist %.0f %%",
+		total, pct(tt.Poll), pct(tt.Work), pct(tt.Produce), pct(tt.Commit), pct(tt.Persist))
 }
 
 const markerTopic = "nexmark-loaded"
@@ -312,7 +335,8 @@ func runQuery(ctx context.Context, c kafka.Client, bootstrap string, q nexmark.Q
 		return fail(fmt.Errorf("engine: %w", runErr))
 	}
 	var report struct {
-		PeakRSS int64 `json:"peak_rss_bytes"`
+		PeakRSS  int64     `json:"peak_rss_bytes"`
+		TaskTime *taskTime `json:"task_time_s"`
 	}
 	if err := json.Unmarshal([]byte(stdout.String()), &report); err != nil {
 		return fail(fmt.Errorf("engine report %q: %w", stdout.String(), err))
@@ -327,6 +351,9 @@ func runQuery(ctx context.Context, c kafka.Client, bootstrap string, q nexmark.Q
 	r.EventsPerWall = float64(events) / wall.Seconds()
 	r.EventsPerCPU = float64(events) / cpu.Seconds()
 	r.PeakRSSBytes = report.PeakRSS
+	if r.TaskTime = report.TaskTime; r.TaskTime != nil {
+		fmt.Fprintf(os.Stderr, "%s sluice task wall time: %s\n", q.Name, r.TaskTime)
+	}
 	end, err := pos(ctx)
 	if err != nil {
 		return fail(err)
@@ -430,12 +457,23 @@ func runEngine(args []string) error {
 			return fmt.Errorf("query %s: %s", q.ID, q.Status)
 		}
 	}
+	tt := &taskTime{}
+	for _, m := range eng.Metrics(ctx) {
+		tt.Poll += m.Time.Poll.Seconds()
+		tt.Work += m.Time.Work.Seconds()
+		tt.Produce += m.Time.Produce.Seconds()
+		tt.Commit += m.Time.Commit.Seconds()
+		tt.Persist += m.Time.Persist.Seconds()
+	}
 	if err := eng.Close(); err != nil {
 		return err
 	}
 	// The peak RSS of this process alone: the kernel's maxrss of a child
 	// also counts its parent's memory at the exec.
-	return json.NewEncoder(os.Stdout).Encode(map[string]int64{"peak_rss_bytes": peakRSS()})
+	return json.NewEncoder(os.Stdout).Encode(struct {
+		PeakRSS  int64     `json:"peak_rss_bytes"`
+		TaskTime *taskTime `json:"task_time_s"`
+	}{peakRSS(), tt})
 }
 
 // peakRSS returns the process's peak resident set (VmHWM), 0 if unknown.
