@@ -47,7 +47,7 @@ type Query struct {
 	// with; 0 for the server's.
 	MaxRecordBytes int `json:"maxRecordBytes,omitempty"`
 	// Compression is the compression.type the query was created with
-	// (for what it produces); empty for none, Kafka's default.
+	// (for what it produces); empty for the default (snappy).
 	Compression string `json:"compression,omitempty"`
 }
 

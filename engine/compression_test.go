@@ -40,8 +40,9 @@ func (c *producerLog) compressionOf(query string) []string {
 }
 
 // TestQueryCompression: a persistent query produces with the session's
-// compression.type (under any of its names) when it was created, none
-// (Kafka's default) without one, and keeps its codec across a restart; an
+// compression.type (under any of its names) when it was created, the
+// default (kafka.DefaultCompression) without one, and keeps its codec
+// across a restart; an
 // unknown codec is refused with Kafka's message.
 func TestQueryCompression(t *testing.T) {
 	h := newHarness(t, kafka.NewFranz, inProcess)
@@ -72,7 +73,7 @@ func TestQueryCompression(t *testing.T) {
 		t.Errorf("CSAS_ZIPPED produces with %q, want zstd", got)
 	}
 	if got := rec.compressionOf("CSAS_PLAIN_"); !slices.Equal(got, []string{""}) {
-		t.Errorf("CSAS_PLAIN produces with %q, want none", got)
+		t.Errorf("CSAS_PLAIN produces with %q, want the default", got)
 	}
 	// The codec is the query's: a restart keeps it.
 	if err := h.shut(); err != nil {

@@ -31,7 +31,7 @@ type Deps struct {
 	// goes to the processing log (see MaxRecordBytesProperty).
 	MaxRecordBytes int
 	// Compression is the compression.type of what the query produces
-	// (kafka.Compressions); "" for none, Kafka's producer default.
+	// (kafka.Compressions); "" for kafka.DefaultCompression.
 	Compression string
 	Logger      *slog.Logger
 	// Progress, when set, is called after a task moved its position; the

@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -388,7 +389,7 @@ func (c *franzClient) NewProducer(opts ProducerOptions) (Producer, error) {
 		kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.ProducerLinger(opts.Linger),
 		kgo.RecordPartitioner(newFranzPartitioner()),
-		kgo.ProducerBatchCompression(franzCodec(opts.Compression)),
+		kgo.ProducerBatchCompression(franzCodec(cmp.Or(opts.Compression, DefaultCompression))),
 	)
 	if opts.TransactionalID != "" {
 		timeout := opts.TransactionTimeout

@@ -126,10 +126,17 @@ type ProducerOptions struct {
 	// before the broker aborts it; 60s when zero.
 	TransactionTimeout time.Duration
 	// Compression is the codec of the record batches sent: one of
-	// Compressions, "" for none (Kafka's producer default,
-	// compression.type).
+	// Compressions (compression.type), "" for DefaultCompression.
 	Compression string
 }
+
+// DefaultCompression is the codec of a producer given none. Kafka's Java
+// producer sends batches uncompressed by default; Sluice compresses them
+// with snappy, franz-go's default: the JSON it writes shrinks to a third
+// or less, and the smaller batches cost less to write than the
+// compression costs (measured on Nexmark's q0: uncompressed took 15 %
+// more CPU per event, and more wall time).
+const DefaultCompression = "snappy"
 
 // Compressions are the producer's compression.type values, as Kafka's
 // Java producer names them.

@@ -1,6 +1,7 @@
 package kafka
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -381,7 +382,7 @@ func (c *saramaClient) NewProducer(opts ProducerOptions) (Producer, error) {
 		return nil, fmt.Errorf("kafka: new producer: %w", err)
 	}
 	sc := c.baseConfig(opts.ClientID)
-	sc.Producer.Compression = saramaCodec(opts.Compression)
+	sc.Producer.Compression = saramaCodec(cmp.Or(opts.Compression, DefaultCompression))
 	sc.Producer.RequiredAcks = sarama.WaitForAll
 	sc.Producer.Idempotent = true
 	sc.Net.MaxOpenRequests = 1
