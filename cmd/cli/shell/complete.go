@@ -61,6 +61,7 @@ var exprKeywords = func() []string {
 // (engine/properties.go); TestSettableProperties checks the two agree.
 var settableProperties = []string{
 	"auto.offset.reset",
+	"compression.type",
 	"ksql.functions.collect_list.limit",
 	"ksql.functions.collect_set.limit",
 	"ksql.persistence.default.format.key",
