@@ -114,7 +114,7 @@ func TestComplete(t *testing.T) {
 		{"", "DESCRIBE FUNCTION ", []string{"ABS ", "UCASE "}},
 		{"", "SELECT * FROM `ORD", []string{"ERS` ", "ER_LINES` "}},
 		// Properties after SET and UNSET, quoted.
-		{"", "SET ", []string{"'auto.offset.reset' ", "'ksql.functions.collect_list.limit' ",
+		{"", "SET ", []string{"'auto.offset.reset' ", "'compression.type' ", "'ksql.functions.collect_list.limit' ",
 			"'ksql.functions.collect_set.limit' ", "'ksql.persistence.default.format.key' ",
 			"'ksql.persistence.default.format.value' ",
 			"'ksql.query.pull.limit.clause.enabled' ", "'ksql.query.pull.range.scan.enabled' ",
