@@ -45,12 +45,8 @@ type counters struct {
 	poll, work, produce, commit, persist atomic.Int64
 }
 
-// timed adds the time since start to *n and returns it.
-func timed(n *atomic.Int64, start time.Time) time.Duration {
-	d := time.Since(start)
-	n.Add(int64(d))
-	return d
-}
+// timed adds the nanoseconds since start to *n.
+func timed(n *atomic.Int64, start time.Time) { n.Add(int64(time.Since(start))) }
 
 // waited sums the waits counted within work: produce, commit, persist.
 func (c *counters) waited() int64 {
