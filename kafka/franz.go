@@ -490,7 +490,15 @@ func (c *franzClient) NewConsumer(opts ConsumerOptions) (Consumer, error) {
 		// up) asks for the old ones only, and an idle broker holds it
 		// for the whole wait: franz-go's 5 s left a task idle that long.
 		// Kafka's Java consumer waits 500 ms (fetch.max.wait.ms).
-		kgo.FetchMaxWait(fetchMaxWait))
+		kgo.FetchMaxWait(fetchMaxWait),
+		// No fetch sessions (KIP-227): a consumer here reads a few
+		// partitions, where a session saves next to nothing, and
+		// franz-go's Close kills a session without waiting for a fetch
+		// that a concurrent metadata update may have started, so the
+		// two write the session's fields at once (a data race the race
+		// detector reports when a push query is closed right after it
+		// started).
+		kgo.DisableFetchSessions())
 	cl, err := kgo.NewClient(kopts...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: new consumer: %w", err)
