@@ -746,47 +746,71 @@ func (c *franzConsumer) Poll(ctx context.Context) ([]*Record, error) {
 		return nil, pending
 	}
 	for {
-		fs := c.cl.PollRecords(ctx, c.parent.cfg.MaxPollRecords)
-		var firstErr error
-		if errs := fs.Errors(); len(errs) > 0 {
-			fe := errs[0]
-			switch {
-			case errors.Is(fe.Err, kgo.ErrClientClosed):
-				firstErr = ErrClosed
-			case errors.Is(fe.Err, context.Canceled), errors.Is(fe.Err, context.DeadlineExceeded):
-				firstErr = fmt.Errorf("kafka: poll: %w", fe.Err)
-			default:
-				firstErr = fmt.Errorf("kafka: poll %q partition %d: %w", fe.Topic, fe.Partition, franzErr(fe.Err))
-			}
+		out, err := c.records(c.cl.PollRecords(ctx, c.parent.cfg.MaxPollRecords))
+		if len(out) > 0 || err != nil {
+			return out, err
 		}
-		n := fs.NumRecords()
-		if n == 0 {
-			if firstErr != nil {
-				return nil, firstErr
-			}
-			if err := ctx.Err(); err != nil {
-				return nil, fmt.Errorf("kafka: poll: %w", err)
-			}
-			if c.isClosed() {
-				return nil, ErrClosed
-			}
-			continue
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("kafka: poll: %w", err)
 		}
-		// One allocation for the poll's records, not one each.
-		slab := make([]Record, n)
-		out := make([]*Record, 0, n)
-		fs.EachRecord(func(kr *kgo.Record) {
-			r := &slab[len(out)]
-			fromKgo(r, kr)
-			out = append(out, r)
-		})
-		if firstErr != nil {
-			c.mu.Lock()
-			c.pending = firstErr
-			c.mu.Unlock()
+		if c.isClosed() {
+			return nil, ErrClosed
 		}
-		return out, nil
 	}
+}
+
+// PollBuffered implements BufferedPoller.
+func (c *franzConsumer) PollBuffered() ([]*Record, error) {
+	c.mu.Lock()
+	closed, pending := c.closed, c.pending
+	c.pending = nil
+	c.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	if pending != nil {
+		return nil, pending
+	}
+	// A nil context is franz-go's way of asking for what is buffered,
+	// without waiting.
+	//lint:ignore SA1012 PollRecords documents nil as "return at once"
+	return c.records(c.cl.PollRecords(nil, c.parent.cfg.MaxPollRecords))
+}
+
+// records converts a poll's fetches: their records, or the first error
+// when there are none; an error that came with records is held back for
+// the next poll.
+func (c *franzConsumer) records(fs kgo.Fetches) ([]*Record, error) {
+	var firstErr error
+	if errs := fs.Errors(); len(errs) > 0 {
+		fe := errs[0]
+		switch {
+		case errors.Is(fe.Err, kgo.ErrClientClosed):
+			firstErr = ErrClosed
+		case errors.Is(fe.Err, context.Canceled), errors.Is(fe.Err, context.DeadlineExceeded):
+			firstErr = fmt.Errorf("kafka: poll: %w", fe.Err)
+		default:
+			firstErr = fmt.Errorf("kafka: poll %q partition %d: %w", fe.Topic, fe.Partition, franzErr(fe.Err))
+		}
+	}
+	n := fs.NumRecords()
+	if n == 0 {
+		return nil, firstErr
+	}
+	// One allocation for the poll's records, not one each.
+	slab := make([]Record, n)
+	out := make([]*Record, 0, n)
+	fs.EachRecord(func(kr *kgo.Record) {
+		r := &slab[len(out)]
+		fromKgo(r, kr)
+		out = append(out, r)
+	})
+	if firstErr != nil {
+		c.mu.Lock()
+		c.pending = firstErr
+		c.mu.Unlock()
+	}
+	return out, nil
 }
 
 // fromKgo fills r with kr.

@@ -202,6 +202,13 @@ type Consumer interface {
 	Close()
 }
 
+// BufferedPoller is a Consumer that can also return, without waiting,
+// what it has fetched already: PollBuffered returns the records Poll
+// would return at once, and none (nil, nil) when nothing is buffered.
+type BufferedPoller interface {
+	PollBuffered() ([]*Record, error)
+}
+
 // Special offsets for Consumer.Assign.
 const (
 	OffsetStart int64 = -2 // the earliest available offset

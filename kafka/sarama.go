@@ -658,16 +658,38 @@ func (c *saramaConsumer) Poll(ctx context.Context) ([]*Record, error) {
 	case <-c.done:
 		return nil, ErrClosed
 	}
+	return c.drain(first), nil
+}
+
+// PollBuffered implements BufferedPoller.
+func (c *saramaConsumer) PollBuffered() ([]*Record, error) {
+	select {
+	case <-c.done:
+		return nil, ErrClosed
+	default:
+	}
+	select {
+	case first := <-c.msgs:
+		return c.drain(first), nil
+	case err := <-c.errs:
+		return nil, err
+	default:
+		return nil, nil
+	}
+}
+
+// drain returns first and what else is buffered, up to MaxPollRecords.
+func (c *saramaConsumer) drain(first *sarama.ConsumerMessage) []*Record {
 	out := []*Record{fromSarama(first)}
 	for len(out) < c.parent.cfg.MaxPollRecords {
 		select {
 		case m := <-c.msgs:
 			out = append(out, fromSarama(m))
 		default:
-			return out, nil
+			return out
 		}
 	}
-	return out, nil
+	return out
 }
 
 func fromSarama(m *sarama.ConsumerMessage) *Record {
