@@ -48,6 +48,22 @@ func (f *flight) failed() bool { return f.done.Err() != nil && f.err != nil }
 // which the flush barrier reads, moves when the flight ends, and so does a
 // move past transaction markers polled meanwhile (passSource). A failed
 // flight fails the task at its next batch, or stops its poll at once.
+//
+// Coalescing. A flight's produce and commit cost about the same however
+// many records it carries, and take longer than processing a poll's
+// records, so a task draining a backlog would spend most of its time
+// waiting for flights of one poll each. When a batch is processed while
+// the previous flight is still in the air, the task holds its records
+// instead and processes what its consumer has fetched already (a poll
+// that does not wait, kafka.BufferedPoller), adding to the held records,
+// until nothing more is fetched, the flight lands or maxCoalesce records
+// are held; then one flight carries them all:
+//
+//	task:   process k ─▶ launch k ─▶ process k+1 ─▶ process k+2 ─▶ … ─▶ land k ─▶ launch k+1..k+n
+//
+// So under load flights grow with what arrives while one is in the air,
+// and the produce requests and offset commits per record fall; a task fed
+// slowly still launches each batch as soon as the last one landed.
 type atLeastOnce struct {
 	t *task
 	// pipelined says the task produces in flights: it has no state, no
@@ -61,12 +77,31 @@ type atLeastOnce struct {
 	flight *flight
 	spare  []*kafka.Record
 	runCtx context.Context
+	// buffered is the task's consumer when it can poll without waiting
+	// (coalescing needs it). held says t.pending holds processed records
+	// no flight carries yet, whose source offsets end at heldNext;
+	// heldPast is where transaction markers read meanwhile move the
+	// position past them (passSource). err is a held flight's failure.
+	buffered kafka.BufferedPoller
+	held     bool
+	heldNext int64
+	heldPast int64
+	err      error
 }
+
+// maxCoalesce bounds the output records a pipelined task holds while a
+// flight is in the air (see Coalescing): the memory they take, and what
+// a failed flight writes again.
+const maxCoalesce = 4 << 10
 
 // newAtLeastOnce returns t's at-least-once commit mode; t has its state
 // and join sides.
 func newAtLeastOnce(t *task) *atLeastOnce {
-	return &atLeastOnce{t: t, pipelined: t.cache == nil && len(t.sides) == 0 && t.into == nil && t.q.deps.EndOffsets == nil}
+	m := &atLeastOnce{t: t, pipelined: t.cache == nil && len(t.sides) == 0 && t.into == nil && t.q.deps.EndOffsets == nil}
+	if m.pipelined {
+		m.buffered, _ = t.consumer.(kafka.BufferedPoller)
+	}
+	return m
 }
 
 func (m *atLeastOnce) start(ctx context.Context) error {
@@ -80,6 +115,10 @@ func (m *atLeastOnce) commit(ctx context.Context, next int64, _ int) (bool, erro
 	t := m.t
 	if m.pipelined {
 		// The flight moves the position once the batch is committed.
+		if m.coalescing() {
+			m.held, m.heldNext = true, next
+			return true, nil
+		}
 		return true, m.launch(next)
 	}
 	start := time.Now()
@@ -95,22 +134,57 @@ func (m *atLeastOnce) commit(ctx context.Context, next int64, _ int) (bool, erro
 	return false, t.commitOffsets(ctx, next)
 }
 
+// coalescing reports whether the batch just processed is held for a
+// later flight: the previous one is still in the air and the task holds
+// fewer than maxCoalesce records.
+func (m *atLeastOnce) coalescing() bool {
+	return m.buffered != nil && m.flight != nil && m.flight.done.Err() == nil && len(m.t.pending) < maxCoalesce
+}
+
+// pollHeld, while the task holds records, returns what its consumer has
+// fetched already; when there is nothing, it launches the held records
+// (waiting for the flight in the air to land) and returns none, and the
+// task polls as usual. A failure is kept for failed and land.
+func (m *atLeastOnce) pollHeld() ([]*kafka.Record, error) {
+	if !m.held || m.err != nil {
+		return nil, nil
+	}
+	if f := m.flight; f != nil && f.done.Err() == nil && len(m.t.pending) < maxCoalesce {
+		recs, err := m.buffered.PollBuffered()
+		if len(recs) > 0 || err != nil {
+			return recs, err
+		}
+	}
+	m.err = m.launchHeld()
+	return nil, nil
+}
+
+// launchHeld launches the held records, if any.
+func (m *atLeastOnce) launchHeld() error {
+	if !m.held {
+		return nil
+	}
+	return m.launch(m.heldNext)
+}
+
 // launch starts the flight of the pending records, committing the source
 // offsets up to next after them, once the previous flight has landed.
 func (m *atLeastOnce) launch(next int64) error {
 	t := m.t
 	landing := time.Now()
-	err := m.land()
+	err := m.wait()
 	timed(&t.stats.produce, landing)
 	if err != nil {
 		return err
 	}
+	past := m.heldPast
+	m.held, m.heldNext, m.heldPast = false, 0, 0
 	parent := m.runCtx
 	if parent == nil {
 		parent = context.Background()
 	}
 	work, cancel := batchCtx(parent)
-	f := &flight{recs: t.pending}
+	f := &flight{recs: t.pending, past: past}
 	f.done, f.finish = context.WithCancel(context.Background())
 	t.pending, m.spare = m.spare[:0], nil
 	m.flight = f
@@ -140,6 +214,11 @@ func (m *atLeastOnce) launch(next int64) error {
 // not acknowledged yet, which the flush barrier would take for done).
 func (m *atLeastOnce) passSource(next int64) bool {
 	t, f := m.t, m.flight
+	if m.held {
+		// Behind the held records: moved when their flight lands.
+		m.heldPast = max(m.heldPast, next)
+		return false
+	}
 	if f == nil {
 		t.pos.Store(next)
 		return true
@@ -156,9 +235,24 @@ func (m *atLeastOnce) passSource(next int64) bool {
 	return true
 }
 
-func (m *atLeastOnce) failed() bool { return m.flight != nil && m.flight.failed() }
+func (m *atLeastOnce) failed() bool {
+	return m.err != nil || m.flight != nil && m.flight.failed()
+}
 
+// land launches the held records and waits for the flight in the air.
 func (m *atLeastOnce) land() error {
+	if m.err != nil {
+		return m.err
+	}
+	if err := m.launchHeld(); err != nil {
+		m.err = err
+		return err
+	}
+	return m.wait()
+}
+
+// wait waits for the flight in the air, if any, and returns its error.
+func (m *atLeastOnce) wait() error {
 	f := m.flight
 	if f == nil {
 		return nil

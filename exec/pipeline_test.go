@@ -232,3 +232,164 @@ func TestPipelinedMarksWaitForFlight(t *testing.T) {
 		t.Fatalf("position %d after a marker with the flight landed, want 22", got)
 	}
 }
+
+// bufferedConsumer is a kafka.Consumer whose fetched records are batches
+// that PollBuffered hands out without waiting.
+type bufferedConsumer struct{ fetched [][]*kafka.Record }
+
+func (c *bufferedConsumer) Assign(map[string]map[int32]int64) {}
+
+func (c *bufferedConsumer) Poll(ctx context.Context) ([]*kafka.Record, error) {
+	if recs, _ := c.PollBuffered(); len(recs) > 0 {
+		return recs, nil
+	}
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (c *bufferedConsumer) PollBuffered() ([]*kafka.Record, error) {
+	if len(c.fetched) == 0 {
+		return nil, nil
+	}
+	recs := c.fetched[0]
+	c.fetched = c.fetched[1:]
+	return recs, nil
+}
+
+func (c *bufferedConsumer) Close() {}
+
+// countingProducer acknowledges the first produce once release is closed
+// and the others at once, noting how many records each carried; it fails
+// them all with fail set.
+type countingProducer struct {
+	release chan struct{}
+	sizes   chan int
+	fail    bool
+}
+
+func (p *countingProducer) Produce(ctx context.Context, recs []*kafka.Record) error {
+	p.sizes <- len(recs)
+	select {
+	case <-p.release:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if p.fail {
+		return errors.New("broker on fire")
+	}
+	return nil
+}
+
+func (p *countingProducer) Close() {}
+
+// TestPipelinedCoalesce processes batches while a flight is in the air:
+// they are held, with what the consumer has fetched meanwhile, and one
+// flight carries them all once the first lands; the position (and a
+// marker's move) waits for that flight.
+func TestPipelinedCoalesce(t *testing.T) {
+	recs := testRecords(80)
+	cons := &bufferedConsumer{fetched: [][]*kafka.Record{recs[40:60]}}
+	tk := offlineTask(t, testGraph(t))
+	tk.consumer = cons
+	prod := &countingProducer{release: make(chan struct{}), sizes: make(chan int, 10)}
+	tk.producer, tk.mode = prod, newAtLeastOnce(tk)
+	m := tk.mode.(*atLeastOnce)
+	ctx := context.Background()
+	if err := tk.process(ctx, recs[:20]); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-prod.sizes; got != 9 {
+		t.Fatalf("the first flight carries %d records, want 9", got)
+	}
+	// The first flight is in the air: the next batch is held.
+	if err := tk.process(ctx, recs[20:40]); err != nil {
+		t.Fatal(err)
+	}
+	if !m.held || len(tk.pending) != 9 {
+		t.Fatalf("held %v with %d pending records, want the batch's 9 held", m.held, len(tk.pending))
+	}
+	tk.marks = append(tk.marks, &kafka.Record{Topic: "orders", Offset: 60, Control: true})
+	// What is fetched already comes next, without waiting.
+	polled, err := m.pollHeld()
+	if err != nil || len(polled) != 20 || polled[0].Offset != 40 {
+		t.Fatalf("pollHeld returned %d records (%v), want the 20 fetched from offset 40", len(polled), err)
+	}
+	if err := tk.process(ctx, polled); err != nil {
+		t.Fatal(err)
+	}
+	tk.passMarks()
+	if got := tk.pos.Load(); got != 0 {
+		t.Fatalf("position %d with records held and a flight in the air, want 0", got)
+	}
+	// Nothing more fetched: the held records go in one flight, after
+	// the first landed.
+	close(prod.release)
+	if polled, err := m.pollHeld(); err != nil || len(polled) != 0 {
+		t.Fatalf("pollHeld with nothing fetched returned %d records (%v), want none", len(polled), err)
+	}
+	if got := <-prod.sizes; got != 18 {
+		t.Fatalf("the second flight carries %d records, want the two held batches' 18", got)
+	}
+	if err := tk.mode.land(); err != nil {
+		t.Fatal(err)
+	}
+	if got := tk.pos.Load(); got != 61 {
+		t.Fatalf("position %d once the flights landed, want 61 (past the marker)", got)
+	}
+	select {
+	case n := <-prod.sizes:
+		t.Fatalf("a third flight of %d records", n)
+	default:
+	}
+
+	// Held records are bounded: past maxCoalesce a batch waits for the
+	// flight in the air instead.
+	m.flight = &flight{}
+	m.flight.done, m.flight.finish = context.WithCancel(context.Background())
+	tk.pending = make([]*kafka.Record, maxCoalesce)
+	if m.coalescing() {
+		t.Fatalf("coalescing with %d records held", maxCoalesce)
+	}
+	tk.pending = tk.pending[:maxCoalesce-1]
+	if !m.coalescing() {
+		t.Fatalf("not coalescing with %d records held", maxCoalesce-1)
+	}
+}
+
+// TestPipelinedCoalesceFails: a flight failing while records are held
+// fails the task with its error, the held records unsent and the
+// position where it was.
+func TestPipelinedCoalesceFails(t *testing.T) {
+	recs := testRecords(40)
+	tk := offlineTask(t, testGraph(t))
+	tk.consumer = &bufferedConsumer{}
+	prod := &countingProducer{release: make(chan struct{}), sizes: make(chan int, 10), fail: true}
+	tk.producer, tk.mode = prod, newAtLeastOnce(tk)
+	m := tk.mode.(*atLeastOnce)
+	ctx := context.Background()
+	if err := tk.process(ctx, recs[:20]); err != nil {
+		t.Fatal(err)
+	}
+	<-prod.sizes
+	if err := tk.process(ctx, recs[20:]); err != nil {
+		t.Fatal(err)
+	}
+	close(prod.release)
+	if polled, err := m.pollHeld(); err != nil || len(polled) != 0 {
+		t.Fatalf("pollHeld returned %d records (%v)", len(polled), err)
+	}
+	if !tk.mode.failed() {
+		t.Fatal("the task has not failed after its flight failed")
+	}
+	if err := tk.mode.land(); err == nil || !strings.Contains(err.Error(), "broker on fire") {
+		t.Fatalf("land returned %v, want the flight's error", err)
+	}
+	select {
+	case n := <-prod.sizes:
+		t.Fatalf("the held records were sent (%d) after the flight failed", n)
+	default:
+	}
+	if got := tk.pos.Load(); got != 0 {
+		t.Fatalf("position %d after a failed flight, want 0", got)
+	}
+}

@@ -389,9 +389,18 @@ func (t *task) run(ctx context.Context) (err error) {
 			return nil
 		}
 		t.assignLeft()
-		polled := time.Now()
-		recs, err := t.pollWatching(ctx)
-		timed(&t.stats.poll, polled)
+		var recs []*kafka.Record
+		var err error
+		if m, ok := t.mode.(*atLeastOnce); ok && m.held {
+			// Records are held for the next flight (see Coalescing): take
+			// what is fetched already, or launch them and poll as usual.
+			recs, err = m.pollHeld()
+		}
+		if len(recs) == 0 && err == nil && !t.mode.failed() {
+			polled := time.Now()
+			recs, err = t.pollWatching(ctx)
+			timed(&t.stats.poll, polled)
+		}
 		if ctx.Err() != nil {
 			return nil
 		}
