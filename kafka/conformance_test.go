@@ -173,6 +173,7 @@ func TestConformance(t *testing.T) {
 			t.Run("ConsumeOutOfRange", func(t *testing.T) { testConsumeOutOfRange(t, c) })
 			t.Run("PollDeadline", func(t *testing.T) { testPollDeadline(t, c) })
 			t.Run("MaxPollRecords", func(t *testing.T) { testMaxPollRecords(t, a.new, pg.Addr()) })
+			t.Run("PollBuffered", func(t *testing.T) { testPollBuffered(t, a.name, a.new, pg.Addr()) })
 			t.Run("ListOffsets", func(t *testing.T) { testListOffsets(t, c) })
 			t.Run("GroupOffsets", func(t *testing.T) { testGroupOffsets(t, c) })
 			t.Run("ProduceUnknownTopic", func(t *testing.T) { testProduceUnknownTopic(t, c) })
@@ -267,6 +268,73 @@ func testMaxPollRecords(t *testing.T, newFn func(kafka.Config) (kafka.Client, er
 			}
 			next++
 		}
+	}
+}
+
+// testPollBuffered: PollBuffered returns what the consumer has fetched,
+// in order, without waiting (nil when nothing is fetched, at the end of
+// the partition too), so that it and Poll together read every record
+// once; after Close it says so. franz-go hands one fetch's records out
+// over several polls of at most MaxPollRecords, so what a poll leaves is
+// there for PollBuffered at once; sarama's consumer fills its channel
+// from a goroutine of its own, so whether a record is there at a given
+// instant is a matter of timing, and only the order is checked.
+func testPollBuffered(t *testing.T, adapter string, newFn func(kafka.Config) (kafka.Client, error), addr string) {
+	c, err := newFn(kafka.Config{Brokers: []string{addr}, ClientID: "conformance-poll-buffered", MaxPollRecords: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := testCtx(t)
+	createTopic(t, c, "poll-buffered", 1)
+	recs := make([]*kafka.Record, 3000)
+	for i := range recs {
+		recs[i] = &kafka.Record{Topic: "poll-buffered", Partition: 0, Value: fmt.Appendf(nil, "v%d", i)}
+	}
+	if err := newProducer(t, c).Produce(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	cons := newConsumer(t, c, map[string]map[int32]int64{"poll-buffered": {0: kafka.OffsetStart}})
+	bp, ok := cons.(kafka.BufferedPoller)
+	if !ok {
+		t.Fatalf("%T is not a kafka.BufferedPoller", cons)
+	}
+	var next int64
+	buffered := 0
+	take := func(got []*kafka.Record) {
+		for _, r := range got {
+			if r.Offset != next || string(r.Value) != fmt.Sprintf("v%d", next) {
+				t.Fatalf("record at offset %d %q, want offset %d v%d", r.Offset, r.Value, next, next)
+			}
+			next++
+		}
+	}
+	for next < int64(len(recs)) {
+		got, err := bp.PollBuffered()
+		if err != nil {
+			t.Fatalf("poll buffered at offset %d: %v", next, err)
+		}
+		if len(got) > 0 {
+			buffered += len(got)
+			take(got)
+			continue
+		}
+		got, err = cons.Poll(ctx)
+		if err != nil {
+			t.Fatalf("poll at offset %d: %v", next, err)
+		}
+		take(got)
+	}
+	if buffered == 0 && adapter == "franz" {
+		t.Error("PollBuffered returned none of the records")
+	}
+	t.Logf("%d of %d records came from PollBuffered", buffered, len(recs))
+	if got, err := bp.PollBuffered(); len(got) != 0 || err != nil {
+		t.Fatalf("poll buffered at the end: %d records, %v; want none", len(got), err)
+	}
+	cons.Close()
+	if _, err := bp.PollBuffered(); !errors.Is(err, kafka.ErrClosed) {
+		t.Fatalf("poll buffered after close: %v, want ErrClosed", err)
 	}
 }
 
