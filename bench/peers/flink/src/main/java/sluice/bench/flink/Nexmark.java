@@ -4,10 +4,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
 
 /**
  * The Nexmark queries of bench/nexmark (queries.go) as Flink SQL, run in a
@@ -20,23 +24,44 @@ import org.apache.flink.table.api.TableEnvironment;
  * upsert-kafka.
  *
  * <p>Usage: Nexmark --bootstrap HOST:PORT --query qN --app-id ID --state-dir DIR --output TOPIC
+ * [--final-grace-ms MS]
+ *
+ * <p>With --final-grace-ms (the driver's latency mode) the sources are
+ * unbounded and the job runs until standard input is closed, then is
+ * cancelled; the watermark is MS + 1 milliseconds behind the largest
+ * dateTime read, so that a window [start, end), which fires once the
+ * watermark reaches end - 1, closes when an event of time end + MS or later
+ * has been read on every partition (the source's watermark is the least of
+ * its partitions').
  */
 public final class Nexmark {
   private Nexmark() {}
 
-  static String source(String name, String topic, String columns, String bootstrap, String group) {
+  /**
+   * A Kafka source table. Without finalGrace it is bounded at the end offsets
+   * found at the start and its watermark is 1 s behind; with it, unbounded,
+   * and its watermark finalGrace + 1 ms behind.
+   */
+  static String source(String name, String topic, String columns, String bootstrap, String group, Long finalGrace) {
+    String delay =
+        finalGrace == null
+            ? "INTERVAL '1' SECOND"
+            : String.format(Locale.ROOT, "INTERVAL '%d.%03d' SECOND", (finalGrace + 1) / 1000, (finalGrace + 1) % 1000);
     return "CREATE TABLE "
         + name
         + " ("
         + columns
-        + ", ts AS TO_TIMESTAMP_LTZ(`dateTime`, 3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ("
+        + ", ts AS TO_TIMESTAMP_LTZ(`dateTime`, 3), WATERMARK FOR ts AS ts - "
+        + delay
+        + ") WITH ("
         + "'connector' = 'kafka', 'topic' = '"
         + topic
         + "', 'properties.bootstrap.servers' = '"
         + bootstrap
         + "', 'properties.group.id' = '"
         + group
-        + "', 'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset',"
+        + "', 'scan.startup.mode' = 'earliest-offset',"
+        + (finalGrace == null ? " 'scan.bounded.mode' = 'latest-offset'," : "")
         + " 'format' = 'json')";
   }
 
@@ -185,12 +210,14 @@ public final class Nexmark {
     for (int i = 0; i + 1 < args.length; i += 2) flags.put(args[i].replaceFirst("^--", ""), args[i + 1]);
     for (String f : List.of("bootstrap", "query", "app-id", "state-dir", "output")) {
       if (!flags.containsKey(f)) {
-        System.err.println("usage: Nexmark --bootstrap HOST:PORT --query qN --app-id ID --state-dir DIR --output TOPIC");
+        System.err.println(
+            "usage: Nexmark --bootstrap HOST:PORT --query qN --app-id ID --state-dir DIR --output TOPIC [--final-grace-ms MS]");
         System.exit(2);
       }
     }
     String bs = flags.get("bootstrap");
     String group = flags.get("app-id");
+    Long finalGrace = flags.containsKey("final-grace-ms") ? Long.parseLong(flags.get("final-grace-ms")) : null;
     Path dir = Path.of(flags.get("state-dir")).toAbsolutePath();
     Configuration conf = new Configuration();
     conf.setString("state.backend.type", "rocksdb");
@@ -204,19 +231,57 @@ public final class Nexmark {
         TableEnvironment.create(EnvironmentSettings.newInstance().inStreamingMode().withConfiguration(conf).build());
     t.executeSql(source("person", "nexmark-person",
         "id BIGINT, name STRING, emailAddress STRING, creditCard STRING, city STRING, state STRING,"
-            + " `dateTime` BIGINT, extra STRING", bs, group));
+            + " `dateTime` BIGINT, extra STRING", bs, group, finalGrace));
     t.executeSql(source("auction", "nexmark-auction",
         "id BIGINT, itemName STRING, description STRING, initialBid BIGINT, reserve BIGINT, `dateTime` BIGINT,"
-            + " expires BIGINT, seller BIGINT, category BIGINT, extra STRING", bs, group));
+            + " expires BIGINT, seller BIGINT, category BIGINT, extra STRING", bs, group, finalGrace));
     t.executeSql(source("bid", "nexmark-bid",
         "auction BIGINT, bidder BIGINT, price BIGINT, channel STRING, url STRING, `dateTime` BIGINT,"
-            + " extra STRING", bs, group));
+            + " extra STRING", bs, group, finalGrace));
     List<String> stmts = query(flags.get("query"), flags.get("output"), bs);
     t.executeSql(stmts.get(0));
-    t.executeSql(stmts.get(1)).await();
+    TableResult insert = t.executeSql(stmts.get(1));
+    if (finalGrace == null) {
+      insert.await();
+    } else {
+      runUntilStdinCloses(insert);
+    }
     System.out.println("{\"peak_rss_bytes\":" + peakRSS() + "}");
     System.out.flush();
     System.exit(0);
+  }
+
+  /**
+   * Waits for standard input to close, then cancels the unbounded job; a job
+   * that ends before (it failed) ends the process with status 1.
+   */
+  static void runUntilStdinCloses(TableResult insert) throws Exception {
+    AtomicBoolean stopping = new AtomicBoolean();
+    Thread watch =
+        new Thread(
+            () -> {
+              Exception failure = null;
+              try {
+                insert.await();
+              } catch (Exception e) {
+                failure = e;
+              }
+              if (stopping.get()) return;
+              if (failure != null) failure.printStackTrace();
+              else System.err.println("nexmark flink: the job ended before it was stopped");
+              System.exit(1);
+            });
+    watch.setDaemon(true);
+    watch.start();
+    while (System.in.read() >= 0) {}
+    stopping.set(true);
+    insert.getJobClient().ifPresent(c -> {
+      try {
+        c.cancel().get(60, TimeUnit.SECONDS);
+      } catch (Exception e) {
+        // the process exits anyway
+      }
+    });
   }
 
   /** The process's peak resident set (VmHWM), 0 if unknown. */
