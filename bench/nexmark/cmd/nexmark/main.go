@@ -101,6 +101,14 @@ func run(args []string) error {
 	xmx := fs.String("xmx", "1g", "the peers' fixed JVM heap (-Xmx)")
 	cpuprofile := fs.String("cpuprofile", "", "`directory` for a pprof CPU profile of Sluice's engine per query (QUERY.prof)")
 	memprofile := fs.String("memprofile", "", "`directory` for a pprof heap profile of Sluice's engine per query, taken near the heap's peak (QUERY.heap.prof); the split of the peak RSS goes to standard error")
+	latency := fs.Bool("latency", false, "measure latency at a fixed rate instead of throughput (q0, q7 and q20 by default)")
+	latencyRate := fs.Int64("latency-rate", 10_000, "the latency mode's rate, in events per wall-second")
+	latencySeconds := seconds(60 * time.Second)
+	fs.Var(&latencySeconds, "latency-seconds", "how long the latency mode's load lasts, in seconds (or a duration: 90s, 2m)")
+	latencyWarmup := seconds(10 * time.Second)
+	fs.Var(&latencyWarmup, "latency-warmup", "how much of the start of the latency mode's load is not measured, in seconds or a duration")
+	latencyGrace := seconds(0)
+	fs.Var(&latencyGrace, "latency-grace", "the grace period of q7's windows in the latency mode, in seconds or a duration (500ms)")
 	var tune engineMemory
 	tune.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -109,9 +117,17 @@ func run(args []string) error {
 	if *bootstrap == "" {
 		return errors.New("--bootstrap or SLUICE_TEST_KAFKA names the broker (scripts/kafka.sh up starts one)")
 	}
+	if *latency && *queries == "" {
+		*queries = strings.Join(latencyQueries, ",")
+	}
 	chosen, err := pick(*queries)
 	if err != nil {
 		return err
+	}
+	outSet := false
+	fs.Visit(func(f *flag.Flag) { outSet = outSet || f.Name == "out" })
+	if *latency && !outSet {
+		*out = "bench/out/latency.json"
 	}
 	systems, err := pickSystems(*systemsFlag)
 	if err != nil {
@@ -132,6 +148,14 @@ func run(args []string) error {
 		return err
 	}
 	defer client.Close()
+	if *latency {
+		if *latencyRate <= 0 {
+			return errors.New("--latency-rate must be positive")
+		}
+		lc := latencyConfig{bootstrap: *bootstrap, rate: *latencyRate, load: time.Duration(latencySeconds), warmup: time.Duration(latencyWarmup),
+			grace: time.Duration(latencyGrace), partitions: int32(*partitions), seed: *seed, xmx: *xmx, tune: tune}
+		return runLatency(ctx, client, lc, chosen, systems, peers, *out)
+	}
 	if err := keepForever(ctx, strings.Split(*bootstrap, ",")); err != nil {
 		return err
 	}
@@ -177,6 +201,25 @@ func run(args []string) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// seconds is a flag of a duration given in seconds (60, 0.5) or as a
+// duration (90s, 500ms).
+type seconds time.Duration
+
+func (s *seconds) String() string { return time.Duration(*s).String() }
+
+func (s *seconds) Set(v string) error {
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		*s = seconds(f * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return errors.New("not seconds nor a duration")
+	}
+	*s = seconds(d)
 	return nil
 }
 
@@ -382,6 +425,8 @@ func runEngine(args []string) error {
 	groupsFile := fs.String("groups", "", "`file` to write the consumer groups of the query's tasks to, once it runs, for the driver to read its input position")
 	cpuprofile := fs.String("cpuprofile", "", "`file` for a pprof CPU profile of the whole run")
 	memprofile := fs.String("memprofile", "", "`file` for a pprof heap profile taken near the heap's peak; the split of the peak RSS goes to standard error")
+	finalGrace := fs.Int64("final-grace-ms", -1, "the latency mode: run q7 emitting final rows only, its windows with this grace")
+	untilEOF := fs.Bool("until-eof", false, "run until standard input is closed instead of until the inputs are drained")
 	var tune engineMemory
 	tune.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -428,9 +473,25 @@ func runEngine(args []string) error {
 		return err
 	}
 	sess := engine.NewSession()
-	if _, err := eng.Execute(ctx, sess, "SET 'auto.offset.reset'='earliest';"+nexmark.Sources+qs[0].SQL); err != nil {
+	sql := qs[0].SQL
+	if *finalGrace >= 0 {
+		sql = finalSQL(qs[0], *finalGrace)
+	}
+	if _, err := eng.Execute(ctx, sess, "SET 'auto.offset.reset'='earliest';"+nexmark.Sources+sql); err != nil {
 		eng.Close()
 		return err
+	}
+	if *untilEOF {
+		if err := runUntilEOF(ctx, eng); err != nil {
+			eng.Close()
+			return err
+		}
+		if err := eng.Close(); err != nil {
+			return err
+		}
+		return json.NewEncoder(os.Stdout).Encode(struct {
+			PeakRSS int64 `json:"peak_rss_bytes"`
+		}{peakRSS()})
 	}
 	if *groupsFile != "" {
 		var groups []string
@@ -474,6 +535,44 @@ func runEngine(args []string) error {
 		PeakRSS  int64     `json:"peak_rss_bytes"`
 		TaskTime *taskTime `json:"task_time_s"`
 	}{peakRSS(), tt})
+}
+
+// finalSQL is q's statement as the latency mode runs it on Sluice: q7
+// emits each window once, when it closes, with a grace of graceMs. Its
+// retention is longer than the default (size plus grace), with which
+// EMIT FINAL drops a window whose closing row takes stream time past its
+// end plus grace instead of exactly to it; a final window leaves the
+// state once emitted whatever its retention.
+func finalSQL(q nexmark.Query, graceMs int64) string {
+	if q.Name != "q7" {
+		return q.SQL
+	}
+	return fmt.Sprintf(`CREATE TABLE q7 AS SELECT auction, MAX(price) AS maxprice FROM bid
+  WINDOW TUMBLING (SIZE 10 SECONDS, RETENTION 1 MINUTE, GRACE PERIOD %d MILLISECONDS) GROUP BY auction EMIT FINAL;`, graceMs)
+}
+
+// runUntilEOF runs the engine's queries until standard input is closed;
+// a query that fails ends it with its error.
+func runUntilEOF(ctx context.Context, eng *engine.Engine) error {
+	eof := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		close(eof)
+	}()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-eof:
+			return nil
+		case <-tick.C:
+		}
+		for _, q := range eng.Queries(ctx) {
+			if strings.HasPrefix(q.Status, "ERROR") {
+				return fmt.Errorf("query %s: %s", q.ID, q.Status)
+			}
+		}
+	}
 }
 
 // peakRSS returns the process's peak resident set (VmHWM), 0 if unknown.
