@@ -5,7 +5,7 @@ BIN       ?= bin
 VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS   := -s -w -X main.version=$(VERSION)
 
-.PHONY: bench crash all build run test test-kafka test-connect unit corpus linear lint fuzz fmt proto proto-check release release-check clean
+.PHONY: bench latency crash all build run test test-kafka test-connect unit corpus linear lint fuzz fmt proto proto-check release release-check clean
 
 all: build
 
@@ -164,6 +164,19 @@ bench:
 	@set -e; export SLUICE_KAFKA_PORT=$${SLUICE_KAFKA_BENCH_PORT:-19192} SLUICE_KAFKA_DIR=$${TMPDIR:-/tmp}/sluice-kafka-bench; \
 	  ./scripts/kafka.sh up >/dev/null; trap './scripts/kafka.sh down' EXIT; \
 	  $(GO) run ./bench/nexmark/cmd/nexmark --bootstrap $$(./scripts/kafka.sh bootstrap) --events $(EVENTS) $(if $(QUERIES),--queries $(QUERIES)) $(if $(SYSTEMS),--systems $(SYSTEMS)) $(if $(CPUPROFILE),--cpuprofile $(CPUPROFILE)) $(if $(MEMPROFILE),--memprofile $(MEMPROFILE)) --out bench/out/latest.json
+
+# Nexmark's latency mode on a Kafka broker of its own (scripts/kafka.sh,
+# the bench target's port): RATE events per wall-second (default 10000)
+# for SECONDS seconds (default 60; the first 10 are not measured),
+# QUERIES (default q0,q7,q20), SYSTEMS (default all). Prints p50, p99 and
+# the largest latency from an event's append to its result's, per query
+# and system, and writes bench/out/latency.json and bench/out/latency.md.
+RATE    ?= 10000
+SECONDS ?= 60
+latency:
+	@set -e; export SLUICE_KAFKA_PORT=$${SLUICE_KAFKA_BENCH_PORT:-19192} SLUICE_KAFKA_DIR=$${TMPDIR:-/tmp}/sluice-kafka-bench; \
+	  ./scripts/kafka.sh up >/dev/null; trap './scripts/kafka.sh down' EXIT; \
+	  $(GO) run ./bench/nexmark/cmd/nexmark --bootstrap $$(./scripts/kafka.sh bootstrap) --latency --latency-rate $(RATE) --latency-seconds $(SECONDS) $(if $(QUERIES),--queries $(QUERIES)) $(if $(SYSTEMS),--systems $(SYSTEMS)) --out bench/out/latency.json
 
 # The kill -9 harness (integration/crash) on a Kafka broker of its own
 # (port SLUICE_KAFKA_CRASH_PORT, default 19792, so that it runs beside
