@@ -112,7 +112,9 @@
 //     --latency-rate, with EventsPerSecond the same rate and BaseTime the
 //     load's start, so that event time follows the wall clock and windows
 //     close in real time: event n goes out at start + n/rate, in batches
-//     of the events due, each acknowledged before the next;
+//     of the events due, each acknowledged before the next; the load
+//     starts halfway through one of q7's 10-second windows, so that every
+//     run's windows close at the same points of its load;
 //   - sends probes at an event time two windows past the load's last
 //     event, waits until their rows are out (the system has caught up),
 //     stops the system and reads the output and the inputs back.

@@ -187,8 +187,14 @@ func latencyRun(ctx context.Context, c kafka.Client, lc latencyConfig, system st
 	r.ReadySeconds = time.Since(ch.started).Seconds()
 	fmt.Fprintf(os.Stderr, "nexmark: %s on %s ready after %.1f s; %d events at %d/s\n", q.Name, system, r.ReadySeconds, int64(lc.load.Seconds()*float64(lc.rate)), lc.rate)
 
-	// The load, with event time following the wall clock.
-	start := time.Now()
+	// The load, with event time following the wall clock. It starts
+	// halfway through a window, so that q7's windows close at the same
+	// points of every run's load.
+	start := time.UnixMilli(windowStart(time.Now().UnixMilli()) + windowMillis/2)
+	if start.Before(time.Now()) {
+		start = start.Add(windowMillis * time.Millisecond)
+	}
+	time.Sleep(time.Until(start))
 	cfg := nexmark.Config{Seed: lc.seed, EventsPerSecond: lc.rate, BaseTime: start.UnixMilli(), Pad: true}
 	events := int64(lc.load.Seconds() * float64(lc.rate))
 	cpu0, _ := processCPU(ch.cmd.Process.Pid)
@@ -687,6 +693,9 @@ func printLatencyTable(w io.Writer, rows []latencyRow, lc latencyConfig) {
 		}
 		if r.Negative > 0 {
 			bad = append(bad, fmt.Sprintf("%d rows appended before their cause", r.Negative))
+		}
+		if r.LoadSlipMillis > 500 {
+			bad = append(bad, fmt.Sprintf("the load went out up to %d ms late", r.LoadSlipMillis))
 		}
 		if len(bad) > 0 {
 			notes = append(notes, fmt.Sprintf("- %s on %s: %s.", r.Query, r.System, strings.Join(bad, ", ")))
