@@ -33,6 +33,9 @@ type latencyConfig struct {
 	seed       uint64
 	xmx        string
 	tune       engineMemory
+	// cpuprofile is a directory for a CPU profile of Sluice's engine
+	// per query, "" for none.
+	cpuprofile string
 }
 
 // How long a system may take to show its first rows, and to catch up
@@ -554,6 +557,13 @@ func startLatencyChild(ctx context.Context, c kafka.Client, lc latencyConfig, sy
 		}
 		args := append([]string{"engine", "--bootstrap", lc.bootstrap, "--query", q.Name, "--data-dir", dir, "--service-id", id,
 			"--final-grace-ms", grace, "--until-eof"}, lc.tune.args()...)
+		if lc.cpuprofile != "" {
+			if err := os.MkdirAll(lc.cpuprofile, 0o755); err != nil {
+				ch.cleanup()
+				return nil, err
+			}
+			args = append(args, "--cpuprofile", filepath.Join(lc.cpuprofile, q.Name+".latency.prof"))
+		}
 		cmd = exec.CommandContext(ctx, self, args...)
 		ch.cleanups = append(ch.cleanups, func() {
 			deleteTopics(context.Background(), c, "_sluice-"+id+"-", id+"_processing_log")

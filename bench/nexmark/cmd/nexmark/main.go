@@ -99,7 +99,7 @@ func run(args []string) error {
 	systemsFlag := fs.String("systems", strings.Join(allSystems, ","), "comma-separated systems to run: sluice, kstreams, flink")
 	peersDir := fs.String("peers-dir", "bench/peers", "`directory` of the peers' Maven projects")
 	xmx := fs.String("xmx", "1g", "the peers' fixed JVM heap (-Xmx)")
-	cpuprofile := fs.String("cpuprofile", "", "`directory` for a pprof CPU profile of Sluice's engine per query (QUERY.prof)")
+	cpuprofile := fs.String("cpuprofile", "", "`directory` for a pprof CPU profile of Sluice's engine per query (QUERY.prof; QUERY.latency.prof in the latency mode, over the whole run)")
 	memprofile := fs.String("memprofile", "", "`directory` for a pprof heap profile of Sluice's engine per query, taken near the heap's peak (QUERY.heap.prof); the split of the peak RSS goes to standard error")
 	latency := fs.Bool("latency", false, "measure latency at a fixed rate instead of throughput (q0, q7 and q20 by default)")
 	latencyRate := fs.Int64("latency-rate", 10_000, "the latency mode's rate, in events per wall-second")
@@ -153,7 +153,7 @@ func run(args []string) error {
 			return errors.New("--latency-rate must be positive")
 		}
 		lc := latencyConfig{bootstrap: *bootstrap, rate: *latencyRate, load: time.Duration(latencySeconds), warmup: time.Duration(latencyWarmup),
-			grace: time.Duration(latencyGrace), partitions: int32(*partitions), seed: *seed, xmx: *xmx, tune: tune}
+			grace: time.Duration(latencyGrace), partitions: int32(*partitions), seed: *seed, xmx: *xmx, tune: tune, cpuprofile: *cpuprofile}
 		return runLatency(ctx, client, lc, chosen, systems, peers, *out)
 	}
 	if err := keepForever(ctx, strings.Split(*bootstrap, ",")); err != nil {
