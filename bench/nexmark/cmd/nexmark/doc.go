@@ -163,7 +163,9 @@
 // causes) is over a second and over twice the median of the first tenth
 // (a system short of capacity builds a backlog that grows as long as the
 // load lasts, and its latencies with it). A load that could not be
-// produced at the rate says so. Beside the figures it checks the rows:
+// produced at the rate says so, and so does a machine busy with more
+// than the run (a one-minute load average over twice its CPUs at the
+// load's end). Beside the figures it checks the rows:
 // rows no input explains, windows emitted that no event closed or with a
 // maximum their bids do not have (not final), windows emitted twice,
 // q0's bids and q7's closed windows without a row, rows appended before

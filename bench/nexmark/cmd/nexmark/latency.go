@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,8 +82,11 @@ type latencyRow struct {
 	// had when the load ended.
 	EndLag int64 `json:"end_lag_ms"`
 	KeptUp bool  `json:"kept_up"`
-	// LoadCPU is the system's CPU-seconds per wall-second during the load.
+	// LoadCPU is the system's CPU-seconds per wall-second during the load;
+	// LoadAvg the machine's one-minute load average at its end (the
+	// machine may be shared).
 	LoadCPU float64 `json:"load_cpu"`
+	LoadAvg float64 `json:"loadavg_1m"`
 	// What could not be measured (see tally and missing); Missing is -1
 	// where the input does not say (q20).
 	Unmatched  int `json:"unmatched"`
@@ -210,6 +214,7 @@ func latencyRun(ctx context.Context, c kafka.Client, lc latencyConfig, system st
 	r.Events, r.LoadSlipMillis = events, slip.Milliseconds()
 	r.ProducedRate = float64(events) / loadEnd.Sub(start).Seconds()
 	r.LoadCPU = (cpu1 - cpu0).Seconds() / loadEnd.Sub(start).Seconds()
+	r.LoadAvg = loadAverage()
 
 	// Drained: the rows of probes appended right after the load are out.
 	end := windowStart(cfg.Time(events-1)) + 2*windowMillis
@@ -645,6 +650,20 @@ func (ch *latencyChild) cleanup() {
 	})
 }
 
+// loadAverage is the machine's one-minute load average, 0 if unknown.
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}
+
 // printLatencyRow prints one result as it comes.
 func printLatencyRow(w io.Writer, r latencyRow) {
 	if r.Error != "" {
@@ -706,6 +725,9 @@ func printLatencyTable(w io.Writer, rows []latencyRow, lc latencyConfig) {
 		}
 		if r.LoadSlipMillis > 500 {
 			bad = append(bad, fmt.Sprintf("the load went out up to %d ms late", r.LoadSlipMillis))
+		}
+		if n := runtime.NumCPU(); r.LoadAvg > float64(2*n) {
+			bad = append(bad, fmt.Sprintf("the machine was busy (load average %.1f on %d CPUs)", r.LoadAvg, n))
 		}
 		if len(bad) > 0 {
 			notes = append(notes, fmt.Sprintf("- %s on %s: %s.", r.Query, r.System, strings.Join(bad, ", ")))
