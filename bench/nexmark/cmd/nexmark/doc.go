@@ -10,6 +10,7 @@
 //	        [--systems sluice,kstreams,flink] [--peers-dir bench/peers] [--xmx 1g]
 //	        [--partitions 4] [--rate 100000] [--seed 1] [--out bench/out/latest.json]
 //	        [--cpuprofile DIR] [--memprofile DIR] [--memory-limit SIZE] [--gc-percent N]
+//	        [--servers N]
 //
 // It sets the cluster's default log.retention.ms to -1 (the events carry
 // event times of the past, which time-based retention would delete
@@ -30,6 +31,15 @@
 //     (parallelism 1, RocksDB state, checkpoints every 10 s), whose Kafka
 //     sources are bounded at the end offsets they find at the start, so the
 //     job ends by itself once it has drained them.
+//
+// With --servers N (N > 1), Sluice runs as N engine processes of one
+// cluster instead (the row's system is "sluice×N"): the same service id,
+// each one server of the cluster, the first running the statement and the
+// others taking it from the command log, the cluster's group splitting
+// every input's partitions among them. The driver closes their standard
+// input once the query's consumer groups have committed the end of its
+// inputs and then of its repartition topics; the row sums the servers'
+// CPU time, keeps the largest peak RSS and has no steady figures.
 //
 // For Sluice the driver also prints, and keeps in the JSON row
 // (task_time_s), where the query's task goroutines spent their wall time,

@@ -101,6 +101,7 @@ func run(args []string) error {
 	xmx := fs.String("xmx", "1g", "the peers' fixed JVM heap (-Xmx)")
 	cpuprofile := fs.String("cpuprofile", "", "`directory` for a pprof CPU profile of Sluice's engine per query (QUERY.prof; QUERY.latency.prof in the latency mode, over the whole run)")
 	memprofile := fs.String("memprofile", "", "`directory` for a pprof heap profile of Sluice's engine per query, taken near the heap's peak (QUERY.heap.prof); the split of the peak RSS goes to standard error")
+	servers := fs.Int("servers", 1, "run Sluice's query on this many engine processes of one cluster (scale-out; whole-run figures only)")
 	latency := fs.Bool("latency", false, "measure latency at a fixed rate instead of throughput (q0, q7 and q20 by default)")
 	latencyRate := fs.Int64("latency-rate", 10_000, "the latency mode's rate, in events per wall-second")
 	latencySeconds := seconds(60 * time.Second)
@@ -172,7 +173,11 @@ func run(args []string) error {
 			if p := peers[s]; p != nil {
 				r = runPeer(ctx, client, *bootstrap, p, q, *events, int32(*partitions), *xmx)
 			} else {
-				r = runQuery(ctx, client, *bootstrap, q, *events, *cpuprofile, *memprofile, tune)
+				if *servers > 1 {
+					r = runCluster(ctx, client, *bootstrap, q, *events, *servers, tune)
+				} else {
+					r = runQuery(ctx, client, *bootstrap, q, *events, *cpuprofile, *memprofile, tune)
+				}
 			}
 			if s == systemSluice && r.Error == "" {
 				ref = &r
@@ -427,6 +432,7 @@ func runEngine(args []string) error {
 	memprofile := fs.String("memprofile", "", "`file` for a pprof heap profile taken near the heap's peak; the split of the peak RSS goes to standard error")
 	finalGrace := fs.Int64("final-grace-ms", -1, "the latency mode: run q7 emitting final rows only, its windows with this grace")
 	untilEOF := fs.Bool("until-eof", false, "run until standard input is closed instead of until the inputs are drained")
+	clusterServer := fs.Int("cluster-server", -1, "run as server `n` of a cluster of engines with the same --service-id; server 0 runs the statement, the others take it from the command log")
 	var tune engineMemory
 	tune.register(fs)
 	if err := fs.Parse(args); err != nil {
@@ -468,7 +474,13 @@ func runEngine(args []string) error {
 		return err
 	}
 	defer client.Close()
-	eng, err := engine.Open(ctx, engine.Config{Kafka: client, DataDir: *dataDir, ServiceID: *service, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), StateMemory: engine.StateMemoryFor(limit)})
+	cfg := engine.Config{Kafka: client, DataDir: *dataDir, ServiceID: *service, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), StateMemory: engine.StateMemoryFor(limit)}
+	if *clusterServer >= 0 {
+		// The address is where the others would forward pull queries,
+		// which the benchmark runs none of.
+		cfg.Cluster = &engine.ClusterConfig{Address: fmt.Sprintf("127.0.0.1:%d", 1+*clusterServer)}
+	}
+	eng, err := engine.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -477,11 +489,17 @@ func runEngine(args []string) error {
 	if *finalGrace >= 0 {
 		sql = finalSQL(qs[0], *finalGrace)
 	}
-	if _, err := eng.Execute(ctx, sess, "SET 'auto.offset.reset'='earliest';"+nexmark.Sources+sql); err != nil {
-		eng.Close()
-		return err
+	if *clusterServer <= 0 {
+		if _, err := eng.Execute(ctx, sess, "SET 'auto.offset.reset'='earliest';"+nexmark.Sources+sql); err != nil {
+			eng.Close()
+			return err
+		}
 	}
 	if *untilEOF {
+		if err := writeGroups(ctx, eng, *groupsFile); err != nil {
+			eng.Close()
+			return err
+		}
 		if err := runUntilEOF(ctx, eng); err != nil {
 			eng.Close()
 			return err
@@ -493,20 +511,9 @@ func runEngine(args []string) error {
 			PeakRSS int64 `json:"peak_rss_bytes"`
 		}{peakRSS()})
 	}
-	if *groupsFile != "" {
-		var groups []string
-		for _, q := range eng.Queries(ctx) {
-			groups = append(groups, eng.ConsumerGroup(q.ID))
-		}
-		tmp := *groupsFile + ".tmp"
-		if err := os.WriteFile(tmp, []byte(strings.Join(groups, "\n")+"\n"), 0o644); err != nil {
-			eng.Close()
-			return err
-		}
-		if err := os.Rename(tmp, *groupsFile); err != nil {
-			eng.Close()
-			return err
-		}
+	if err := writeGroups(ctx, eng, *groupsFile); err != nil {
+		eng.Close()
+		return err
 	}
 	if err := eng.Flush(ctx); err != nil {
 		eng.Close()
@@ -535,6 +542,23 @@ func runEngine(args []string) error {
 		PeakRSS  int64     `json:"peak_rss_bytes"`
 		TaskTime *taskTime `json:"task_time_s"`
 	}{peakRSS(), tt})
+}
+
+// writeGroups writes the consumer groups of the engine's queries to file,
+// when one is named, for the driver to read their input positions.
+func writeGroups(ctx context.Context, eng *engine.Engine, file string) error {
+	if file == "" {
+		return nil
+	}
+	var groups []string
+	for _, q := range eng.Queries(ctx) {
+		groups = append(groups, eng.ConsumerGroup(q.ID))
+	}
+	tmp := file + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strings.Join(groups, "\n")+"\n"), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, file)
 }
 
 // finalSQL is q's statement as the latency mode runs it on Sluice: q7
