@@ -126,8 +126,11 @@
 //     starts halfway through one of q7's 10-second windows, so that every
 //     run's windows close at the same points of its load;
 //   - sends probes at an event time two windows past the load's last
-//     event, waits until their rows are out (the system has caught up),
-//     stops the system and reads the output and the inputs back.
+//     event, waits until their rows are out (the system has caught up;
+//     at most twice the load's length, a minute at least: a system still
+//     behind then fell behind, and its figures are those of the rows out
+//     by then), stops the system and reads the output and the inputs
+//     back.
 //
 // A row's latency is its append time less that of the input that caused
 // it, both the broker's, in milliseconds:
@@ -173,9 +176,10 @@
 // causes) is over a second and over twice the median of the first tenth
 // (a system short of capacity builds a backlog that grows as long as the
 // load lasts, and its latencies with it). A load that could not be
-// produced at the rate says so, and so does a machine busy with more
-// than the run (a one-minute load average over twice its CPUs at the
-// load's end). Beside the figures it checks the rows:
+// produced at the rate says so, and so does a machine whose CPUs were
+// busy 90 % of the load's time or more (with anything: the system, the
+// broker, this driver, other work), where latencies include waiting for
+// a CPU. Beside the figures it checks the rows:
 // rows no input explains, windows emitted that no event closed or with a
 // maximum their bids do not have (not final), windows emitted twice,
 // q0's bids and q7's closed windows without a row, rows appended before

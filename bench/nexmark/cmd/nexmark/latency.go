@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,13 +38,16 @@ type latencyConfig struct {
 	cpuprofile string
 }
 
-// How long a system may take to show its first rows, and to catch up
-// once the load ends; how often unanswered probes are sent again.
+// How long a system may take to show its first rows; how long, at least,
+// to catch up once the load ends (twice the load's length when longer:
+// a system still behind by then fell behind); how often unanswered probes
+// are sent again.
 const (
-	readyTimeout        = 5 * time.Minute
-	drainTimeoutLatency = 10 * time.Minute
-	probeResend         = 10 * time.Second
-	stopTimeout         = 90 * time.Second
+	readyTimeout = 5 * time.Minute
+	minCatchUp   = time.Minute
+	probeResend  = 10 * time.Second
+	stopTimeout  = 90 * time.Second
+	busyMachine  = 0.9
 )
 
 // latencyRow is one line of the latency results, as written to --out.
@@ -83,10 +85,16 @@ type latencyRow struct {
 	EndLag int64 `json:"end_lag_ms"`
 	KeptUp bool  `json:"kept_up"`
 	// LoadCPU is the system's CPU-seconds per wall-second during the load;
-	// LoadAvg the machine's one-minute load average at its end (the
-	// machine may be shared).
-	LoadCPU float64 `json:"load_cpu"`
-	LoadAvg float64 `json:"loadavg_1m"`
+	// MachineBusy the share of the machine's CPU time that went to
+	// anything (the system, the broker, this driver, whatever else runs)
+	// during the load.
+	LoadCPU     float64 `json:"load_cpu"`
+	MachineBusy float64 `json:"machine_busy"`
+	// CaughtUp is false when the system had not caught up CatchUpSeconds
+	// after the load: the figures are then those of the rows out by
+	// then, and EndLag is -1.
+	CaughtUp       bool    `json:"caught_up"`
+	CatchUpSeconds float64 `json:"catch_up_timeout_s"`
 	// What could not be measured (see tally and missing); Missing is -1
 	// where the input does not say (q20).
 	Unmatched  int `json:"unmatched"`
@@ -205,16 +213,20 @@ func latencyRun(ctx context.Context, c kafka.Client, lc latencyConfig, system st
 	cfg := nexmark.Config{Seed: lc.seed, EventsPerSecond: lc.rate, BaseTime: start.UnixMilli(), Pad: true}
 	events := int64(lc.load.Seconds() * float64(lc.rate))
 	cpu0, _ := processCPU(ch.cmd.Process.Pid)
+	busy0, total0 := machineCPU()
 	slip, err := paceLoad(ctx, prod, cfg, events, start)
 	loadEnd := time.Now()
 	cpu1, _ := processCPU(ch.cmd.Process.Pid)
+	busy1, total1 := machineCPU()
 	if err != nil {
 		return fail(fmt.Errorf("load: %w", err))
 	}
 	r.Events, r.LoadSlipMillis = events, slip.Milliseconds()
 	r.ProducedRate = float64(events) / loadEnd.Sub(start).Seconds()
 	r.LoadCPU = (cpu1 - cpu0).Seconds() / loadEnd.Sub(start).Seconds()
-	r.LoadAvg = loadAverage()
+	if total1 > total0 {
+		r.MachineBusy = float64(busy1-busy0) / float64(total1-total0)
+	}
 
 	// Drained: the rows of probes appended right after the load are out.
 	end := windowStart(cfg.Time(events-1)) + 2*windowMillis
@@ -223,13 +235,16 @@ func latencyRun(ctx context.Context, c kafka.Client, lc latencyConfig, system st
 		return fail(err)
 	}
 	defer rd.close()
-	drainErr := awaitProbes(ctx, prod, rd, ch, q.Name, probes, end, lc.grace.Milliseconds(), drainTimeoutLatency)
-	stopErr := ch.stop()
-	if drainErr != nil {
-		return fail(fmt.Errorf("not drained: %w", drainErr))
+	catchUp := max(minCatchUp, 2*lc.load)
+	r.CatchUpSeconds = catchUp.Seconds()
+	drainErr := awaitProbes(ctx, prod, rd, ch, q.Name, probes, end, lc.grace.Milliseconds(), catchUp)
+	r.CaughtUp = drainErr == nil
+	if drainErr != nil && !errors.Is(drainErr, errProbesLate) {
+		ch.stop()
+		return fail(fmt.Errorf("catching up: %w", drainErr))
 	}
-	if stopErr != nil {
-		return fail(stopErr)
+	if err := ch.stop(); err != nil {
+		return fail(err)
 	}
 	ends, err := c.ListStableOffsets(ctx, output)
 	if err != nil {
@@ -264,10 +279,15 @@ func latencyRun(ctx context.Context, c kafka.Client, lc latencyConfig, system st
 		}
 	}
 	r.Unmatched, r.Unclosed, r.NotFinal, r.Duplicates = t.unmatched, t.unclosed, t.notFinal, t.duplicates
-	r.Missing = missing(q.Name, rule, grace, in, rd.rows, firstAuctionID, from, to)
+	if r.CaughtUp {
+		r.Missing = missing(q.Name, rule, grace, in, rd.rows, firstAuctionID, from, to)
+	}
 	s := summarize(load)
 	r.Rows, r.P50, r.P99, r.Max, r.FirstTenth, r.LastTenth = s.rows, s.p50, s.p99, s.max, s.firstTenth, s.lastTenth
-	r.KeptUp = keptUp(s, r.EndLag)
+	r.KeptUp = keptUp(s, r.EndLag) && r.CaughtUp
+	if !r.CaughtUp {
+		r.EndLag = -1
+	}
 	if s.rows == 0 {
 		return fail(errNoRows)
 	}
@@ -367,7 +387,7 @@ func awaitProbes(ctx context.Context, p kafka.Producer, rd *outputReader, ch *la
 			return err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("no rows of %d of the %d probes after %s", len(want), len(auctions), timeout)
+			return fmt.Errorf("%w: no rows of %d of the %d probes after %s", errProbesLate, len(want), len(auctions), timeout)
 		}
 		if time.Now().After(resend) {
 			if err := send(); err != nil {
@@ -387,6 +407,9 @@ func awaitProbes(ctx context.Context, p kafka.Producer, rd *outputReader, ch *la
 	}
 	return nil
 }
+
+// errProbesLate says probes had no rows in the time given.
+var errProbesLate = errors.New("probes unanswered")
 
 // outputReader reads an output topic from its start as it grows, and
 // keeps its rows.
@@ -650,18 +673,35 @@ func (ch *latencyChild) cleanup() {
 	})
 }
 
-// loadAverage is the machine's one-minute load average, 0 if unknown.
-func loadAverage() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
+// machineCPU returns the machine's CPU time so far, busy and in all, in
+// the kernel's ticks (the first line of /proc/stat: idle and iowait are
+// not busy); zeros if unknown.
+func machineCPU() (busy, total int64) {
+	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
-		return 0
+		return 0, 0
 	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return 0
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 5 || f[0] != "cpu" {
+		return 0, 0
 	}
-	v, _ := strconv.ParseFloat(f[0], 64)
-	return v
+	for i, v := range f[1:] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return 0, 0
+		}
+		// guest and guest_nice (the 9th and 10th) are counted in user
+		// and nice already.
+		if i >= 8 {
+			break
+		}
+		total += n
+		if i != 3 && i != 4 {
+			busy += n
+		}
+	}
+	return busy, total
 }
 
 // printLatencyRow prints one result as it comes.
@@ -670,7 +710,15 @@ func printLatencyRow(w io.Writer, r latencyRow) {
 		fmt.Fprintf(w, "%-5s %-8s error: %s\n", r.Query, r.System, r.Error)
 		return
 	}
-	fmt.Fprintf(w, "%-5s %-8s %9d %8d %8d %8d %10d %8.2f  %s\n", r.Query, r.System, r.Rows, r.P50, r.P99, r.Max, r.EndLag, r.LoadCPU, keptUpWord(r))
+	fmt.Fprintf(w, "%-5s %-8s %9d %8d %8d %8d %10s %8.2f  %s\n", r.Query, r.System, r.Rows, r.P50, r.P99, r.Max, endLagCell(r), r.LoadCPU, keptUpWord(r))
+}
+
+// endLagCell is the end lag, or how long it was more than.
+func endLagCell(r latencyRow) string {
+	if !r.CaughtUp {
+		return fmt.Sprintf("> %.0f s", r.CatchUpSeconds)
+	}
+	return strconv.FormatInt(r.EndLag, 10)
 }
 
 func keptUpWord(r latencyRow) string {
@@ -700,7 +748,7 @@ func printLatencyTable(w io.Writer, rows []latencyRow, lc latencyConfig) {
 			fmt.Fprintf(w, "| %s | %s | error: %s | | | | | | |\n", r.Query, r.System, strings.ReplaceAll(msg, "|", "/"))
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d | %d | %.2f | %s |\n", r.Query, r.System, r.Rows, r.P50, r.P99, r.Max, r.EndLag, r.LoadCPU, keptUpWord(r))
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %d | %d | %s | %.2f | %s |\n", r.Query, r.System, r.Rows, r.P50, r.P99, r.Max, endLagCell(r), r.LoadCPU, keptUpWord(r))
 	}
 	var notes []string
 	for _, r := range rows {
@@ -726,8 +774,11 @@ func printLatencyTable(w io.Writer, rows []latencyRow, lc latencyConfig) {
 		if r.LoadSlipMillis > 500 {
 			bad = append(bad, fmt.Sprintf("the load went out up to %d ms late", r.LoadSlipMillis))
 		}
-		if n := runtime.NumCPU(); r.LoadAvg > float64(2*n) {
-			bad = append(bad, fmt.Sprintf("the machine was busy (load average %.1f on %d CPUs)", r.LoadAvg, n))
+		if !r.CaughtUp && r.Error == "" {
+			bad = append(bad, fmt.Sprintf("not caught up %s after the load: the figures are those of the rows out by then", time.Duration(r.CatchUpSeconds*float64(time.Second))))
+		}
+		if r.MachineBusy >= busyMachine {
+			bad = append(bad, fmt.Sprintf("the machine's CPUs were %.0f %% busy during the load", 100*r.MachineBusy))
 		}
 		if len(bad) > 0 {
 			notes = append(notes, fmt.Sprintf("- %s on %s: %s.", r.Query, r.System, strings.Join(bad, ", ")))
