@@ -170,7 +170,9 @@
 // and system the rows measured, the nearest-rank p50 and p99 and the
 // largest latency, the end lag (the latency of the probes sent after the
 // load: the backlog the system had when the load ended), the system's
-// CPU-seconds per second during the load (from /proc), and whether it
+// CPU-seconds per second during the load (from /proc; the JSON rows have
+// this driver's too, and the share of the machine's CPU time busy with
+// anything), and whether it
 // kept up: it fell behind when the larger of the end lag and the median
 // latency of the last tenth of the measured rows (in the order of their
 // causes) is over a second and over twice the median of the first tenth

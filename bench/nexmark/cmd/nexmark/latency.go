@@ -84,11 +84,12 @@ type latencyRow struct {
 	// had when the load ended.
 	EndLag int64 `json:"end_lag_ms"`
 	KeptUp bool  `json:"kept_up"`
-	// LoadCPU is the system's CPU-seconds per wall-second during the load;
+	// LoadCPU is the system's CPU-seconds per wall-second during the load,
+	// DriverCPU this driver's (generating and producing the load);
 	// MachineBusy the share of the machine's CPU time that went to
-	// anything (the system, the broker, this driver, whatever else runs)
-	// during the load.
+	// anything (the system, the broker, this driver, whatever else runs).
 	LoadCPU     float64 `json:"load_cpu"`
+	DriverCPU   float64 `json:"driver_cpu"`
 	MachineBusy float64 `json:"machine_busy"`
 	// CaughtUp is false when the system had not caught up CatchUpSeconds
 	// after the load: the figures are then those of the rows out by
@@ -213,10 +214,12 @@ func latencyRun(ctx context.Context, c kafka.Client, lc latencyConfig, system st
 	cfg := nexmark.Config{Seed: lc.seed, EventsPerSecond: lc.rate, BaseTime: start.UnixMilli(), Pad: true}
 	events := int64(lc.load.Seconds() * float64(lc.rate))
 	cpu0, _ := processCPU(ch.cmd.Process.Pid)
+	self0, _ := processCPU(os.Getpid())
 	busy0, total0 := machineCPU()
 	slip, err := paceLoad(ctx, prod, cfg, events, start)
 	loadEnd := time.Now()
 	cpu1, _ := processCPU(ch.cmd.Process.Pid)
+	self1, _ := processCPU(os.Getpid())
 	busy1, total1 := machineCPU()
 	if err != nil {
 		return fail(fmt.Errorf("load: %w", err))
@@ -224,6 +227,7 @@ func latencyRun(ctx context.Context, c kafka.Client, lc latencyConfig, system st
 	r.Events, r.LoadSlipMillis = events, slip.Milliseconds()
 	r.ProducedRate = float64(events) / loadEnd.Sub(start).Seconds()
 	r.LoadCPU = (cpu1 - cpu0).Seconds() / loadEnd.Sub(start).Seconds()
+	r.DriverCPU = (self1 - self0).Seconds() / loadEnd.Sub(start).Seconds()
 	if total1 > total0 {
 		r.MachineBusy = float64(busy1-busy0) / float64(total1-total0)
 	}
