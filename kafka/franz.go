@@ -734,16 +734,22 @@ func franzOffset(o int64) kgo.Offset {
 	}
 }
 
-func (c *franzConsumer) Poll(ctx context.Context) ([]*Record, error) {
+// held returns ErrClosed once the consumer is closed, else the fetch
+// error a poll held back, forgetting it.
+func (c *franzConsumer) held() error {
 	c.mu.Lock()
-	closed, pending := c.closed, c.pending
-	c.pending = nil
-	c.mu.Unlock()
-	if closed {
-		return nil, ErrClosed
+	defer c.mu.Unlock()
+	if c.closed {
+		return ErrClosed
 	}
-	if pending != nil {
-		return nil, pending
+	err := c.pending
+	c.pending = nil
+	return err
+}
+
+func (c *franzConsumer) Poll(ctx context.Context) ([]*Record, error) {
+	if err := c.held(); err != nil {
+		return nil, err
 	}
 	for {
 		out, err := c.records(c.cl.PollRecords(ctx, c.parent.cfg.MaxPollRecords))
@@ -761,15 +767,8 @@ func (c *franzConsumer) Poll(ctx context.Context) ([]*Record, error) {
 
 // PollBuffered implements BufferedPoller.
 func (c *franzConsumer) PollBuffered() ([]*Record, error) {
-	c.mu.Lock()
-	closed, pending := c.closed, c.pending
-	c.pending = nil
-	c.mu.Unlock()
-	if closed {
-		return nil, ErrClosed
-	}
-	if pending != nil {
-		return nil, pending
+	if err := c.held(); err != nil {
+		return nil, err
 	}
 	// A nil context is franz-go's way of asking for what is buffered,
 	// without waiting.

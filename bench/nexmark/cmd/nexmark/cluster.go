@@ -136,15 +136,9 @@ func runCluster(ctx context.Context, c kafka.Client, bootstrap string, q nexmark
 	r.WallSeconds, r.CPUSeconds = wall.Seconds(), cpu.Seconds()
 	r.EventsPerWall = float64(events) / wall.Seconds()
 	r.EventsPerCPU = float64(events) / cpu.Seconds()
-	recs, err := kafka.ReadAll(ctx, c, output)
-	if err != nil {
+	if err := summarizeOutput(ctx, c, q, output, &r); err != nil {
 		return fail(err)
 	}
-	res, err := nexmark.Summarize(q, recs)
-	if err != nil {
-		return fail(err)
-	}
-	r.Checksum, r.OutputRows, r.ResultRows = res.Checksum, res.Rows, res.Final
 	return r
 }
 

@@ -407,16 +407,25 @@ func runQuery(ctx context.Context, c kafka.Client, bootstrap string, q nexmark.Q
 		return fail(err)
 	}
 	setSteady(&r, samples, total, wall, cpu, end)
+	if err := summarizeOutput(ctx, c, q, output, &r); err != nil {
+		return fail(err)
+	}
+	return r
+}
+
+// summarizeOutput reads Sluice's output topic and sets r's checksum and
+// row counts.
+func summarizeOutput(ctx context.Context, c kafka.Client, q nexmark.Query, output string, r *row) error {
 	recs, err := kafka.ReadAll(ctx, c, output)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	res, err := nexmark.Summarize(q, recs)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	r.Checksum, r.OutputRows, r.ResultRows = res.Checksum, res.Rows, res.Final
-	return r
+	return nil
 }
 
 // runEngine is the child: it runs one query from the start of its inputs
