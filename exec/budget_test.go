@@ -2,9 +2,11 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/state"
 )
 
@@ -98,5 +100,84 @@ func TestBudgetOverDropsDecoded(t *testing.T) {
 	}
 	if total != 1200 {
 		t.Fatalf("the stored counts add up to %d, want 1200", total)
+	}
+}
+
+// joinBudgetRun is a stream-table join's run over a store whose memory
+// budget is budget bytes, with its join operator.
+func joinBudgetRun(t *testing.T, budget int64) (*joinRun, *joinOp) {
+	t.Helper()
+	store, err := state.Open(t.TempDir(), state.Options{CacheSize: 1 << 20, MemoryBudget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = store.Close() })
+	r := &joinRun{t: t, g: joinGraph(topology.InnerJoin, false, true, nil, false), store: store, prod: &fakeProducer{}, off: map[string]int64{}}
+	r.start()
+	for _, op := range r.tk.ops {
+		if j, ok := op.(*joinOp); ok {
+			return r, j
+		}
+	}
+	t.Fatal("no join operator")
+	return nil, nil
+}
+
+// joinBudgetInputs are n table rows, then one stream row for each.
+func joinBudgetInputs(n int, round int) []string {
+	var in []string
+	for i := range n {
+		in = append(in, fmt.Sprintf(`right k%d {"R1":"right%d-%d"}@%d`, i, i, round, 2*i))
+	}
+	for i := range n {
+		in = append(in, fmt.Sprintf(`left k%d {"L1":"left%d"}@%d`, i, i, 2*i+1))
+	}
+	return in
+}
+
+// TestBudgetJoinRows: the table rows a stream-table join keeps decoded
+// are counted in the budget and given back when the task stops.
+func TestBudgetJoinRows(t *testing.T) {
+	r, j := joinBudgetRun(t, -1)
+	r.send(joinBudgetInputs(300, 0)...)
+	if len(j.decoded) != 300 || j.decodedBytes <= 0 {
+		t.Fatalf("the join keeps %d rows decoded (%d bytes), want 300", len(j.decoded), j.decodedBytes)
+	}
+	if held := r.store.Budget().Used(); held < r.tk.cache.Bytes()+j.decodedBytes {
+		t.Fatalf("the budget counts %d bytes, the cache %d and the decoded rows %d", held, r.tk.cache.Bytes(), j.decodedBytes)
+	}
+	r.tk.close()
+	if u := r.store.Budget().Used(); u != 0 {
+		t.Fatalf("after the task stopped the budget still counts %d bytes", u)
+	}
+}
+
+// TestBudgetOverDropsJoinRows: past the budget, a commit forgets the
+// decoded table rows, and later stream rows read the table rows back
+// (new ones included) with the same results.
+func TestBudgetOverDropsJoinRows(t *testing.T) {
+	r, j := joinBudgetRun(t, 16<<10)
+	const n = 300
+	for round := range 2 {
+		r.send(joinBudgetInputs(n, round)...)
+		if len(j.decoded) != 0 || j.decodedBytes != 0 {
+			t.Fatalf("round %d: over the budget the join keeps %d rows decoded (%d bytes)", round, len(j.decoded), j.decodedBytes)
+		}
+	}
+	got := r.output()
+	if len(got) != 2*n {
+		t.Fatalf("%d join results, want %d", len(got), 2*n)
+	}
+	for round := range 2 {
+		for i := range n {
+			want := fmt.Sprintf(`k%d {"L1":"left%d","R1":"right%d-%d"}@%d`, i, i, i, round, 2*i+1)
+			if g := got[round*n+i]; g != want {
+				t.Fatalf("result %d: got %s, want %s", round*n+i, g, want)
+			}
+		}
+	}
+	r.tk.close()
+	if u := r.store.Budget().Used(); u != 0 {
+		t.Fatalf("after the task stopped the budget still counts %d bytes", u)
 	}
 }

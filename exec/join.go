@@ -83,13 +83,49 @@ type joinOp struct {
 	// bytes, so that the stream rows of a busy key neither read the state
 	// store nor allocate; nil (no caching) for other joins. Every change of
 	// the table goes through tableChange, which drops its key's entry
-	// (keepRow when the join writes the row itself). It
-	// holds at most maxDecodedRows rows and starts over when full.
-	decoded map[string][]any
+	// (keepRow when the join writes the row itself). It holds at most
+	// maxDecodedRows rows and starts over when full; decodedBytes
+	// estimates their memory, counted in the state's memory budget, and a
+	// commit past the budget forgets them all (they are read back from
+	// the cache or the store).
+	decoded      map[string]decodedRow
+	decodedBytes int64
+}
+
+// decodedRow is a stream-table join's decoded table row and its estimated
+// memory (see decodedRowBytes).
+type decodedRow struct {
+	row   []any
+	bytes int64
 }
 
 // maxDecodedRows bounds a stream-table join's decoded table rows.
 const maxDecodedRows = 100_000
+
+// decodedRowBytes estimates the memory of a decoded row of n columns kept
+// under a key of keyLen bytes, decoded from a value of valueLen bytes:
+// the map slot and key, the row's interface slots, and its values, which
+// take about twice their encoding.
+func decodedRowBytes(keyLen, n, valueLen int) int64 {
+	return int64(keyLen + 96 + 16*n + 2*valueLen)
+}
+
+// forgetDecoded drops the stream-table join's decoded rows and gives their
+// memory back to the budget.
+func (j *joinOp) forgetDecoded() {
+	clear(j.decoded)
+	j.cache.Budget().Add(-j.decodedBytes)
+	j.decodedBytes = 0
+}
+
+// dropDecoded forgets the decoded row of the key bytes k, if kept.
+func (j *joinOp) dropDecoded(k []byte) {
+	if d, ok := j.decoded[string(k)]; ok {
+		delete(j.decoded, string(k))
+		j.decodedBytes -= d.bytes
+		j.cache.Budget().Add(-d.bytes)
+	}
+}
 
 // newJoinOp compiles a Join step; in is the left rows' layout (the
 // previous step's schema), st.Join.Right.Output the right rows'. A side
@@ -207,7 +243,7 @@ func (j *joinOp) Open(_ context.Context, oc *OpContext) error {
 	j.cache = oc.State
 	j.errs, j.counts = oc.Errors, oc.counts
 	if j.kind == streamTableJoin {
-		j.decoded = map[string][]any{}
+		j.decoded = map[string]decodedRow{}
 	}
 	return nil
 }
@@ -333,8 +369,8 @@ func (j *joinOp) tombstone(t int64) {
 func (j *joinOp) getRow(side int, k []byte) ([]any, error) {
 	cached := side == rightPort && j.decoded != nil
 	if cached {
-		if row, ok := j.decoded[string(k)]; ok {
-			return row, nil
+		if d, ok := j.decoded[string(k)]; ok {
+			return d.row, nil
 		}
 	}
 	v, found, err := j.cache.Get(j.tables[side], k)
@@ -355,9 +391,12 @@ func (j *joinOp) getRow(side int, k []byte) ([]any, error) {
 	}
 	if cached {
 		if len(j.decoded) >= maxDecodedRows {
-			clear(j.decoded)
+			j.forgetDecoded()
 		}
-		j.decoded[string(k)] = row
+		n := decodedRowBytes(len(k), len(row), len(v))
+		j.decoded[string(k)] = decodedRow{row: row, bytes: n}
+		j.decodedBytes += n
+		j.cache.Budget().Add(n)
 	}
 	return row, nil
 }
@@ -366,7 +405,7 @@ func (j *joinOp) getRow(side int, k []byte) ([]any, error) {
 // the key when row is nil.
 func (j *joinOp) keepRow(side int, k []byte, row []any) error {
 	if side == rightPort && j.decoded != nil {
-		delete(j.decoded, string(k))
+		j.dropDecoded(k)
 	}
 	if row == nil {
 		if err := j.cache.Delete(j.tables[side], k); err != nil {
@@ -415,7 +454,7 @@ func (j *joinOp) tableChange(side int, b *Batch, i int) (newRow, old []any, ok b
 		}
 		ok = j.joinKey(side, keyRow)
 		if ok && j.decoded != nil {
-			delete(j.decoded, string(j.kbuf))
+			j.dropDecoded(j.kbuf)
 		}
 		return newRow, old, ok, nil
 	}
@@ -513,7 +552,21 @@ func (j *joinOp) change(newOut, oldOut []any, t int64) {
 	}
 }
 
-func (j *joinOp) OnCommit(context.Context, Emitter) error { return nil }
-func (j *joinOp) Close(context.Context) error             { return nil }
+// OnCommit forgets the decoded table rows of a stream-table join when the
+// state's memory budget is spent.
+func (j *joinOp) OnCommit(context.Context, Emitter) error {
+	if j.decoded != nil && j.cache.Budget().Over() {
+		j.forgetDecoded()
+	}
+	return nil
+}
+
+// Close gives the decoded table rows' memory back to the budget.
+func (j *joinOp) Close(context.Context) error {
+	if j.decoded != nil {
+		j.forgetDecoded()
+	}
+	return nil
+}
 
 var _ Operator = (*joinOp)(nil)
