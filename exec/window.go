@@ -963,11 +963,15 @@ func (o *windowAggregateOp) OnCommit(context.Context, Emitter) error {
 	}
 	clear(o.dirty)
 	o.dirty = o.dirty[:0]
-	if over := o.agg.cache.Budget().Over(); o.nLive > maxLiveWindows || over {
+	// Past a bound, forget the oldest segments' windows first (the newest
+	// take the records to come): down to half the count bound, and until
+	// the memory budget is no longer spent.
+	budget := o.agg.cache.Budget()
+	if o.nLive > maxLiveWindows || budget.Over() {
 		starts := slices.Clone(o.starts)
 		slices.Sort(starts)
 		for _, start := range starts {
-			if o.nLive <= maxLiveWindows/2 && !over {
+			if o.nLive <= maxLiveWindows/2 && !budget.Over() {
 				break
 			}
 			o.dropLive(o.segs[start])
