@@ -14,8 +14,11 @@ import (
 const DefaultGCPercent = 100
 
 // DefaultStateMemory is the state memory budget (Config.StateMemory) of a
-// server without a memory limit.
-const DefaultStateMemory = 128 << 20
+// server without a memory limit. Past the budget the state is read back
+// from the store's block cache, which costs little: the budget mostly
+// bounds the Go heap, which the collector lets grow to twice what is
+// live.
+const DefaultStateMemory = 32 << 20
 
 // StateMemoryFor returns the state memory budget of a server whose soft
 // memory limit is limit bytes (0 for none): a quarter of the limit, as

@@ -157,6 +157,9 @@ type config struct {
 	// none; gcPercent its GC target, negative to leave GOGC's.
 	memoryLimit int64
 	gcPercent   int
+	// stateMemory is the state memory budget in bytes (Config.StateMemory),
+	// 0 for engine.StateMemoryFor(memoryLimit).
+	stateMemory int64
 	// statementTimeout bounds a statement's run, 0 for none;
 	// httpReadTimeout the arrival of a REST request's body;
 	// insertsIdleTimeout the gap between two rows of /inserts-stream.
@@ -225,7 +228,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	readOnly := strings.Join(engine.DefaultReadOnlyTopics, ",")
 	fs.StringVar(&readOnly, "readonly-topics", readOnly, "comma-separated regular `expressions`, each matching whole topic names, of topics no statement registers a source over, writes, PRINTs or deletes (ksql.readonly.topics); the server's own topics (_sluice-*, the built-in registry's journal) are protected whatever it says")
 	var memoryLimit string
-	fs.StringVar(&memoryLimit, "memory-limit", "", "soft memory `limit` of the process (512MiB, 2GiB): the Go runtime collects garbage more often as memory nears it, and the persistent queries keep a quarter of it of state in memory beside the state store (128MiB without a limit); empty for none (or GOMEMLIMIT's)")
+	fs.StringVar(&memoryLimit, "memory-limit", "", "soft memory `limit` of the process (512MiB, 2GiB): the Go runtime collects garbage more often as memory nears it, and the persistent queries keep a quarter of it of state in memory beside the state store (32MiB without a limit; --state-memory sets it); empty for none (or GOMEMLIMIT's)")
+	var stateMemory string
+	fs.StringVar(&stateMemory, "state-memory", "", "`bytes` of state the persistent queries keep in memory beside the state store, all tasks together (64MiB); empty for a quarter of --memory-limit, or 32MiB without a limit")
 	fs.IntVar(&c.gcPercent, "gc-percent", engine.DefaultGCPercent, "garbage collector `target`: the heap grows by this percentage of the live data between collections (Go's GOGC, which wins when this is not given)")
 	fs.StringVar(&level, "log-level", "info", "log `level`: debug, info, warn or error")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log `format`: text or json")
@@ -277,6 +282,14 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if memoryLimit != "" {
 		if c.memoryLimit, err = engine.ParseBytes(memoryLimit); err != nil {
 			return c, fmt.Errorf("--memory-limit: %w", err)
+		}
+	}
+	if stateMemory != "" {
+		if c.stateMemory, err = engine.ParseBytes(stateMemory); err != nil {
+			return c, fmt.Errorf("--state-memory: %w", err)
+		}
+		if c.stateMemory < 1<<20 {
+			return c, fmt.Errorf("--state-memory: %s is less than the smallest budget, 1MiB", stateMemory)
 		}
 	}
 	if c.gcPercent < 1 {
@@ -502,7 +515,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, ready fun
 
 		ProcessingGuarantee: cfg.guarantee,
 		MaxRecordBytes:      cfg.maxRecordBytes,
-		StateMemory:         engine.StateMemoryFor(cfg.memoryLimit),
+		StateMemory:         cfg.stateMemoryBudget(),
 		ReadOnlyTopics:      cfg.readOnlyTopics,
 		OwnTopics:           ownTopics,
 		StatementTimeout:    engineTimeout(cfg.statementTimeout),
@@ -642,4 +655,13 @@ func newLogger(cfg config, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// stateMemoryBudget is the state memory budget the engine runs with:
+// --state-memory, else a quarter of --memory-limit, else the default.
+func (c config) stateMemoryBudget() int64 {
+	if c.stateMemory > 0 {
+		return c.stateMemory
+	}
+	return engine.StateMemoryFor(c.memoryLimit)
 }

@@ -9,7 +9,7 @@
 //	nexmark --bootstrap 127.0.0.1:19092 [--events 1000000] [--queries q0,q2]
 //	        [--systems sluice,kstreams,flink] [--peers-dir bench/peers] [--xmx 1g]
 //	        [--partitions 4] [--rate 100000] [--seed 1] [--out bench/out/latest.json]
-//	        [--cpuprofile DIR] [--memprofile DIR] [--memory-limit SIZE] [--gc-percent N]
+//	        [--cpuprofile DIR] [--memprofile DIR] [--memory-limit SIZE] [--gc-percent N] [--state-memory SIZE]
 //	        [--servers N]
 //
 // It sets the cluster's default log.retention.ms to -1 (the events carry
@@ -47,9 +47,9 @@
 // their outputs' acknowledgement, for commits, and writing state (the
 // engine's sluice_query_task_*_seconds_total).
 //
-// Sluice's engine runs with the Go runtime settings sluice-server would
-// have with the same --memory-limit and --gc-percent (its defaults when
-// they are not given, GOGC's when that is set). --cpuprofile writes a CPU
+// Sluice's engine runs with the memory settings sluice-server would have
+// with the same --memory-limit, --gc-percent and --state-memory (its
+// defaults when they are not given, GOGC's when that is set). --cpuprofile writes a CPU
 // profile of each query's engine to DIR/QUERY.prof; --memprofile a heap
 // profile taken near the heap's peak to DIR/QUERY.heap.prof, and prints
 // the split of the engine's peak RSS to standard error: the Go heap's

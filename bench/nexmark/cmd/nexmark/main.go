@@ -447,7 +447,7 @@ func runEngine(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	limit, err := tune.apply()
+	stateMemory, err := tune.apply()
 	if err != nil {
 		return err
 	}
@@ -483,7 +483,7 @@ func runEngine(args []string) error {
 		return err
 	}
 	defer client.Close()
-	cfg := engine.Config{Kafka: client, DataDir: *dataDir, ServiceID: *service, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), StateMemory: engine.StateMemoryFor(limit)}
+	cfg := engine.Config{Kafka: client, DataDir: *dataDir, ServiceID: *service, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), StateMemory: stateMemory}
 	if *clusterServer >= 0 {
 		// The address is where the others would forward pull queries,
 		// which the benchmark runs none of.

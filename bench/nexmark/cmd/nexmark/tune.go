@@ -9,17 +9,20 @@ import (
 	"github.com/sluice-sql/sluice/engine"
 )
 
-// engineMemory are the Go runtime settings the engine runs with, as
-// sluice-server's --memory-limit and --gc-percent: the driver passes
-// them on to its engine child, which applies them as the server does.
+// engineMemory are the memory settings the engine runs with, as
+// sluice-server's --memory-limit, --gc-percent and --state-memory: the
+// driver passes them on to its engine child, which applies them as the
+// server does.
 type engineMemory struct {
 	limit     string
 	gcPercent int
+	state     string
 }
 
 func (m *engineMemory) register(fs *flag.FlagSet) {
 	fs.StringVar(&m.limit, "memory-limit", "", "Sluice's soft memory `limit` (512MiB), as sluice-server's --memory-limit; empty for none")
 	fs.IntVar(&m.gcPercent, "gc-percent", 0, "Sluice's garbage collector `target`, as sluice-server's --gc-percent; 0 for the server's default, or GOGC's when set")
+	fs.StringVar(&m.state, "state-memory", "", "Sluice's state memory budget (`bytes`, 64MiB), as sluice-server's --state-memory; empty for the server's default")
 }
 
 // args are the engine child's flags for m.
@@ -31,18 +34,29 @@ func (m engineMemory) args() []string {
 	if m.gcPercent != 0 {
 		a = append(a, "--gc-percent", strconv.Itoa(m.gcPercent))
 	}
+	if m.state != "" {
+		a = append(a, "--state-memory", m.state)
+	}
 	return a
 }
 
 // apply sets the runtime as sluice-server does with the same settings,
-// and returns the memory limit in bytes (0 for none).
+// and returns the engine's state memory budget in bytes.
 func (m engineMemory) apply() (int64, error) {
-	var limit int64
+	var limit, state int64
 	if m.limit != "" {
 		var err error
 		if limit, err = engine.ParseBytes(m.limit); err != nil {
 			return 0, fmt.Errorf("--memory-limit: %w", err)
 		}
+	}
+	if m.state != "" {
+		var err error
+		if state, err = engine.ParseBytes(m.state); err != nil || state < 1<<20 {
+			return 0, fmt.Errorf("--state-memory: %q is not a size of at least 1MiB", m.state)
+		}
+	} else {
+		state = engine.StateMemoryFor(limit)
 	}
 	gc := m.gcPercent
 	switch {
@@ -54,5 +68,5 @@ func (m engineMemory) apply() (int64, error) {
 		gc = engine.DefaultGCPercent
 	}
 	engine.TuneMemory(limit, gc)
-	return limit, nil
+	return state, nil
 }
