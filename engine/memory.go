@@ -20,6 +20,22 @@ const DefaultGCPercent = 100
 // live.
 const DefaultStateMemory = 32 << 20
 
+// MinStateMemory is the smallest state memory budget a server takes.
+const MinStateMemory = 1 << 20
+
+// ParseStateMemory reads a state memory budget (sluice-server's
+// --state-memory) as ParseBytes does, refusing one below MinStateMemory.
+func ParseStateMemory(s string) (int64, error) {
+	n, err := ParseBytes(s)
+	if err != nil {
+		return 0, err
+	}
+	if n < MinStateMemory {
+		return 0, fmt.Errorf("%s is less than the smallest budget, 1MiB", s)
+	}
+	return n, nil
+}
+
 // StateMemoryFor returns the state memory budget of a server whose soft
 // memory limit is limit bytes (0 for none): a quarter of the limit, as
 // the Go collector lets the heap grow to about twice what is live and the
@@ -27,7 +43,7 @@ const DefaultStateMemory = 32 << 20
 // memtables) needs room too; DefaultStateMemory without a limit.
 func StateMemoryFor(limit int64) int64 {
 	if limit > 0 {
-		return max(limit/4, 1<<20)
+		return max(limit/4, MinStateMemory)
 	}
 	return DefaultStateMemory
 }

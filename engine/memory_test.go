@@ -35,3 +35,14 @@ func TestStateMemoryFor(t *testing.T) {
 		}
 	}
 }
+
+func TestParseStateMemory(t *testing.T) {
+	if n, err := engine.ParseStateMemory("48MiB"); err != nil || n != 48<<20 {
+		t.Errorf("ParseStateMemory(48MiB) = %d, %v; want %d", n, err, 48<<20)
+	}
+	for _, s := range []string{"1KiB", "0", "lots", "-1MiB"} {
+		if _, err := engine.ParseStateMemory(s); err == nil {
+			t.Errorf("ParseStateMemory(%q) took it, want a refusal", s)
+		}
+	}
+}

@@ -285,11 +285,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		}
 	}
 	if stateMemory != "" {
-		if c.stateMemory, err = engine.ParseBytes(stateMemory); err != nil {
+		if c.stateMemory, err = engine.ParseStateMemory(stateMemory); err != nil {
 			return c, fmt.Errorf("--state-memory: %w", err)
-		}
-		if c.stateMemory < 1<<20 {
-			return c, fmt.Errorf("--state-memory: %s is less than the smallest budget, 1MiB", stateMemory)
 		}
 	}
 	if c.gcPercent < 1 {

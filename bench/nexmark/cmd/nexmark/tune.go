@@ -52,8 +52,8 @@ func (m engineMemory) apply() (int64, error) {
 	}
 	if m.state != "" {
 		var err error
-		if state, err = engine.ParseBytes(m.state); err != nil || state < 1<<20 {
-			return 0, fmt.Errorf("--state-memory: %q is not a size of at least 1MiB", m.state)
+		if state, err = engine.ParseStateMemory(m.state); err != nil {
+			return 0, fmt.Errorf("--state-memory: %w", err)
 		}
 	} else {
 		state = engine.StateMemoryFor(limit)
