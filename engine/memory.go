@@ -31,7 +31,7 @@ func ParseStateMemory(s string) (int64, error) {
 		return 0, err
 	}
 	if n < MinStateMemory {
-		return 0, fmt.Errorf("%s is less than the smallest budget, 1MiB", s)
+		return 0, fmt.Errorf("%s is less than the smallest budget: give 1MiB or more, such as 32MiB", s)
 	}
 	return n, nil
 }
