@@ -128,32 +128,58 @@ func (rw *rowWriter) write(b []byte) {
 	rw.err = rw.rc.Flush()
 }
 
-// stream forwards a query's rows through emit until it ends: a pull
-// query's when they are all sent; a push query's or PRINT's when it ends,
-// the client goes, close-query is called or the server shuts down. It
-// returns why the stream ended, and the error that ended it (nil when it
-// completed, its limit was reached or it was closed). emit receives the
-// tombstones of a push query over a table too.
-func (h *Handler) stream(ctx context.Context, q *queryResult, emit func(row api.Row) error) (api.EndReason, error) {
-	defer q.stream.Close()
-	qctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var closed atomic.Bool
+// queryWatch is a running query as close-query and shutdown see it: a
+// push query is registered under its id from watch on, before the
+// response's header gives the client that id, so a close-query sent as
+// soon as the header arrives finds it.
+type queryWatch struct {
+	q      *queryResult
+	parent context.Context
+	ctx    context.Context
+	cancel context.CancelFunc
+	closed atomic.Bool
+	forget func()
+}
+
+// watch registers q (a push query) for close-query; stop forgets it.
+func (h *Handler) watch(ctx context.Context, q *queryResult) *queryWatch {
+	qw := &queryWatch{q: q, parent: ctx}
+	qw.ctx, qw.cancel = context.WithCancel(ctx)
 	if !q.stream.Pull {
-		forget := h.register(q.id, func() { closed.Store(true); cancel() })
-		defer forget()
+		qw.forget = h.register(q.id, func() { qw.closed.Store(true); qw.cancel() })
 	}
+	return qw
+}
+
+func (qw *queryWatch) stop() {
+	qw.cancel()
+	if qw.forget != nil {
+		qw.forget()
+		qw.forget = nil
+	}
+}
+
+// stream forwards a watched query's rows through emit until it ends: a
+// pull query's when they are all sent; a push query's or PRINT's when it
+// ends, the client goes, close-query is called or the server shuts down.
+// It returns why the stream ended, and the error that ended it (nil when
+// it completed, its limit was reached or it was closed). emit receives
+// the tombstones of a push query over a table too.
+func (h *Handler) stream(qw *queryWatch, emit func(row api.Row) error) (api.EndReason, error) {
+	q := qw.q
+	defer q.stream.Close()
+	defer qw.stop()
 	for {
-		row, err := q.stream.NextRow(qctx)
+		row, err := q.stream.NextRow(qw.ctx)
 		switch {
 		case err == nil:
 		case errors.Is(err, io.EOF):
 			return q.stream.End(), nil
-		case qctx.Err() != nil:
-			if closed.Load() || h.shutdown.Err() != nil {
+		case qw.ctx.Err() != nil:
+			if qw.closed.Load() || h.shutdown.Err() != nil {
 				return api.EndClosed, nil
 			}
-			return api.EndError, ctx.Err()
+			return api.EndError, qw.parent.Err()
 		default:
 			return api.EndError, err
 		}
@@ -178,6 +204,8 @@ func (h *Handler) serveQueryStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer q.stream.Close()
+	qw := h.watch(ctx, q)
+	defer qw.stop()
 	asJSON := accepts(r, jsonType) && !accepts(r, delimitedType)
 	// Every query has its id in the header, pull queries too (clients
 	// such as DB-API drivers read it).
@@ -212,7 +240,7 @@ func (h *Handler) serveQueryStream(w http.ResponseWriter, r *http.Request) {
 		rw.count++
 		return rw.err
 	}
-	_, err := h.stream(ctx, q, emit)
+	_, err := h.stream(qw, emit)
 	if rw.err != nil && ctx.Err() == nil && !q.stream.Pull {
 		h.log.Warn("push query client dropped: it did not take the rows sent to it", "query", q.id, "err", rw.err)
 	}
@@ -253,6 +281,8 @@ func (h *Handler) serveQuery(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer q.stream.Close()
+	qw := h.watch(ctx, q)
+	defer qw.stop()
 	w.Header().Set("Content-Type", ksqlContentType(r))
 	w.WriteHeader(http.StatusOK)
 	rw := h.rowWriter(w)
@@ -270,7 +300,7 @@ func (h *Handler) serveQuery(w http.ResponseWriter, r *http.Request) {
 		rw.write(rw.buf)
 		return rw.err
 	}
-	reason, err := h.stream(ctx, q, emit)
+	reason, err := h.stream(qw, emit)
 	var end []byte
 	switch final := finalMessage(q.stream, reason); {
 	case err != nil:
