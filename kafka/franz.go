@@ -503,7 +503,7 @@ func (c *franzClient) NewConsumer(opts ConsumerOptions) (Consumer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kafka: new consumer: %w", err)
 	}
-	cons := &franzConsumer{parent: c, cl: cl}
+	cons := &franzConsumer{parent: c, cl: cl, committed: opts.ReadCommitted}
 	if err := c.life.add(cons); err != nil {
 		return nil, err
 	}
@@ -669,6 +669,45 @@ type franzConsumer struct {
 	pending   error // a fetch error held back because records came with it
 	// assigned are the partitions Assign added.
 	assigned map[string]map[int32]bool
+	// ends are where each partition ended at its latest fetch with
+	// records (see EndWatcher); committed says they are last stable
+	// offsets.
+	ends      map[string]map[int32]int64
+	committed bool
+}
+
+// FetchedEnd implements EndWatcher.
+func (c *franzConsumer) FetchedEnd(topic string, partition int32) (int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	end, ok := c.ends[topic][partition]
+	return end, ok
+}
+
+// noteEnds keeps where the partitions of fs ended.
+func (c *franzConsumer) noteEnds(fs kgo.Fetches) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ends == nil {
+		c.ends = map[string]map[int32]int64{}
+	}
+	fs.EachPartition(func(p kgo.FetchTopicPartition) {
+		end := p.HighWatermark
+		if c.committed && p.LastStableOffset >= 0 {
+			end = p.LastStableOffset
+		}
+		if end < 0 || len(p.Records) == 0 {
+			return
+		}
+		ps := c.ends[p.Topic]
+		if ps == nil {
+			ps = map[int32]int64{}
+			c.ends[p.Topic] = ps
+		}
+		if end > ps[p.Partition] {
+			ps[p.Partition] = end
+		}
+	})
 }
 
 func (c *franzConsumer) isClosed() bool {
@@ -796,6 +835,7 @@ func (c *franzConsumer) records(fs kgo.Fetches) ([]*Record, error) {
 	if n == 0 {
 		return nil, firstErr
 	}
+	c.noteEnds(fs)
 	// One allocation for the poll's records, not one each.
 	slab := make([]Record, n)
 	out := make([]*Record, 0, n)

@@ -209,6 +209,16 @@ type BufferedPoller interface {
 	PollBuffered() ([]*Record, error)
 }
 
+// EndWatcher is a Consumer that reports where a partition ended as of its
+// latest fetch that returned records of it: the last stable offset for a
+// read_committed consumer (the high watermark otherwise). ok is false
+// before such a fetch. A task reading several inputs tells from it
+// whether an input it has no records of has more to come (see exec's
+// processJoin).
+type EndWatcher interface {
+	FetchedEnd(topic string, partition int32) (end int64, ok bool)
+}
+
 // Special offsets for Consumer.Assign.
 const (
 	OffsetStart int64 = -2 // the earliest available offset
