@@ -313,7 +313,8 @@ func (t *task) rewind() error {
 		t.cache.Reset()
 	}
 	clear(t.pending)
-	t.pending, t.held, t.marks = t.pending[:0], nil, t.marks[:0]
+	t.pending, t.marks = t.pending[:0], t.marks[:0]
+	t.dropHeld()
 	if err := t.reopen(); err != nil {
 		return err
 	}

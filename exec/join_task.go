@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/kafka"
@@ -37,8 +38,14 @@ type joinSide struct {
 	pos     []atomic.Int64
 	next    []int64
 	catchUp []int64
-	// recs are the side's records of the batch being processed.
-	recs []*kafka.Record
+	// recs are the side's records of the batch being processed, and carry
+	// those a round held back (see processJoin). fetched is, per
+	// partition, how far the consumer has read it, and ends where it is
+	// known to end.
+	recs    []*kafka.Record
+	carry   []*kafka.Record
+	fetched []int64
+	ends    []int64
 }
 
 // sideStart is where a join side's task starts reading its topic: per
@@ -242,10 +249,22 @@ func (t *task) assignLeft() {
 // first, then the sides in order), then produces and commits every
 // input's offsets. While a table side catches up, the left input's
 // records wait.
+//
+// Time order holds across polls as Kafka Streams keeps it: no row runs
+// while an input the task has no row of has more to come (its consumer
+// has not read up to where the input is known to end), since that
+// input's next row may be earlier. The other inputs' records wait
+// meanwhile (and the decoded rows a round could not run, see carryOver), for
+// at most syncWait, or until maxSyncHeld of them wait; then the task runs
+// what it has and stops waiting for the ends it did not reach. A foreign
+// key join's table side (global) is not waited for: Kafka Streams joins it
+// through a topic of its own, without time order.
 func (t *task) processJoin(ctx context.Context, recs []*kafka.Record) error {
 	var left []*kafka.Record
 	for _, s := range t.sides {
-		s.recs = s.recs[:0]
+		s.recs = append(s.recs[:0], s.carry...)
+		clear(s.carry)
+		s.carry = s.carry[:0]
 	}
 	catching := t.catchingUp()
 	for _, r := range recs {
@@ -268,49 +287,75 @@ func (t *task) processJoin(ctx context.Context, recs []*kafka.Record) error {
 		left = append(t.held, left...)
 		t.held = nil
 	}
-	t.polled = left
-	defer func() { t.polled = nil }()
+	sync := !catching && !t.forceRun
+	t.forceRun = false
+	if sync && t.mustWait(left) {
+		if t.waitingSince.IsZero() {
+			t.waitingSince = time.Now()
+		}
+		if time.Since(t.waitingSince) < syncWait && t.heldCount(left) < maxSyncHeld {
+			t.held = left
+			for _, s := range t.sides {
+				s.carry = append(s.carry, s.recs...)
+			}
+			return nil
+		}
+		t.stopWaiting()
+	}
+	t.waitingSince = time.Time{}
 	t.logged = t.logged[:0]
+	carriedIn := len(t.carriedRecs)
+	t.polled = t.startRound(left)
+	defer func() { t.polled = nil }()
 	t.decode(left)
 	if t.fatal != nil {
 		return t.fatal
 	}
-	t.stats.in.Add(int64(len(left)))
-	if len(left) > 0 {
-		t.stats.lastTime.Store(left[len(left)-1].Timestamp.UnixMilli())
-	}
-	for _, s := range t.sides {
-		s.polled = s.recs
-		s.stats.in.Add(int64(len(s.recs)))
-		if len(s.recs) > 0 {
-			s.stats.lastTime.Store(s.recs[len(s.recs)-1].Timestamp.UnixMilli())
-		}
+	sideIn := make([]int, len(t.sides))
+	for k, s := range t.sides {
+		sideIn[k] = len(s.carriedRecs)
+		s.polled = s.startRound(s.recs)
 		s.decode(s.recs)
 		if s.fatal != nil {
 			return s.fatal
 		}
 	}
-	if err := t.merge(ctx); err != nil {
+	done, err := t.merge(ctx, sync)
+	if err != nil {
 		return err
 	}
-	clear(t.arena)
-	t.in.Reset()
-	for _, s := range t.sides {
-		clear(s.arena)
-		s.in.Reset()
-		s.polled = nil
-		t.pending = append(t.pending, s.pending...)
-		clear(s.pending)
-		s.pending, s.logged = s.pending[:0], s.logged[:0]
-		for _, r := range s.recs {
+	next := t.pos.Load()
+	if n := len(t.polled); n > 0 {
+		next = t.polled[n-1].Offset + 1
+	}
+	if first := t.carryOver(done[0]); first != nil {
+		next = first.Offset
+	}
+	t.stats.in.Add(int64(len(left) + carriedIn - len(t.carriedRecs)))
+	if len(left) > 0 {
+		t.stats.lastTime.Store(left[len(left)-1].Timestamp.UnixMilli())
+	}
+	for k, s := range t.sides {
+		for _, r := range s.polled {
 			if n := s.index(r.Partition); n >= 0 {
 				s.next[n] = r.Offset + 1
 			}
 		}
-	}
-	next := t.pos.Load()
-	if n := len(left); n > 0 {
-		next = left[n-1].Offset + 1
+		s.carryOver(done[k+1])
+		for _, r := range s.carriedRecs {
+			// The first carried record of a partition is where it resumes.
+			if n := s.index(r.Partition); n >= 0 && r.Offset < s.next[n] {
+				s.next[n] = r.Offset
+			}
+		}
+		s.stats.in.Add(int64(len(s.recs) + sideIn[k] - len(s.carriedRecs)))
+		if len(s.recs) > 0 {
+			s.stats.lastTime.Store(s.recs[len(s.recs)-1].Timestamp.UnixMilli())
+		}
+		s.polled = nil
+		t.pending = append(t.pending, s.pending...)
+		clear(s.pending)
+		s.pending, s.logged = s.pending[:0], s.logged[:0]
 	}
 	if err := t.keepPositions(); err != nil {
 		return err
@@ -344,22 +389,242 @@ func (t *task) processJoin(ctx context.Context, recs []*kafka.Record) error {
 	return nil
 }
 
+// startRound begins a round of a join task's input (the task itself or a
+// side's): its batch starts with the rows the last round carried, and it
+// returns the records of the round, those rows' first and recs after.
+func (t *task) startRound(recs []*kafka.Record) []*kafka.Record {
+	t.keepRowRecs = true
+	t.in.Reset()
+	t.rowRecs = append(t.rowRecs[:0], t.carriedRecs...)
+	c := &t.carried
+	for i := range c.rows {
+		t.in.Append(c.rows[i], c.times[i], c.kinds[i])
+		t.in.SetHeaders(i, c.Headers(i))
+	}
+	c.Reset()
+	if len(t.carriedRecs) == 0 {
+		return recs
+	}
+	all := append(append(make([]*kafka.Record, 0, len(t.carriedRecs)+len(recs)), t.carriedRecs...), recs...)
+	clear(t.carriedRecs)
+	t.carriedRecs = t.carriedRecs[:0]
+	return all
+}
+
+// carryOver ends a round of a join task's input: the rows after the first
+// done stay decoded for the next round (with their records), and it
+// returns the first of those records, nil when every row ran. The arena
+// the carried rows live in is left to them: the next round decodes into a
+// new one.
+func (t *task) carryOver(done int) *kafka.Record {
+	b := &t.in
+	for i := done; i < b.Len(); i++ {
+		t.carried.Append(b.rows[i], b.times[i], b.kinds[i])
+		t.carried.SetHeaders(i-done, b.Headers(i))
+		t.carriedRecs = append(t.carriedRecs, t.rowRecs[i])
+	}
+	if done < b.Len() {
+		t.arena = nil
+	} else {
+		clear(t.arena)
+	}
+	b.Reset()
+	clear(t.rowRecs)
+	t.rowRecs = t.rowRecs[:0]
+	if len(t.carriedRecs) == 0 {
+		return nil
+	}
+	return t.carriedRecs[0]
+}
+
+// heldCount is how many records a round of t would hold: left's and the
+// sides', raw and decoded.
+func (t *task) heldCount(left []*kafka.Record) int {
+	n := len(left) + len(t.carriedRecs)
+	for _, s := range t.sides {
+		n += len(s.recs) + len(s.carriedRecs)
+	}
+	return n
+}
+
+// mustWait reports whether the round must wait: some input has records,
+// and another has none but more to come.
+func (t *task) mustWait(left []*kafka.Record) bool {
+	has := len(left) > 0 || len(t.carriedRecs) > 0
+	some, empty := has, !has && !t.srcDrained()
+	for _, s := range t.sides {
+		if s.global {
+			continue
+		}
+		if len(s.recs) > 0 || len(s.carriedRecs) > 0 {
+			some = true
+		} else if !s.drained() {
+			empty = true
+		}
+	}
+	return some && empty
+}
+
+// syncWait bounds how long a join task holds rows for an input that is
+// known to have more to come but delivers none, and maxSyncHeld how many
+// records it holds meanwhile.
+const (
+	syncWait    = 5 * time.Second
+	maxSyncHeld = 50_000
+)
+
+// srcDrained reports whether the consumer has read the source partition
+// up to where it is known to end.
+func (t *task) srcDrained() bool { return t.srcFetched >= t.srcEnd }
+
+// drained reports whether the consumer has read every partition of the
+// side up to where it is known to end; a global side always has.
+func (s *joinSide) drained() bool {
+	if s.global {
+		return true
+	}
+	for n, f := range s.fetched {
+		if f < s.ends[n] {
+			return false
+		}
+	}
+	return true
+}
+
+// stopWaiting gives up the ends the task waited for too long: those its
+// inputs are not read up to are taken as reached.
+func (t *task) stopWaiting() {
+	if !t.srcDrained() {
+		t.q.deps.Logger.Warn("join input did not deliver the records it holds; running the others without waiting", "topic", t.g.Source.Topic, "partition", t.partition, "read", t.srcFetched, "end", t.srcEnd)
+		t.srcEnd = t.srcFetched
+	}
+	for _, s := range t.sides {
+		for n, f := range s.fetched {
+			if f < s.ends[n] {
+				t.q.deps.Logger.Warn("join input did not deliver the records it holds; running the others without waiting", "topic", s.g.Source.Topic, "partition", s.parts[n], "read", f, "end", s.ends[n])
+				s.ends[n] = f
+			}
+		}
+	}
+	t.waitingSince = time.Time{}
+}
+
+// noteFetched keeps how far the consumer has read each input of a join
+// task, from the records (markers included) a poll returned, and where
+// the inputs end, from the consumer when it tells (kafka.EndWatcher).
+func (t *task) noteFetched(recs []*kafka.Record) {
+	src := t.g.Source.Topic
+	for _, r := range recs {
+		if r.Topic == src && r.Partition == t.partition && r.Offset >= t.srcFetched {
+			t.srcFetched = r.Offset + 1
+		}
+		for _, s := range t.sides {
+			if s.global || r.Topic != s.g.Source.Topic || s.fetched == nil {
+				continue
+			}
+			if n := s.index(r.Partition); n >= 0 && r.Offset >= s.fetched[n] {
+				s.fetched[n] = r.Offset + 1
+			}
+		}
+	}
+	ew, ok := t.consumer.(kafka.EndWatcher)
+	if !ok {
+		return
+	}
+	if end, ok := ew.FetchedEnd(src, t.partition); ok && end > t.srcEnd {
+		t.srcEnd = end
+	}
+	for _, s := range t.sides {
+		if s.global || s.ends == nil {
+			continue
+		}
+		for n, p := range s.parts {
+			if end, ok := ew.FetchedEnd(s.g.Source.Topic, p); ok && end > s.ends[n] {
+				s.ends[n] = end
+			}
+		}
+	}
+}
+
+// syncStart sets where a join task's inputs start and end, before its
+// consumer first reads them: from their positions to their last stable
+// offsets.
+func (t *task) syncStart(ctx context.Context) error {
+	ends := func(topic string) ([]kafka.Offsets, error) {
+		var bounds []kafka.Offsets
+		bctx, cancel := boundedCtx(ctx)
+		defer cancel()
+		err := retryKafka(bctx, t.q.deps.Logger, "list offsets", func() (err error) {
+			bounds, err = t.q.deps.Kafka.ListStableOffsets(bctx, topic)
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("exec: list offsets of %s: %w", topic, err)
+		}
+		return bounds, nil
+	}
+	bounds, err := ends(t.g.Source.Topic)
+	if err != nil {
+		return err
+	}
+	t.srcFetched = t.pos.Load()
+	t.srcEnd = 0
+	if int(t.partition) < len(bounds) {
+		t.srcEnd = bounds[t.partition].End
+	}
+	for _, s := range t.sides {
+		s.fetched, s.ends = make([]int64, len(s.parts)), make([]int64, len(s.parts))
+		for n := range s.parts {
+			s.fetched[n] = s.pos[n].Load()
+		}
+		if s.global {
+			continue
+		}
+		if bounds, err = ends(s.g.Source.Topic); err != nil {
+			return err
+		}
+		for n, p := range s.parts {
+			if int(p) < len(bounds) {
+				s.ends[n] = bounds[p].End
+			}
+		}
+	}
+	return nil
+}
+
 // merge pushes the decoded rows of every input through the operators in
 // record time order: runs of consecutive rows of one input go as one
-// batch.
-func (t *task) merge(ctx context.Context) error {
+// batch. With sync, it stops where an input has no rows left but more to
+// come (see processJoin). It returns how many rows of each input ran.
+func (t *task) merge(ctx context.Context, sync bool) ([]int, error) {
 	ins := make([]*Batch, 1+len(t.sides))
 	ins[0] = &t.in
 	for k, s := range t.sides {
 		ins[k+1] = &s.in
 	}
 	idx := make([]int, len(ins))
+	// waits reports whether input k has run out of rows with more to come.
+	waits := func(k int) bool {
+		if !sync || idx[k] < ins[k].Len() {
+			return false
+		}
+		if k == 0 {
+			return !t.srcDrained()
+		}
+		return !t.sides[k-1].drained()
+	}
 	// before reports whether row r of input k goes before the next row of
-	// every other input.
+	// every other input, and that no input has run out with more to come.
 	before := func(k, r int) bool {
 		tm := ins[k].Time(r)
 		for o, b := range ins {
-			if o == k || idx[o] >= b.Len() {
+			if o == k {
+				continue
+			}
+			if waits(o) {
+				return false
+			}
+			if idx[o] >= b.Len() {
 				continue
 			}
 			if ot := b.Time(idx[o]); ot < tm || (ot == tm && o < k) {
@@ -378,7 +643,7 @@ func (t *task) merge(ctx context.Context) error {
 			}
 		}
 		if best < 0 {
-			return nil
+			return idx, nil
 		}
 		b := ins[best]
 		end := idx[best] + 1
@@ -399,7 +664,7 @@ func (t *task) merge(ctx context.Context) error {
 			err = t.sides[best-1].push(ctx, 0, &view)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
 }
@@ -439,6 +704,46 @@ func (t *task) sideOffsets(group map[string]map[int32]int64) {
 				group[topic] = map[int32]int64{}
 			}
 			group[topic][p] = s.next[n]
+		}
+	}
+}
+
+// holding reports whether t holds records or rows of its inputs for a
+// later round.
+func (t *task) holding() bool {
+	if len(t.held) > 0 || len(t.carriedRecs) > 0 {
+		return true
+	}
+	for _, s := range t.sides {
+		if len(s.carry) > 0 || len(s.carriedRecs) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// waitDue reports whether t has waited syncWait for an input.
+func (t *task) waitDue() bool {
+	return !t.waitingSince.IsZero() && time.Since(t.waitingSince) >= syncWait
+}
+
+// dropHeld forgets what t holds for later rounds, when its consumer reads
+// again from its positions, which are before all of it.
+func (t *task) dropHeld() {
+	t.held = nil
+	t.carried.Reset()
+	clear(t.carriedRecs)
+	t.carriedRecs = t.carriedRecs[:0]
+	t.waitingSince = time.Time{}
+	t.srcFetched = t.pos.Load()
+	for _, s := range t.sides {
+		clear(s.carry)
+		s.carry = s.carry[:0]
+		s.carried.Reset()
+		clear(s.carriedRecs)
+		s.carriedRecs = s.carriedRecs[:0]
+		for n := range s.fetched {
+			s.fetched[n] = s.pos[n].Load()
 		}
 	}
 }

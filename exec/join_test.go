@@ -148,6 +148,7 @@ func (r *joinRun) send(lines ...string) {
 		r.off[topic]++
 		recs = append(recs, rec)
 	}
+	r.tk.noteFetched(recs)
 	if err := r.tk.process(context.Background(), recs); err != nil {
 		r.t.Fatal(err)
 	}

@@ -175,12 +175,24 @@ const persistIdle = 20 * time.Millisecond
 // pollFirst polls the task's consumer. When the task's cache holds
 // committed state the store does not, it waits no longer than persistIdle:
 // when no record came meanwhile it returns none and no error, and the
-// task, idle, writes its state.
+// task, idle, writes its state. A join task waiting for an input waits no
+// longer than it has left to (see processJoin).
 func (t *task) pollFirst(ctx context.Context) ([]*kafka.Record, error) {
-	if t.cache == nil || t.cache.Unpersisted() == 0 {
+	wait := time.Duration(-1)
+	if t.cache != nil && t.cache.Unpersisted() > 0 {
+		wait = persistIdle
+	}
+	if !t.waitingSince.IsZero() {
+		// A join task holding rows for an input polls no longer than it
+		// waits for it (see processJoin).
+		if left := max(syncWait-time.Since(t.waitingSince), 0); wait < 0 || left < wait {
+			wait = left
+		}
+	}
+	if wait < 0 {
 		return t.consumer.Poll(ctx)
 	}
-	pctx, cancel := context.WithTimeout(ctx, persistIdle)
+	pctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	recs, err := t.consumer.Poll(pctx)
 	if err != nil && len(recs) == 0 && ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded) {

@@ -120,6 +120,22 @@ type task struct {
 	// yet: a table side catches up first, so that the left records do not
 	// pile up in held meanwhile (see assignLeft).
 	leftWaits bool
+	// A join task runs its inputs' rows in time order across polls (see
+	// processJoin): srcFetched is how far the consumer has read the source
+	// partition (transaction markers included) and srcEnd where it is
+	// known to end; waitingSince is when the task began holding rows for
+	// an input with more to come, zero when it holds none for that.
+	srcFetched, srcEnd int64
+	waitingSince       time.Time
+	// rowRecs gives, for each row of in, the record it was decoded from
+	// (kept for join tasks and their sides only); carried are the decoded
+	// rows a round left for the next (see processJoin), carriedRecs their
+	// records; forceRun makes the next round run every row it has.
+	keepRowRecs bool
+	rowRecs     []*kafka.Record
+	carried     Batch
+	carriedRecs []*kafka.Record
+	forceRun    bool
 }
 
 func newTask(ctx context.Context, q *Query, s *stage, partition int32, start int64, sides []sideStart, out Output) (*task, error) {
@@ -369,6 +385,11 @@ func (t *task) run(ctx context.Context) (err error) {
 			return err
 		}
 	}
+	if len(t.sides) > 0 {
+		if err := t.syncStart(ctx); err != nil {
+			return err
+		}
+	}
 	assign := map[string]map[int32]int64{}
 	t.leftWaits = t.catchingUp() && !t.sideReads(t.g.Source.Topic)
 	if !t.leftWaits {
@@ -433,6 +454,9 @@ func (t *task) run(ctx context.Context) (err error) {
 			continue
 		}
 		pollFails = 0
+		if len(t.sides) > 0 {
+			t.noteFetched(recs)
+		}
 		past := false
 		if end >= 0 {
 			// Records written after the query started are not its to read;
@@ -445,7 +469,11 @@ func (t *task) run(ctx context.Context) (err error) {
 			recs = recs[:n]
 		}
 		recs = t.dropControl(recs)
-		if len(recs) == 0 {
+		if past && len(t.sides) > 0 && t.holding() && !t.catchingUp() {
+			// The input ends here: what waited for the others runs now.
+			t.forceRun = true
+		}
+		if len(recs) == 0 && !t.waitDue() && !t.forceRun {
 			t.passMarks()
 			if t.cache != nil && t.cache.Unpersisted() > 0 {
 				// Idle: what the task committed goes to the store.
@@ -560,7 +588,7 @@ func (t *task) passMarks() {
 	for _, m := range t.marks {
 		next := m.Offset + 1
 		if m.Topic == t.g.Source.Topic && m.Partition == t.partition {
-			if len(t.held) > 0 {
+			if len(t.held) > 0 || len(t.carriedRecs) > 0 {
 				keep = append(keep, m)
 			} else if next > t.pos.Load() && t.mode.passSource(next) {
 				moved = true
@@ -569,6 +597,11 @@ func (t *task) passMarks() {
 		}
 		for _, s := range t.sides {
 			if m.Topic != s.g.Source.Topic {
+				continue
+			}
+			if len(s.carry) > 0 || len(s.carriedRecs) > 0 {
+				// Its position waits for what the side holds.
+				keep = append(keep, m)
 				continue
 			}
 			if n := s.index(m.Partition); n >= 0 && next > s.pos[n].Load() {
@@ -588,6 +621,7 @@ func (t *task) passMarks() {
 // reassign points the consumer at the task's positions again: its source
 // partition's and those of its join sides.
 func (t *task) reassign() {
+	t.dropHeld()
 	assign := map[string]map[int32]int64{}
 	if !t.leftWaits {
 		assign[t.g.Source.Topic] = map[int32]int64{t.partition: t.pos.Load()}
@@ -811,6 +845,7 @@ func (t *task) decode(recs []*kafka.Record) {
 			}
 			t.in.Append(row, r.Timestamp.UnixMilli(), NullValue|t.keyAbsent(r))
 			t.in.SetHeaders(t.in.Len()-1, r.Headers)
+			t.rowDecoded(r)
 			continue
 		}
 		ts := r.Timestamp.UnixMilli()
@@ -840,12 +875,21 @@ func (t *task) decode(recs []*kafka.Record) {
 		}
 		t.in.Append(row, ts, Insert|t.keyAbsent(r))
 		t.in.SetHeaders(t.in.Len()-1, r.Headers)
+		t.rowDecoded(r)
 	}
 	t.cur = nil
 }
 
 // windowBounds splits a windowed key into the key's own bytes and its
 // window, which it writes to bounds as WINDOWSTART and WINDOWEND.
+// rowDecoded notes that the row just appended to t.in came from r (see
+// rowRecs).
+func (t *task) rowDecoded(r *kafka.Record) {
+	if t.keepRowRecs {
+		t.rowRecs = append(t.rowRecs, r)
+	}
+}
+
 func (t *task) windowBounds(key []byte, bounds []any) ([]byte, error) {
 	start, end, rest, err := SplitWindowedKey(key, t.window)
 	if err != nil {
