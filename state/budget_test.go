@@ -5,12 +5,16 @@ import (
 	"testing"
 )
 
-// heldBytes recomputes what the entries of c hold, as account counts it.
+// heldBytes recomputes what the entries and key filters of c hold, as
+// account counts it.
 func heldBytes(c *TaskCache) int64 {
 	var n int64
 	for _, t := range c.tables {
 		for _, e := range t.cache.m {
 			n += int64(entryBytes(e))
+		}
+		if f := t.cache.filter; f != nil {
+			n += int64(f.bytes)
 		}
 	}
 	return n

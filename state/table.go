@@ -26,7 +26,8 @@ type Table struct {
 func (t *Table) Name() string { return t.name }
 
 // Get returns the value of key. The task cache answers first (a cached
-// delete hides a stored value), then Pebble, whose answer (a value or its
+// delete hides a stored value), then its filter of the keys the table
+// may hold (see keyFilter), then Pebble, whose answer (a value or its
 // absence) the cache then keeps as a clean entry while it holds fewer than
 // its bound of entries, so that reading a key again costs no Pebble call.
 // The returned slice must not be modified; a value from the cache stays
@@ -38,6 +39,14 @@ func (t *Table) Get(key []byte) ([]byte, bool, error) {
 				return nil, false, nil
 			}
 			return e.value, true, nil
+		}
+		absent, err := t.cache.absent(key)
+		if err != nil {
+			return nil, false, err
+		}
+		if absent {
+			t.cache.keepClean(key, nil, true)
+			return nil, false, nil
 		}
 	}
 	if err := t.store.acquire(); err != nil {

@@ -106,7 +106,19 @@ type tableCache struct {
 	// its own but one per entryChunk entries and per keyBlock key bytes.
 	slab []entry
 	keys []byte
+	// filter holds every key the table may hold (see keyFilter) while
+	// filtering is filterReady; filterUnknown until Get first needs it
+	// (and again after Reset, when a restore may have written Pebble
+	// directly), filterOff once it outgrew maxFilterBytes.
+	filter    *keyFilter
+	filtering uint8
 }
+
+const (
+	filterUnknown uint8 = iota
+	filterReady
+	filterOff
+)
 
 // entryChunk is the number of entries a tableCache allocates at once,
 // keyBlock the size of its key arena blocks; a key over maxArenaKey bytes
@@ -219,6 +231,9 @@ func (c *TaskCache) Get(table string, key []byte) ([]byte, bool, error) {
 
 func (tc *tableCache) set(key, value []byte, deleted bool) {
 	e, ok := tc.m[string(key)]
+	if !deleted && (!ok || e.deleted) {
+		tc.note(key)
+	}
 	if !ok {
 		var k string
 		e, k = tc.newEntry(key)
@@ -235,6 +250,78 @@ func (tc *tableCache) set(key, value []byte, deleted bool) {
 	}
 	e.value = value
 	e.deleted = deleted
+}
+
+// note adds key to the table's filter, when it has one.
+func (tc *tableCache) note(key []byte) {
+	if tc.filtering != filterReady {
+		return
+	}
+	grew, ok := tc.filter.add(key)
+	if !ok {
+		tc.dropFilter(filterOff)
+		return
+	}
+	tc.owner.account(grew)
+}
+
+// dropFilter forgets the table's filter, giving its memory back, and
+// leaves filtering in state.
+func (tc *tableCache) dropFilter(state uint8) {
+	if tc.filter != nil {
+		tc.owner.account(-tc.filter.bytes)
+		tc.filter = nil
+	}
+	tc.filtering = state
+}
+
+// absent reports whether the table surely holds no value under key, by
+// its filter, which it first builds when it has none yet: from every key
+// Pebble holds in the table and every key the cache holds.
+func (tc *tableCache) absent(key []byte) (bool, error) {
+	switch tc.filtering {
+	case filterOff:
+		return false, nil
+	case filterUnknown:
+		if err := tc.buildFilter(); err != nil {
+			return false, err
+		}
+		if tc.filtering != filterReady {
+			return false, nil
+		}
+	}
+	return !tc.filter.mayHold(key), nil
+}
+
+// buildFilter makes the table's filter from the keys Pebble and the
+// cache hold; one outgrowing maxFilterBytes turns filtering off.
+func (tc *tableCache) buildFilter() error {
+	t := tc.t
+	if err := t.store.acquire(); err != nil {
+		return err
+	}
+	defer t.store.release()
+	it, err := t.store.db.NewIter(&pebble.IterOptions{LowerBound: t.prefix, UpperBound: prefixEnd(t.prefix)})
+	if err != nil {
+		return fmt.Errorf("state: scan %s: %w", t.name, err)
+	}
+	tc.filter, tc.filtering = newKeyFilter(), filterReady
+	for ok := it.First(); ok && tc.filtering == filterReady; ok = it.Next() {
+		tc.note(it.Key()[len(t.prefix):])
+	}
+	if err := it.Close(); err != nil {
+		tc.dropFilter(filterUnknown)
+		return fmt.Errorf("state: scan %s: %w", t.name, err)
+	}
+	for k, e := range tc.m {
+		if tc.filtering != filterReady {
+			break
+		}
+		if !e.deleted || e.changed || e.unpersisted {
+			tc.note(unsafe.Slice(unsafe.StringData(k), len(k)))
+		}
+	}
+	return nil
 }
 
 // keepClean caches what Pebble holds for key, read by Get, as a clean
@@ -384,6 +471,10 @@ func (c *TaskCache) Reset() {
 		}
 		clear(tc.changed)
 		tc.changed = tc.changed[:0]
+		if tc.filtering == filterReady {
+			// A restore may have written Pebble beside the cache.
+			tc.dropFilter(filterUnknown)
+		}
 		for k, e := range tc.m {
 			if !e.unpersisted {
 				c.account(-entryBytes(e))
