@@ -57,7 +57,7 @@ func (f *flight) failed() bool { return f.done.Err() != nil && f.err != nil }
 // instead and processes what its consumer has fetched already (a poll
 // that does not wait, kafka.BufferedPoller), adding to the held records,
 // until nothing more is fetched, the flight lands or maxCoalesce records
-// are held; then one flight carries them all:
+// (or maxCoalesceBytes) are held; then one flight carries them all:
 //
 //	task:   process k ─▶ launch k ─▶ process k+1 ─▶ process k+2 ─▶ … ─▶ land k ─▶ launch k+1..k+n
 //
@@ -87,12 +87,22 @@ type atLeastOnce struct {
 	heldNext int64
 	heldPast int64
 	err      error
+	// heldBytes are the key and value bytes of t.pending's first counted
+	// records, the ones the last room call saw.
+	heldBytes int
+	counted   int
 }
 
-// maxCoalesce bounds the output records a pipelined task holds while a
-// flight is in the air (see Coalescing): the memory they take, and what
-// a failed flight writes again.
-const maxCoalesce = 4 << 10
+// maxCoalesce and maxCoalesceBytes (their keys and values) bound the
+// output records a pipelined task holds while a flight is in the air (see
+// Coalescing): the memory they take, and what a failed flight writes
+// again. Past a thousand records a flight's cost per record no longer
+// falls, while each held record is memory, in the task and in the
+// producer's buffers.
+const (
+	maxCoalesce      = 1 << 10
+	maxCoalesceBytes = 256 << 10
+)
 
 // newAtLeastOnce returns t's at-least-once commit mode; t has its state
 // and join sides.
@@ -135,10 +145,24 @@ func (m *atLeastOnce) commit(ctx context.Context, next int64, _ int) (bool, erro
 }
 
 // coalescing reports whether the batch just processed is held for a
-// later flight: the previous one is still in the air and the task holds
-// fewer than maxCoalesce records.
+// later flight: the previous one is still in the air and the task has
+// room for more (room).
 func (m *atLeastOnce) coalescing() bool {
-	return m.buffered != nil && m.flight != nil && m.flight.done.Err() == nil && len(m.t.pending) < maxCoalesce
+	return m.buffered != nil && m.flight != nil && m.flight.done.Err() == nil && m.room()
+}
+
+// room reports whether the task holds fewer records than maxCoalesce and
+// fewer bytes than maxCoalesceBytes.
+func (m *atLeastOnce) room() bool {
+	p := m.t.pending
+	if len(p) >= maxCoalesce {
+		return false
+	}
+	for _, r := range p[min(m.counted, len(p)):] {
+		m.heldBytes += len(r.Key) + len(r.Value)
+	}
+	m.counted = len(p)
+	return m.heldBytes < maxCoalesceBytes
 }
 
 // pollHeld, while the task holds records, returns what its consumer has
@@ -149,7 +173,7 @@ func (m *atLeastOnce) pollHeld() ([]*kafka.Record, error) {
 	if !m.held || m.err != nil {
 		return nil, nil
 	}
-	if f := m.flight; f != nil && f.done.Err() == nil && len(m.t.pending) < maxCoalesce {
+	if f := m.flight; f != nil && f.done.Err() == nil && m.room() {
 		recs, err := m.buffered.PollBuffered()
 		if len(recs) > 0 || err != nil {
 			return recs, err
@@ -179,6 +203,7 @@ func (m *atLeastOnce) launch(next int64) error {
 	}
 	past := m.heldPast
 	m.held, m.heldNext, m.heldPast = false, 0, 0
+	m.heldBytes, m.counted = 0, 0
 	parent := m.runCtx
 	if parent == nil {
 		parent = context.Background()

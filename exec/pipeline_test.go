@@ -347,12 +347,33 @@ func TestPipelinedCoalesce(t *testing.T) {
 	m.flight = &flight{}
 	m.flight.done, m.flight.finish = context.WithCancel(context.Background())
 	tk.pending = make([]*kafka.Record, maxCoalesce)
+	for i := range tk.pending {
+		tk.pending[i] = &kafka.Record{Value: []byte("v")}
+	}
 	if m.coalescing() {
 		t.Fatalf("coalescing with %d records held", maxCoalesce)
 	}
 	tk.pending = tk.pending[:maxCoalesce-1]
+	m.heldBytes, m.counted = 0, 0
 	if !m.coalescing() {
 		t.Fatalf("not coalescing with %d records held", maxCoalesce-1)
+	}
+	// And by bytes: a few wide records fill a flight.
+	wide := make([]byte, maxCoalesceBytes/4)
+	tk.pending = tk.pending[:0]
+	m.heldBytes, m.counted = 0, 0
+	for i := range 4 {
+		if !m.coalescing() {
+			t.Fatalf("not coalescing with %d wide records held", i)
+		}
+		tk.pending = append(tk.pending, &kafka.Record{Key: []byte("k"), Value: wide[:len(wide)-2]})
+	}
+	if !m.coalescing() {
+		t.Fatalf("not coalescing with %d bytes held", m.heldBytes)
+	}
+	tk.pending = append(tk.pending, &kafka.Record{Value: []byte("12345678")})
+	if m.coalescing() {
+		t.Fatalf("coalescing with %d bytes held", m.heldBytes)
 	}
 }
 
