@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluice-sql/sluice/engine/api"
 	"github.com/sluice-sql/sluice/exec"
+	"github.com/sluice-sql/sluice/format"
 	"github.com/sluice-sql/sluice/internal/topology"
 	"github.com/sluice-sql/sluice/internal/types"
 	"github.com/sluice-sql/sluice/parser/ast"
@@ -170,8 +171,19 @@ func (e *Engine) pullTable(ctx context.Context, s *Session, sql string, plan *pl
 	if err != nil {
 		return internal("cannot run pull query: %v", err)
 	}
+	readBack, err := readBackValues(plan)
+	if err != nil {
+		return internal("cannot read the state of %s: %v", plan.Query.ID, err)
+	}
 	more := true
 	err = exec.ScanTable(ctx, e.store, qg, int32(len(parts)), bounds, func(ctx context.Context, b *exec.Batch) (bool, error) {
+		if readBack != nil {
+			for i := range b.Len() {
+				if err := readBack(b.Row(i)); err != nil {
+					return false, err
+				}
+			}
+		}
 		err := pipe.Run(ctx, b, func(row []any, _ int64) bool {
 			more = add(row)
 			return more
@@ -185,6 +197,43 @@ func (e *Engine) pullTable(ctx context.Context, s *Session, sql string, plan *pl
 		more = more && add(row)
 		return more
 	})
+}
+
+// readBackValues returns what turns the value columns of a row of the
+// table's state into what its value format reads back (see
+// format.ReadBack), as ksqlDB keeps a table's rows in its state in that
+// format; nil when the format keeps every value.
+func readBackValues(plan *planner.PullPlan) (func(row []any) error, error) {
+	src := plan.Source
+	rb, err := format.ReadBack(src.ValueFormat, src.Value, src.ValueProps)
+	if err != nil || rb == nil {
+		return nil, err
+	}
+	at := map[string]int{}
+	for i, c := range plan.Graph.Source.Schema() {
+		at[c.Name] = i
+	}
+	idx := make([]int, len(src.Value))
+	for i, c := range src.Value {
+		j, ok := at[c.Name]
+		if !ok {
+			return nil, fmt.Errorf("no column %s in the rows of %s", c.Name, src.Name)
+		}
+		idx[i] = j
+	}
+	vals := make([]any, len(idx))
+	return func(row []any) error {
+		for i, j := range idx {
+			vals[i] = row[j]
+		}
+		if err := rb(vals); err != nil {
+			return err
+		}
+		for i, j := range idx {
+			row[j] = vals[i]
+		}
+		return nil
+	}, nil
 }
 
 // keyOwners narrows the servers to forward a key lookup to (addrs) to

@@ -471,3 +471,36 @@ func newProtobufNoSR(cols []types.Column, unwrapped bool, nullable string) (Code
 	}
 	return NewProtobufBody(schema, nil, "", cols, unwrapped)
 }
+
+// ReadBack returns what reading a value of the given format, written from
+// vals (the values of cols, with props its WITH properties), gives back,
+// for the formats that do not keep every value as given: a PROTOBUF or
+// PROTOBUF_NOSR value has no null scalars, so they read back as their
+// defaults (0, "", false, an empty array or map), unless
+// PROTOBUF_NULLABLE_REPRESENTATION declares them. It returns nil for the
+// other formats. ksqlDB keeps a table's rows in its state in the table's
+// value format, so a pull query sees them as read back.
+func ReadBack(format string, cols []types.Column, props map[string]string) (func(vals []any) error, error) {
+	f := strings.ToUpper(strings.Trim(strings.TrimSpace(format), "'"))
+	if f != Protobuf && f != ProtobufNoSR || len(cols) == 0 {
+		return nil, nil
+	}
+	unwrapped := false
+	if v, ok := props[WrapSingleValue]; ok && f == ProtobufNoSR {
+		unwrapped = strings.EqualFold(strings.Trim(strings.TrimSpace(v), "'"), "false")
+	}
+	c, err := newProtobufNoSR(cols, unwrapped, props[NullableRepresentation])
+	if err != nil {
+		return nil, err
+	}
+	return func(vals []any) error {
+		b, err := c.Encode([]byte{}, vals)
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			b = []byte{}
+		}
+		return c.Decode(b, vals)
+	}, nil
+}
