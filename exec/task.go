@@ -1070,6 +1070,11 @@ type sink struct {
 	place      format.Codec
 	partitions int32
 	placeBuf   []byte
+	// bareKey, for a windowed sink topic of partitions partitions, places
+	// each record by its key without the window, as Kafka Streams'
+	// WindowedStreamPartitioner does: every window of a key goes to the
+	// partition of the key.
+	bareKey bool
 	// buf and recs are slabs the records' bytes and the records are cut
 	// from, a few kilobytes at a time; what was cut is never written
 	// again, so the records may outlive the batch.
@@ -1128,6 +1133,9 @@ func newSink(g *topology.Graph, reg registry.Client) (*sink, error) {
 			return nil, err
 		}
 	}
+	if s.window != nil && g.Sink.Partitions > 0 {
+		s.bareKey, s.partitions = true, g.Sink.Partitions
+	}
 	sr := format.SR{Registry: reg, Topic: g.Sink.Topic}
 	if s.keyCodec, err = format.NewKeyCodecSR(g.Sink.KeyFormat, g.Output[:g.KeyColumns], g.Sink.KeyProps, sr); err != nil {
 		return nil, fmt.Errorf("exec: sink %s key: %w", g.Sink.Name, err)
@@ -1144,6 +1152,7 @@ func newSink(g *topology.Graph, reg registry.Client) (*sink, error) {
 func (s *sink) record(row []any, ts int64, nullValue, keyAbsent bool, headers []kafka.Header) (*kafka.Record, error) {
 	var key []byte
 	var err error
+	bare := 0 // the length of a windowed key without its window
 	if !keyAbsent {
 		if s.window != nil {
 			start, _ := row[s.nOut].(int64)
@@ -1157,6 +1166,7 @@ func (s *sink) record(row []any, ts int64, nullValue, keyAbsent bool, headers []
 					// A null key: the window alone.
 					k = b
 				}
+				bare = len(k) - len(b)
 				return AppendWindow(k, s.window, start, end), nil
 			})
 		} else {
@@ -1183,6 +1193,8 @@ func (s *sink) record(row []any, ts int64, nullValue, keyAbsent bool, headers []
 			return nil, fmt.Errorf("cannot place key: %w", err)
 		}
 		partition = kafka.KeyPartition(s.placeBuf, s.partitions)
+	} else if s.bareKey && bare > 0 {
+		partition = kafka.KeyPartition(key[:bare], s.partitions)
 	}
 	if len(s.recs) == cap(s.recs) {
 		s.recs = make([]kafka.Record, 0, sinkRecords)
