@@ -197,7 +197,13 @@ func Start(ctx context.Context, g *topology.Graph, deps Deps, out Output) (*Quer
 		q.wg.Add(1)
 		go func() {
 			defer q.wg.Done()
-			if err := t.run(runCtx); err != nil {
+			err := t.run(runCtx)
+			if err != nil && runCtx.Err() != nil && errors.Is(err, runCtx.Err()) {
+				// Cut short by the query's stop (Stop, a failure of
+				// another task, a push query's LIMIT): not a failure.
+				err = nil
+			}
+			if err != nil {
 				q.fail(err)
 			}
 		}()
