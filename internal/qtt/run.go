@@ -108,7 +108,10 @@ func (h *harness) exec(ctx context.Context, sess *engine.Session, sql string) er
 
 // harness is the world of one run.
 type harness struct {
-	run        Run
+	run Run
+	// partitions is the count of the topics the case does not give one
+	// (1 when zero).
+	partitions int32
 	broker     *kafka.Playground
 	reg        *fixedIDs
 	client     kafka.Client
@@ -255,10 +258,14 @@ var (
 	partitionsRE   = regexp.MustCompile(`(?i)\bPARTITIONS\s*=`)
 )
 
+// topicPartitions is the count of a topic the case gives none.
+func (h *harness) topicPartitions() int32 { return max(h.partitions, 1) }
+
 // createTopics creates the topics the case needs before its statements
 // run, as ksqlDB's test harness does: each declared topic (with its
 // partitions), each topic of a CREATE STREAM/TABLE without PARTITIONS, and
-// each input topic the statements do not create themselves.
+// each input topic the statements do not create themselves (those without
+// a count of their own get topicPartitions).
 func (h *harness) createTopics(ctx context.Context) error {
 	parts := map[string]int32{}
 	var order []string
@@ -295,16 +302,16 @@ func (h *harness) createTopics(ctx context.Context) error {
 			if engineMade[t.Name] { // the statement's PARTITIONS decide
 				continue
 			}
-			n = 1
+			n = h.topicPartitions()
 		}
 		add(t.Name, n)
 	}
 	for _, topic := range plain {
-		add(topic, 1)
+		add(topic, h.topicPartitions())
 	}
 	for _, r := range h.run.Case.Inputs {
 		if !engineMade[r.Topic] {
-			add(r.Topic, 1)
+			add(r.Topic, h.topicPartitions())
 		}
 	}
 	for _, name := range order {

@@ -19,7 +19,16 @@ type World struct {
 // NewWorld brings up r's world: the broker, its topics and the registry.
 // The caller closes it.
 func NewWorld(ctx context.Context, r Run) (*World, error) {
-	w := &World{h: &harness{run: r}}
+	return NewWorldPartitions(ctx, r, 1)
+}
+
+// NewWorldPartitions is NewWorld with the partitions the topics the case
+// does not give a count get: ksqlDB's QTT runner runs a query in one
+// partition (Kafka Streams' test driver), its REST runner on a broker
+// with topics of 4 partitions, which decide ROWPARTITION and the order
+// in which a pull query scans a table.
+func NewWorldPartitions(ctx context.Context, r Run, partitions int32) (*World, error) {
+	w := &World{h: &harness{run: r, partitions: max(partitions, 1)}}
 	if err := w.h.start(ctx); err != nil {
 		w.Close()
 		return nil, err

@@ -96,6 +96,11 @@ type client struct {
 
 // execute runs r as ksqlDB's runner does; a failure is an error, a
 // response difference a *Difference.
+// topicPartitions is the partitions of the topics a case does not give a
+// count: ksqlDB's REST runner creates them with 4 on a real broker, where
+// they decide ROWPARTITION and the order a pull query scans a table in.
+const topicPartitions = 4
+
 func execute(ctx context.Context, r Run) error {
 	c := r.Test
 	expected, err := c.expectedResponses()
@@ -115,7 +120,7 @@ func execute(ctx context.Context, r Run) error {
 		last = r.Statements[n-1]
 	}
 
-	w, err := qtt.NewWorld(ctx, r.Run)
+	w, err := qtt.NewWorldPartitions(ctx, r.Run, topicPartitions)
 	if err != nil {
 		return err
 	}

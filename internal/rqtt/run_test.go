@@ -40,6 +40,7 @@ const synthetic = `{
     },
     {
       "name": "push query in order",
+      "topics": [{"name": "test_topic", "partitions": 1}],
       "statements": [
         "CREATE STREAM INPUT (K STRING KEY, ID INT) WITH (kafka_topic='test_topic', value_format='JSON');",
         "SELECT K, ID FROM INPUT EMIT CHANGES LIMIT 2;"
