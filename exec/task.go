@@ -55,6 +55,8 @@ type task struct {
 	tapSink bool
 	out     Output
 	ended   bool // the push query's output asked to stop
+	// sidesClosed says close closed the join sides.
+	sidesClosed bool
 
 	// cache is the task's state, nil for a query without state;
 	// changelogs maps its state tables to their changelog topics.
@@ -324,10 +326,14 @@ func (t *task) close() {
 			t.cache.Release()
 		}
 	}()
-	for _, s := range t.sides {
-		s.close()
+	// The sides stay listed (Query.Stats reads them while the query
+	// stops); sidesClosed makes a second close leave them be.
+	if !t.sidesClosed {
+		t.sidesClosed = true
+		for _, s := range t.sides {
+			s.close()
+		}
 	}
-	t.sides = nil
 	for _, op := range t.ops {
 		_ = op.Close(context.Background())
 	}
