@@ -49,6 +49,13 @@ import (
 // records of a file, not its commands.
 var updateReplayFixture = flag.Bool("update-replay-fixture", false, "rewrite testdata/replay from the SQL corpus")
 
+// rewriteReplay names fixture files (comma-separated, without .json)
+// whose expected outputs TestReplayFixture records again from their own
+// logs, as a deliberate change of what a replay writes needs:
+//
+//	go test ./engine -run TestReplayFixture -rewrite-replay-outputs pull_windows
+var rewriteReplay = flag.String("rewrite-replay-outputs", "", "record again the outputs of these testdata/replay files (comma-separated names), keeping their logs")
+
 const replayFixtureDir = "../testdata/replay"
 
 // replayRuns is how many times writing the fixture replays each log.
@@ -446,6 +453,10 @@ func TestReplayFixture(t *testing.T) {
 		writeReplayFixture(t)
 		return
 	}
+	if *rewriteReplay != "" {
+		rewriteReplayOutputs(t, strings.Split(*rewriteReplay, ","))
+		return
+	}
 	paths, err := filepath.Glob(filepath.Join(replayFixtureDir, "*.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -519,6 +530,75 @@ func texts(rs []replayRecord) []string {
 	return append(out, keyless...)
 }
 
+// recordCase replays the first upto commands of f's log replayRuns times
+// and keeps each output in the strictest form all those replays agree on
+// (see replayOutput's Mode).
+func recordCase(t *testing.T, f *replayFile, query string, upto int) replayCase {
+	live, _ := logSinks(f.Commands[:upto])
+	var runs []map[string][]replayRecord
+	for i := range replayRuns {
+		runs = append(runs, replay(t, f, upto, i%2 == 1))
+	}
+	rc := replayCase{Query: query, Upto: upto}
+	var names []string
+	for topic := range live {
+		names = append(names, topic)
+	}
+	sort.Strings(names)
+	for _, topic := range names {
+		o := replayOutput{Topic: topic, Queries: live[topic], Mode: "ordered", Records: runs[0][topic]}
+		for _, r := range runs[1:] {
+			if o.Mode == "ordered" && !reflect.DeepEqual(texts(r[topic]), texts(o.Records)) {
+				o.Mode = "unordered"
+			}
+			if o.Mode == "unordered" && !reflect.DeepEqual(sortedTexts(r[topic]), sortedTexts(o.Records)) {
+				o.Mode = "final"
+			}
+			if o.Mode == "final" && !reflect.DeepEqual(finalTexts(r[topic]), finalTexts(o.Records)) {
+				counts := make([]string, len(runs))
+				for i, r := range runs {
+					counts[i] = fmt.Sprint(len(r[topic]))
+				}
+				o.Mode, o.Reason = "unstable", fmt.Sprintf("%d replays wrote %s records, and differently", len(runs), strings.Join(counts, ", "))
+				t.Logf("%s %s unstable:\n%s\n---\n%s", query, topic, strings.Join(sortedTexts(runs[0][topic]), "\n"), strings.Join(sortedTexts(r[topic]), "\n"))
+				o.Records = nil
+				break
+			}
+		}
+		rc.Outputs = append(rc.Outputs, o)
+	}
+	return rc
+}
+
+// rewriteReplayOutputs records again the outputs of the named fixture
+// files, keeping their command logs and input records: for a deliberate
+// change of what a replay writes.
+func rewriteReplayOutputs(t *testing.T, names []string) {
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(replayFixtureDir, name+".json")
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var f replayFile
+			if err := json.Unmarshal(b, &f); err != nil {
+				t.Fatal(err)
+			}
+			for i, c := range f.Cases {
+				f.Cases[i] = recordCase(t, &f, c.Query, c.Upto)
+			}
+			out, err := json.MarshalIndent(&f, "", " ")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, append(out, '\n'), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
 func writeReplayFixture(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("..", "testdata", "sql", "*.test"))
 	if err != nil {
@@ -537,40 +617,7 @@ func writeReplayFixture(t *testing.T) {
 					continue
 				}
 				upto := i + 1
-				live, _ := logSinks(f.Commands[:upto])
-				var runs []map[string][]replayRecord
-				for i := range replayRuns {
-					runs = append(runs, replay(t, f, upto, i%2 == 1))
-				}
-				rc := replayCase{Query: c.Query.ID, Upto: upto}
-				var names []string
-				for topic := range live {
-					names = append(names, topic)
-				}
-				sort.Strings(names)
-				for _, topic := range names {
-					o := replayOutput{Topic: topic, Queries: live[topic], Mode: "ordered", Records: runs[0][topic]}
-					for _, r := range runs[1:] {
-						if o.Mode == "ordered" && !reflect.DeepEqual(texts(r[topic]), texts(o.Records)) {
-							o.Mode = "unordered"
-						}
-						if o.Mode == "unordered" && !reflect.DeepEqual(sortedTexts(r[topic]), sortedTexts(o.Records)) {
-							o.Mode = "final"
-						}
-						if o.Mode == "final" && !reflect.DeepEqual(finalTexts(r[topic]), finalTexts(o.Records)) {
-							counts := make([]string, len(runs))
-							for i, r := range runs {
-								counts[i] = fmt.Sprint(len(r[topic]))
-							}
-							o.Mode, o.Reason = "unstable", fmt.Sprintf("%d replays wrote %s records, and differently", len(runs), strings.Join(counts, ", "))
-							t.Logf("%s %s unstable:\n%s\n---\n%s", c.Query.ID, topic, strings.Join(sortedTexts(runs[0][topic]), "\n"), strings.Join(sortedTexts(r[topic]), "\n"))
-							o.Records = nil
-							break
-						}
-					}
-					rc.Outputs = append(rc.Outputs, o)
-				}
-				f.Cases = append(f.Cases, rc)
+				f.Cases = append(f.Cases, recordCase(t, f, c.Query.ID, upto))
 			}
 			if len(f.Cases) == 0 {
 				return // the file creates no persistent query
