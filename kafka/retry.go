@@ -39,6 +39,11 @@ func Temporary(err error) bool {
 	if breakerOpen(err) {
 		return true
 	}
+	if kgo.IsRetryableBrokerErr(err) {
+		// franz-go's own connection failures: a broker connection that
+		// died under a request (a broker restarting), a read cut short.
+		return true
+	}
 	var ne net.Error
 	if errors.As(err, &ne) {
 		return true
