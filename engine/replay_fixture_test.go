@@ -466,17 +466,10 @@ func TestReplayFixture(t *testing.T) {
 	}
 	for _, path := range paths {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".json"), func(t *testing.T) {
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var f replayFile
-			if err := json.Unmarshal(b, &f); err != nil {
-				t.Fatal(err)
-			}
+			f := readReplayFile(t, path)
 			for _, c := range f.Cases {
 				t.Run(c.Query, func(t *testing.T) {
-					got := replay(t, &f, c.Upto, false)
+					got := replay(t, f, c.Upto, false)
 					for _, o := range c.Outputs {
 						g := got[o.Topic]
 						switch o.Mode {
@@ -570,6 +563,20 @@ func recordCase(t *testing.T, f *replayFile, query string, upto int) replayCase 
 	return rc
 }
 
+// readReplayFile reads one fixture file.
+func readReplayFile(t *testing.T, path string) *replayFile {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f replayFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return &f
+}
+
 // rewriteReplayOutputs records again the outputs of the named fixture
 // files, keeping their command logs and input records: for a deliberate
 // change of what a replay writes.
@@ -577,18 +584,11 @@ func rewriteReplayOutputs(t *testing.T, names []string) {
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join(replayFixtureDir, name+".json")
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var f replayFile
-			if err := json.Unmarshal(b, &f); err != nil {
-				t.Fatal(err)
-			}
+			f := readReplayFile(t, path)
 			for i, c := range f.Cases {
-				f.Cases[i] = recordCase(t, &f, c.Query, c.Upto)
+				f.Cases[i] = recordCase(t, f, c.Query, c.Upto)
 			}
-			out, err := json.MarshalIndent(&f, "", " ")
+			out, err := json.MarshalIndent(f, "", " ")
 			if err != nil {
 				t.Fatal(err)
 			}
