@@ -10,9 +10,15 @@ import (
 func heldBytes(c *TaskCache) int64 {
 	var n int64
 	for _, t := range c.tables {
+		var entries int64
 		for _, e := range t.cache.m {
-			n += int64(entryBytes(e))
+			entries += int64(entryBytes(e))
 		}
+		if entries != t.cache.entryBytes {
+			// Reported through the total: the caller's check fails.
+			return -1
+		}
+		n += entries
 		if f := t.cache.filter; f != nil {
 			n += int64(f.bytes)
 		}
@@ -73,6 +79,65 @@ func TestBudgetAccounting(t *testing.T) {
 	c2.Release()
 	if u := s.Budget().Used(); u != 0 {
 		t.Fatalf("released caches leave %d bytes in the budget", u)
+	}
+}
+
+// TestEvictMixedTables evicts from a cache whose one table Pebble holds
+// whole (emptied at once) while the other has entries written since the
+// commit (kept, the clean ones beside them dropped).
+func TestEvictMixedTables(t *testing.T) {
+	s, err := Open(t.TempDir(), Options{CacheSize: 8 << 20, MemoryBudget: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c := s.NewTaskCache("q", 0, 10)
+	for i := range 8 {
+		for _, tab := range []string{"a", "b"} {
+			if err := c.Put(tab, []byte(fmt.Sprintf("k%d", i)), []byte("v")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	commit(t, s, c, "q", 0, nil) // 16 entries over a bound of 10: Persist evicts them all
+	if c.size != 0 || c.Bytes() != 0 {
+		t.Fatalf("after Persist the cache keeps %d entries, %d bytes", c.size, c.Bytes())
+	}
+	for i := range 12 { // reads keep clean entries, up to the bound
+		for _, tab := range []string{"a", "b"} {
+			if _, _, err := c.Get(tab, []byte(fmt.Sprintf("k%d", i%8))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := c.Put("b", []byte("new"), []byte("w")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.Bytes(), heldBytes(c); got != want {
+		t.Fatalf("before the commit: counts %d bytes, its entries hold %d", got, want)
+	}
+	c.Flush()
+	c.Commit(nil) // over the bound with clean entries: evicts
+	if n := len(c.Table("a").cache.m); n != 0 {
+		t.Fatalf("table a keeps %d clean entries", n)
+	}
+	if m := c.Table("b").cache.m; len(m) != 1 || m["new"] == nil {
+		t.Fatalf("table b keeps %d entries, want the unpersisted one", len(m))
+	}
+	if got, want := c.Bytes(), heldBytes(c); got != want {
+		t.Fatalf("after the eviction: counts %d bytes, its entries hold %d", got, want)
+	}
+	if c.size != 1 {
+		t.Fatalf("size %d after the eviction, want 1", c.size)
+	}
+	for i, tab := range []string{"a", "b"} {
+		v, ok, err := c.Get(tab, []byte("k3"))
+		if err != nil || !ok || string(v) != "v" {
+			t.Fatalf("%d: Get = %q %v %v", i, v, ok, err)
+		}
+	}
+	if v, ok, err := c.Get("b", []byte("new")); err != nil || !ok || string(v) != "w" {
+		t.Fatalf("Get new = %q %v %v", v, ok, err)
 	}
 }
 

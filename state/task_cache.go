@@ -112,6 +112,9 @@ type tableCache struct {
 	// directly), filterOff once it outgrew maxFilterBytes.
 	filter    *keyFilter
 	filtering uint8
+	// entryBytes is the part of the owner's bytes that m's entries hold
+	// (see entryBytes).
+	entryBytes int64
 }
 
 const (
@@ -239,9 +242,9 @@ func (tc *tableCache) set(key, value []byte, deleted bool) {
 		e, k = tc.newEntry(key)
 		tc.m[k] = e
 		tc.owner.size++
-		tc.owner.account(len(key) + entryOverhead)
+		tc.grow(len(key) + entryOverhead)
 	}
-	tc.owner.account(len(value) - len(e.value))
+	tc.grow(len(value) - len(e.value))
 	if !e.changed {
 		e.changed = true
 		e.old, e.oldDeleted = e.value, e.deleted
@@ -336,7 +339,19 @@ func (tc *tableCache) keepClean(key, value []byte, deleted bool) {
 	tc.m[k] = e
 	tc.owner.size++
 	tc.owner.clean = true
-	tc.owner.account(entryBytes(e))
+	tc.grow(entryBytes(e))
+}
+
+// grow adds n bytes to what the table's entries hold, and to its owner's.
+func (tc *tableCache) grow(n int) {
+	tc.entryBytes += int64(n)
+	tc.owner.account(n)
+}
+
+// dropEntry removes e, cached under k, giving its memory back.
+func (tc *tableCache) dropEntry(k string, e *entry) {
+	tc.grow(-entryBytes(e))
+	delete(tc.m, k)
 }
 
 // entryOverhead estimates what an entry costs beside its key and value:
@@ -465,7 +480,7 @@ func (c *TaskCache) Reset() {
 	for _, t := range c.tables {
 		tc := t.cache
 		for _, e := range tc.changed {
-			c.account(len(e.old) - len(e.value))
+			tc.grow(len(e.old) - len(e.value))
 			e.value, e.deleted = e.old, e.oldDeleted
 			e.changed, e.old, e.oldDeleted = false, nil, false
 		}
@@ -477,8 +492,7 @@ func (c *TaskCache) Reset() {
 		}
 		for k, e := range tc.m {
 			if !e.unpersisted {
-				c.account(-entryBytes(e))
-				delete(tc.m, k)
+				tc.dropEntry(k, e)
 				*e = entry{} // its slab chunk may outlive it
 			}
 		}
@@ -560,13 +574,21 @@ func (c *TaskCache) Persist() error {
 }
 
 // evictClean drops every entry Pebble holds, keeping those written since
-// the last commit and the committed ones not persisted yet.
+// the last commit and the committed ones not persisted yet. A table all
+// of whose entries Pebble holds, as after a Persist between commits, is
+// emptied at once, its entry chunks and key blocks let go.
 func (c *TaskCache) evictClean() {
 	for _, t := range c.tables {
+		if tc := t.cache; len(tc.changed) == 0 && len(tc.unpersisted) == 0 {
+			tc.grow(-int(tc.entryBytes))
+			c.size -= len(tc.m)
+			clear(tc.m)
+			tc.slab, tc.keys = nil, nil
+			continue
+		}
 		for k, e := range t.cache.m {
 			if !e.changed && !e.unpersisted {
-				c.account(-entryBytes(e))
-				delete(t.cache.m, k)
+				t.cache.dropEntry(k, e)
 				*e = entry{} // its slab chunk may outlive it
 				c.size--
 			}
