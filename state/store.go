@@ -22,6 +22,19 @@ const DefaultBloomBitsPerKey = 10
 // memTableSize is Pebble's largest memtable.
 const memTableSize = 32 << 20
 
+// l0Compaction is how many overlapping sublevels of flushed tables L0
+// gathers before Pebble compacts them into the level below, and
+// l0StopWrites how many stall writes. A task's state is written in
+// batches spread over its whole key range (every group of a window), so
+// each L0 compaction rewrites most of the level below: gathering four
+// times Pebble's default of four flushes before one compaction rewrites
+// that level a quarter as often, while a read still finds a key with at
+// most one bloom filter probe per sublevel.
+const (
+	l0Compaction = 16
+	l0StopWrites = 64
+)
+
 // ErrClosed is returned by every Store, Table and Batch operation that
 // needs Pebble after Store.Close.
 var ErrClosed = errors.New("state: store is closed")
@@ -82,7 +95,9 @@ func Open(dir string, opts Options) (*Store, error) {
 		// lifetime): a larger memtable flushes less often, so fewer keys
 		// reach the sstables and their compactions. It starts small and
 		// doubles as it fills.
-		MemTableSize: memTableSize,
+		MemTableSize:          memTableSize,
+		L0CompactionThreshold: l0Compaction,
+		L0StopWritesThreshold: l0StopWrites,
 	}
 	if bits > 0 {
 		for i := range po.Levels {
