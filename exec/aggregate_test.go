@@ -183,7 +183,7 @@ func TestAggregateStateKept(t *testing.T) {
 	if err := tk.stageCommit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	changes := tk.cache.Flush()
+	changes := tk.cache.Flush(nil)
 	if len(changes) != 1 {
 		t.Fatalf("got %d changes, want 1", len(changes))
 	}

@@ -70,7 +70,8 @@ func joinGraph(typ topology.JoinType, leftTable, rightTable bool, within *topolo
 	}
 }
 
-// fakeProducer keeps what a task produces, numbering each topic's records.
+// fakeProducer keeps copies of what a task produces (a Producer does not
+// retain the records it is given), numbering each topic's records.
 type fakeProducer struct {
 	recs []*kafka.Record
 	next map[string]int64
@@ -84,7 +85,8 @@ func (p *fakeProducer) Produce(_ context.Context, recs []*kafka.Record) error {
 		r.Partition = 0
 		r.Offset = p.next[r.Topic]
 		p.next[r.Topic]++
-		p.recs = append(p.recs, r)
+		kept := *r
+		p.recs = append(p.recs, &kept)
 	}
 	return nil
 }

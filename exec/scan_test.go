@@ -52,7 +52,7 @@ func commitTask(t *testing.T, tk *task, store *state.Store) {
 	if err := tk.stageCommit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	tk.cache.Flush()
+	tk.cache.Flush(nil)
 	tk.cache.Commit(nil)
 	if err := tk.cache.Persist(); err != nil {
 		t.Fatal(err)

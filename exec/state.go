@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/sluice-sql/sluice/internal/failpoint"
@@ -119,15 +120,18 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 			t.cache.Reset()
 		}
 	}()
-	changes := t.cache.Flush()
+	bufs := &t.logBufs
+	changes := t.cache.Flush(bufs.changes)
+	bufs.changes = changes
 	var logRecs []*kafka.Record
 	var logTables []string // the table of each of logRecs
 	if len(changes) > 0 && persistent(t.g) {
 		// A store without a changelog (a push query's, whose first
 		// stage may write a repartition topic) logs nothing.
-		logRecs = make([]*kafka.Record, 0, len(changes))
-		logTables = make([]string, 0, len(changes))
-		slab := make([]kafka.Record, 0, len(changes))
+		logRecs = slices.Grow(bufs.recs[:0], len(changes))
+		logTables = slices.Grow(bufs.tables[:0], len(changes))
+		slab := slices.Grow(bufs.slab[:0], len(changes))
+		bufs.recs, bufs.tables, bufs.slab = logRecs, logTables, slab
 		now := deps.Now()
 		table, topic := "", ""
 		for _, ch := range changes {
@@ -142,11 +146,18 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 			logRecs = append(logRecs, &slab[len(slab)-1])
 			logTables = append(logTables, table)
 		}
-		merged := make([]*kafka.Record, 0, len(logRecs)+len(t.pending))
-		t.pending = append(append(merged, logRecs...), t.pending...)
+		merged := slices.Grow(bufs.merged[:0], len(logRecs)+len(t.pending))
+		merged = append(append(merged, logRecs...), t.pending...)
+		clear(t.pending)
+		t.pending, bufs.merged = merged, t.pending[:0]
 	}
 	if _, err := t.mode.commit(ctx, next, len(logRecs)); err != nil {
 		return err
+	}
+	// The commit produced every record: none is referenced any more.
+	defer bufs.recycle(len(logRecs))
+	if t.sink != nil {
+		t.sink.recycle()
 	}
 	var offsets map[string]int64
 	if len(logRecs) > 0 {
@@ -163,6 +174,41 @@ func (t *task) commitState(ctx context.Context, next int64) (err error) {
 		t.unpersisted.Store(true)
 	}
 	return nil
+}
+
+// commitBufs are the slices commitState fills at each commit, reused by
+// the next: the cache's changes, the changelog records (slab), pointers
+// to them (recs) with their tables, and merged, the next commit's
+// pending records.
+type commitBufs struct {
+	changes []state.Change
+	slab    []kafka.Record
+	recs    []*kafka.Record
+	tables  []string
+	merged  []*kafka.Record
+}
+
+// maxCommitBufs bounds the entries commitBufs keeps of a slice for the
+// next commit; a larger one goes to the collector.
+const maxCommitBufs = 16 << 10
+
+// recycle drops what the slices reference, n entries of the changelog
+// ones and all of changes, and lets go of those grown past
+// maxCommitBufs.
+func (b *commitBufs) recycle(n int) {
+	clear(b.changes)
+	clear(b.slab[:n])
+	clear(b.recs[:n])
+	clear(b.tables[:n])
+	if cap(b.changes) > maxCommitBufs {
+		b.changes = nil
+	}
+	if cap(b.slab) > maxCommitBufs {
+		b.slab, b.recs, b.tables = nil, nil, nil
+	}
+	if cap(b.merged) > maxCommitBufs {
+		b.merged = nil
+	}
 }
 
 // DefaultPersistInterval is the default of Deps.PersistInterval.

@@ -153,7 +153,7 @@ func TestMaterializedTableReaders(t *testing.T) {
 	if err := tk.stageCommit(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	tk.cache.Flush()
+	tk.cache.Flush(nil)
 	tk.cache.Commit(nil)
 	if err := tk.cache.Persist(); err != nil {
 		t.Fatal(err)

@@ -71,6 +71,8 @@ type task struct {
 	// pending collects the records one batch produces: sink rows and
 	// processing-log entries, sent in one call.
 	pending []*kafka.Record
+	// logBufs are commitState's slices, kept from one commit to the next.
+	logBufs commitBufs
 	// logged holds, for each processing-log entry of the batch, its
 	// place in pending and the offset of the record it reports, so that
 	// the batch's entries go out in offset order (see orderLog).
@@ -1086,6 +1088,31 @@ type sink struct {
 	// again, so the records may outlive the batch.
 	buf  []byte
 	recs []kafka.Record
+	// used are the record slabs cut from since the last recycle (recs is
+	// the last), spare those recycle gave back, for recs to reuse; only
+	// a sink recycle was called on keeps them (recycles).
+	used, spare [][]kafka.Record
+	recycles    bool
+}
+
+// maxSpareSlabs bounds the record slabs a sink keeps for reuse: 64 of
+// 256 records, about 2 MiB, a commit of 16,384 output records.
+const maxSpareSlabs = 64
+
+// recycle takes back every record the sink has cut, for later records:
+// the task calls it once none is referenced any more, after a commit has
+// produced them all (only a task committing in its own goroutine does).
+// From then on the sink keeps its slabs for the next recycle.
+func (s *sink) recycle() {
+	s.recycles = true
+	for _, slab := range s.used {
+		clear(slab[:cap(slab)])
+		if len(s.spare) < maxSpareSlabs {
+			s.spare = append(s.spare, slab[:0])
+		}
+	}
+	clear(s.used)
+	s.used, s.recs = s.used[:0], nil
 }
 
 // sinkSlab is the size of a slab of record bytes, and sinkRecords the
@@ -1203,7 +1230,15 @@ func (s *sink) record(row []any, ts int64, nullValue, keyAbsent bool, headers []
 		partition = kafka.KeyPartition(key[:bare], s.partitions)
 	}
 	if len(s.recs) == cap(s.recs) {
-		s.recs = make([]kafka.Record, 0, sinkRecords)
+		if n := len(s.spare); n > 0 {
+			s.recs, s.spare[n-1] = s.spare[n-1], nil
+			s.spare = s.spare[:n-1]
+		} else {
+			s.recs = make([]kafka.Record, 0, sinkRecords)
+		}
+		if s.recycles {
+			s.used = append(s.used, s.recs)
+		}
 	}
 	s.recs = append(s.recs, kafka.Record{Topic: s.topic, Partition: partition, Key: key, Value: value, Timestamp: time.UnixMilli(ts), Headers: headers})
 	return &s.recs[len(s.recs)-1], nil

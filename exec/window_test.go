@@ -220,7 +220,7 @@ func runWindowCommitted(t *testing.T, g *topology.Graph, each, reopen int, recs 
 		if err := tk.stageCommit(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		tk.cache.Flush()
+		tk.cache.Flush(nil)
 		tk.cache.Commit(nil)
 		if err := tk.cache.Persist(); err != nil {
 			t.Fatal(err)

@@ -116,7 +116,7 @@ func TestEvictMixedTables(t *testing.T) {
 	if got, want := c.Bytes(), heldBytes(c); got != want {
 		t.Fatalf("before the commit: counts %d bytes, its entries hold %d", got, want)
 	}
-	c.Flush()
+	c.Flush(nil)
 	c.Commit(nil) // over the bound with clean entries: evicts
 	if n := len(c.Table("a").cache.m); n != 0 {
 		t.Fatalf("table a keeps %d clean entries", n)
@@ -156,7 +156,7 @@ func TestBudgetOverEvicts(t *testing.T) {
 	if !s.Budget().Over() {
 		t.Fatalf("100 entries (%d bytes) are not over a budget of %d", s.Budget().Used(), s.Budget().Limit())
 	}
-	c.Flush()
+	c.Flush(nil)
 	c.Commit(nil)
 	if !c.PersistDue() {
 		t.Fatal("over the budget with committed entries Pebble lacks, PersistDue is false")

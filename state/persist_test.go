@@ -31,7 +31,7 @@ func TestResetAcrossCommits(t *testing.T) {
 	if err := tb.Delete([]byte("c")); err != nil {
 		t.Fatal(err)
 	}
-	c.Flush()
+	c.Flush(nil)
 	c.Commit(map[string]int64{"t": 5})
 	if c.Unpersisted() != 2 || c.Dirty() != 0 {
 		t.Fatalf("after Commit: Unpersisted = %d, Dirty = %d", c.Unpersisted(), c.Dirty())
@@ -47,7 +47,7 @@ func TestResetAcrossCommits(t *testing.T) {
 	put("a", "a2")
 	put("b", "b2")
 	put("c", "c2")
-	if ch := c.Flush(); len(ch) != 3 {
+	if ch := c.Flush(nil); len(ch) != 3 {
 		t.Fatalf("Flush = %v", ch)
 	}
 	if got := fmt.Sprint(scanAll(t, tb, nil, nil)); got != "[a=a2 b=b2 c=c2]" {
@@ -99,7 +99,7 @@ func TestUnpersistedNotEvicted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c.Flush()
+	c.Flush(nil)
 	c.Commit(nil)
 	for i := range 10 {
 		mustGet(t, tb, fmt.Sprintf("r%d", i))
@@ -142,7 +142,7 @@ func TestPersistCrashRestore(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			changes := c.Flush()
+			changes := c.Flush(nil)
 			if rng.IntN(5) == 0 {
 				// The commit fails after its changelog records were
 				// written (at-least-once): the cache goes back, and the
@@ -163,7 +163,7 @@ func TestPersistCrashRestore(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				changes = c.Flush()
+				changes = c.Flush(nil)
 			}
 			offsets := map[string]int64{}
 			for _, ch := range changes {
@@ -245,7 +245,7 @@ func TestKeyArena(t *testing.T) {
 		}
 		want[string(k)] = v
 	}
-	changes = c.Flush()
+	changes = c.Flush(nil)
 	for _, ch := range changes {
 		changed = append(changed, string(ch.Key)+"="+string(ch.Value))
 	}
@@ -260,7 +260,7 @@ func TestKeyArena(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c.Flush()
+	c.Flush(nil)
 	c.Commit(nil)
 	for i := 4 * entryChunk; i < 5*entryChunk; i++ {
 		if err := tb.Put(key(i), []byte("y")); err != nil {

@@ -32,7 +32,7 @@ func commit(t *testing.T, s *Store, c *TaskCache, query string, partition int32,
 	if c.query != query || c.partition != partition {
 		t.Fatalf("commit of %s/%d through the cache of %s/%d", query, partition, c.query, c.partition)
 	}
-	ch := c.Flush()
+	ch := c.Flush(nil)
 	c.Commit(offsets)
 	if err := c.Persist(); err != nil {
 		t.Fatal(err)
@@ -220,7 +220,7 @@ func TestFlushOrderAndFull(t *testing.T) {
 	if !c.Full() || c.Dirty() != 4 {
 		t.Fatalf("Full = %v, Dirty = %d with 4 dirty entries", c.Full(), c.Dirty())
 	}
-	ch := c.Flush()
+	ch := c.Flush(nil)
 	var got []string
 	for _, x := range ch {
 		v := "<nil>"
@@ -246,7 +246,7 @@ func TestFlushOrderAndFull(t *testing.T) {
 		t.Fatal("Persist left entries unpersisted")
 	}
 	// A clean cache flushes nothing; clean entries still serve reads.
-	if ch := c.Flush(); len(ch) != 0 {
+	if ch := c.Flush(nil); len(ch) != 0 {
 		t.Fatalf("second Flush = %v", ch)
 	}
 	if v, ok, _ := c.Get("zeta", []byte("1")); !ok || string(v) != "z1b" {
@@ -413,7 +413,7 @@ func TestAfterClose(t *testing.T) {
 	if _, _, err := tb.Get([]byte("b")); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Get after Close: %v", err)
 	}
-	c.Flush()
+	c.Flush(nil)
 	c.Commit(nil)
 	if err := c.Persist(); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Persist after Close: %v", err)
@@ -463,7 +463,7 @@ func BenchmarkTaskCacheCount(b *testing.B) {
 				b.Fatal(err)
 			}
 			if (r+1)%every == 0 {
-				c.Flush()
+				c.Flush(nil)
 				c.Commit(map[string]int64{"counts": int64(r)})
 				if err := c.Persist(); err != nil {
 					b.Fatal(err)

@@ -411,12 +411,13 @@ func (c *TaskCache) PersistDue() bool {
 // appears once: only its order with itself matters to a changelog). The entries stay changed until Commit (the commit
 // succeeded) or Reset (it failed); nothing may be written in between.
 // Key and Value of the returned Changes are shared with the cache and
-// must not be modified.
-func (c *TaskCache) Flush() []Change {
+// must not be modified. The changes are appended to dst[:0], which may be
+// nil or the slice an earlier Flush returned, for a task to reuse.
+func (c *TaskCache) Flush(dst []Change) []Change {
 	if c.changed == 0 {
-		return nil
+		return dst[:0]
 	}
-	changes := make([]Change, 0, c.changed)
+	changes := slices.Grow(dst[:0], c.changed)
 	for _, name := range c.names {
 		tc := c.tables[name].cache
 		if len(tc.changed) == 0 {
