@@ -178,3 +178,46 @@ func TestBudgetOverEvicts(t *testing.T) {
 		t.Fatalf("over the budget, a read was kept: %d entries", c.size)
 	}
 }
+
+// TestPersistInChunks: a Persist of many times persistChunk bytes writes
+// every entry and the changelog offsets, which a reopened store reads.
+func TestPersistInChunks(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(dir, Options{CacheSize: 8 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := s.NewTaskCache("q", 0, 1_000_000)
+	value := make([]byte, 100)
+	n := 8 * persistChunk / len(value)
+	for i := range n {
+		if err := c.Put("t", fmt.Appendf(nil, "k%06d", i), value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Delete("t", []byte("k000007")); err != nil {
+		t.Fatal(err)
+	}
+	commit(t, s, c, "q", 0, map[string]int64{"t": 42})
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = Open(dir, Options{CacheSize: 8 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	off, err := s.Offsets("q", 0)
+	if err != nil || off["t"] != 42 {
+		t.Fatalf("offsets %v, %v; want t at 42", off, err)
+	}
+	got := 0
+	if err := s.Table("q", 0, "t").Scan(nil, nil, func(k, v []byte) bool {
+		got++
+		return len(v) == len(value)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got != n-1 {
+		t.Fatalf("%d entries read back, want %d", got, n-1)
+	}
+}

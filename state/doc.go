@@ -23,7 +23,8 @@
 //	                        committed entries, kept in memory
 //	                                  │ Persist: bound, interval, idle, stop
 //	                                  ▼
-//	     one Pebble batch with the changelog offsets it reflects (unsynced)
+//	     Pebble batches of persistChunk bytes, the last with the
+//	     changelog offsets they reflect (unsynced)
 //
 // On start the engine reads Store.Offsets, compares them with the changelog
 // end offsets and replays the difference with Store.Restore.

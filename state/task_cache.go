@@ -17,6 +17,11 @@ import (
 // Pebble it keeps.
 const DefaultMaxDirty = 100_000
 
+// persistChunk is the size past which Persist commits a Pebble batch and
+// starts the next one: Pebble keeps the buffers of batches of up to 1 MiB
+// for reuse, and the buffer doubles as it grows.
+const persistChunk = 256 << 10
+
 // DefaultMaxUnpersistedBytes bounds the key and value bytes of the
 // committed entries a TaskCache holds that Pebble does not have yet: past
 // it PersistDue reports true.
@@ -31,7 +36,7 @@ const DefaultMaxUnpersistedBytes = 32 << 20
 // Commit (the Kafka commit succeeded) makes them committed, or Reset
 // takes them back to their committed values. Committed entries stay in
 // memory, unpersisted, across several commits, until Persist writes them
-// to Pebble in one batch with the changelog offsets they reflect: the
+// to Pebble with the changelog offsets they reflect: the
 // task persists when PersistDue, after its persist interval, when idle
 // and when it stops. Until then Pebble holds the state of an earlier
 // commit with that commit's changelog offsets, and the changelog the
@@ -504,8 +509,8 @@ func (c *TaskCache) Reset() {
 }
 
 // Persist writes the committed entries Pebble does not hold yet, with the
-// changelog offsets of the commits they come from, in one Pebble batch
-// and then drops entries Pebble holds if the cache is over its bound. Entries written since the last commit
+// changelog offsets of the commits they come from, in Pebble batches of
+// about persistChunk bytes, the offsets in the last one, and then drops entries Pebble holds if the cache is over its bound. Entries written since the last commit
 // keep their new values in the cache; Pebble gets their committed ones.
 // It does nothing when no commit happened since the last Persist.
 func (c *TaskCache) Persist() error {
@@ -517,7 +522,7 @@ func (c *TaskCache) Persist() error {
 	}
 	defer c.store.release()
 	pb := c.store.db.NewBatch()
-	defer pb.Close()
+	defer func() { pb.Close() }()
 	for _, name := range c.names {
 		t := c.tables[name]
 		tc := t.cache
@@ -535,6 +540,13 @@ func (c *TaskCache) Persist() error {
 			} else {
 				err = pb.Set(c.kbuf, v, nil)
 			}
+			if err == nil && pb.Len() >= persistChunk {
+				// Not the last batch: see below.
+				if err = pb.Commit(pebble.NoSync); err == nil {
+					pb.Close()
+					pb = c.store.db.NewBatch()
+				}
+			}
 			if err != nil {
 				return fmt.Errorf("state: persist %s: %w", name, err)
 			}
@@ -547,11 +559,15 @@ func (c *TaskCache) Persist() error {
 			return fmt.Errorf("state: persist %s/%d: %w", c.query, c.partition, err)
 		}
 	}
-	// The write goes to Pebble's log without waiting for it to reach the
-	// disk: the changelog holds every change the batch has, so a crash
-	// that loses the log's tail only leaves the store at an earlier
-	// Persist, with its changelog offsets (they are in the same batch),
-	// and the task's restore replays the changelog from there.
+	// The writes go to Pebble's log without waiting for it to reach the
+	// disk: the changelog holds every change the batches have, so a crash
+	// that loses the log's tail leaves the store with the changelog
+	// offsets of an earlier Persist (they are in the last batch), some of
+	// this one's entries perhaps written already, and the task's restore
+	// replays the changelog from those offsets: as each changelog record
+	// holds a key's whole value, every key ends at its latest value.
+	// Batches of persistChunk bytes keep their buffers small enough for
+	// Pebble to reuse, and below its large batch threshold.
 	if err := pb.Commit(pebble.NoSync); err != nil {
 		return fmt.Errorf("state: persist %s/%d: %w", c.query, c.partition, err)
 	}
