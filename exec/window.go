@@ -68,6 +68,10 @@ type windowAggregateOp struct {
 	segs   map[int64]*segment
 	starts startHeap
 	seg    *segment
+	// newest is the segment of the latest start created so far, nil once
+	// it left; hintWins and hintKeys are then its sizes.
+	newest             *segment
+	hintWins, hintKeys int
 	// withOld makes every row carry the window's previous row, for a
 	// HAVING filter that follows.
 	withOld bool
@@ -395,9 +399,19 @@ func (o *windowAggregateOp) segment(start int64) *segment {
 	}
 	seg := o.segs[start]
 	if seg == nil {
-		seg = &segment{start: start, wins: map[uint64]*winSlot{}}
+		// The newest segment sizes the next: windows of one size over a
+		// steady stream hold about as many groups each, and a map made
+		// for them does not grow window by window.
+		n, nk := o.hintWins, o.hintKeys
+		if last := o.newest; last != nil {
+			n, nk = len(last.wins), len(last.keys)
+		}
+		seg = &segment{start: start, wins: make(map[uint64]*winSlot, n), keys: make([]byte, 0, nk)}
 		o.segs[start] = seg
 		o.starts.push(start)
+		if o.newest == nil || start > o.newest.start {
+			o.newest = seg
+		}
 	}
 	o.seg = seg
 	return seg
@@ -680,6 +694,9 @@ func (o *windowAggregateOp) advanceTime() error {
 		delete(o.segs, start)
 		if o.seg == seg {
 			o.seg = nil
+		}
+		if o.newest == seg {
+			o.newest, o.hintWins, o.hintKeys = nil, len(seg.wins), len(seg.keys)
 		}
 		final := o.w.Final && start+o.w.Retention >= o.streamTime
 		for ks := seg.keys; len(ks) > 0; {
