@@ -178,8 +178,56 @@ func TestConformance(t *testing.T) {
 			t.Run("GroupOffsets", func(t *testing.T) { testGroupOffsets(t, c) })
 			t.Run("ProduceUnknownTopic", func(t *testing.T) { testProduceUnknownTopic(t, c) })
 			t.Run("Compression", func(t *testing.T) { testCompression(t, c) })
+			t.Run("ProduceAgain", func(t *testing.T) { testProduceAgain(t, c) })
 			t.Run("Close", func(t *testing.T) { testClose(t, a.new, pg.Addr()) })
 		})
+	}
+}
+
+// testProduceAgain: one producer's calls one after another each write
+// their own records, nothing of an earlier call's (headers, partition)
+// carried over, and each call sets its records' partitions and offsets.
+func testProduceAgain(t *testing.T, c kafka.Client) {
+	ctx := testCtx(t)
+	createTopic(t, c, "again", 2)
+	p := newProducer(t, c)
+	first := []*kafka.Record{
+		{Topic: "again", Partition: 1, Key: []byte("a"), Value: []byte("1"), Headers: []kafka.Header{{Key: "h", Value: []byte("x")}}},
+		{Topic: "again", Partition: 1, Key: []byte("b"), Value: []byte("2"), Headers: []kafka.Header{{Key: "h", Value: []byte("y")}}},
+	}
+	second := []*kafka.Record{
+		{Topic: "again", Partition: 0, Key: []byte("c"), Value: []byte("3")},
+		{Topic: "again", Partition: 0, Value: []byte("4")},
+		{Topic: "again", Partition: 0, Key: []byte("e"), Value: []byte("5")},
+	}
+	for _, recs := range [][]*kafka.Record{first, second} {
+		if err := p.Produce(ctx, recs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, r := range append(append([]*kafka.Record(nil), first...), second...) {
+		want := int64(i)
+		if i >= len(first) {
+			want -= int64(len(first))
+		}
+		if r.Offset != want {
+			t.Errorf("record %q: offset %d, want %d", r.Value, r.Offset, want)
+		}
+	}
+	cons := newConsumer(t, c, map[string]map[int32]int64{"again": {0: kafka.OffsetStart}})
+	var got []*kafka.Record
+	for len(got) < len(second) {
+		recs, err := cons.Poll(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, recs...)
+	}
+	for i, r := range got {
+		w := second[i]
+		if r.Partition != 0 || !bytes.Equal(r.Key, w.Key) || !bytes.Equal(r.Value, w.Value) || len(r.Headers) != 0 {
+			t.Errorf("second call's record %d read back as partition %d %q=%q headers %v", i, r.Partition, r.Key, r.Value, r.Headers)
+		}
 	}
 }
 

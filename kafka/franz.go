@@ -523,7 +523,17 @@ type franzProducer struct {
 	closeOnce sync.Once
 	closed    bool
 	mu        sync.Mutex
+	// spare are the records of a finished Produce call, cleared, for the
+	// next call to fill: the client touches a record no more once its
+	// promise is called, and a call returns after every promise (one
+	// cancelled earlier keeps its records to itself).
+	spare []kgo.Record
 }
+
+// maxSpareRecords bounds the records a franzProducer keeps for its next
+// Produce call, about 800 KiB: a stateful task's commit (its outputs and
+// changelog records) often passes 1,024 records.
+const maxSpareRecords = 4096
 
 func (p *franzProducer) isClosed() bool {
 	p.mu.Lock()
@@ -542,7 +552,14 @@ func (p *franzProducer) Produce(ctx context.Context, recs []*Record) error {
 	// client sets each record's partition and offset, and the callback
 	// keeps the rare errors. Neither touches recs, so that recs are not
 	// written after an early return on ctx.
-	krs := make([]kgo.Record, len(recs))
+	p.mu.Lock()
+	krs := p.spare
+	p.spare = nil
+	p.mu.Unlock()
+	if cap(krs) < len(recs) {
+		krs = make([]kgo.Record, len(recs))
+	}
+	krs = krs[:len(recs)]
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -584,6 +601,7 @@ func (p *franzProducer) Produce(ctx context.Context, recs []*Record) error {
 	case <-ctx.Done():
 		return fmt.Errorf("kafka: produce: %w", ctx.Err())
 	}
+	defer p.keep(krs)
 	if len(errs) > 0 {
 		for i := range krs {
 			if err := errs[&krs[i]]; err != nil {
@@ -596,6 +614,18 @@ func (p *franzProducer) Produce(ctx context.Context, recs []*Record) error {
 		recs[i].Offset = krs[i].Offset
 	}
 	return nil
+}
+
+// keep clears krs, whose every promise has been called, and keeps it
+// for the next Produce call.
+func (p *franzProducer) keep(krs []kgo.Record) {
+	if cap(krs) > maxSpareRecords {
+		return
+	}
+	clear(krs)
+	p.mu.Lock()
+	p.spare = krs[:0]
+	p.mu.Unlock()
 }
 
 func (p *franzProducer) Close() {
