@@ -96,10 +96,8 @@ func Open(dir string, opts Options) (*Store, error) {
 	po := &pebble.Options{
 		Cache:  cache,
 		Logger: pebbleLogger{l: logger},
-		// State churns (windows come and go within the memtable's
-		// lifetime): a larger memtable flushes less often, so fewer keys
-		// reach the sstables and their compactions. It starts small and
-		// doubles as it fills.
+		// The memtable starts small and doubles as it fills, up to
+		// memTableSize (see there for the trade of memory and flushes).
 		MemTableSize:          memTableSize,
 		L0CompactionThreshold: l0Compaction,
 		L0StopWritesThreshold: l0StopWrites,

@@ -510,9 +510,11 @@ func (c *TaskCache) Reset() {
 
 // Persist writes the committed entries Pebble does not hold yet, with the
 // changelog offsets of the commits they come from, in Pebble batches of
-// about persistChunk bytes, the offsets in the last one, and then drops entries Pebble holds if the cache is over its bound. Entries written since the last commit
-// keep their new values in the cache; Pebble gets their committed ones.
-// It does nothing when no commit happened since the last Persist.
+// about persistChunk bytes, the offsets in the last one, and then drops
+// entries Pebble holds if the cache is over its bound. Entries written
+// since the last commit keep their new values in the cache; Pebble gets
+// their committed ones. It does nothing when no commit happened since the
+// last Persist.
 func (c *TaskCache) Persist() error {
 	if c.unpersisted == 0 && len(c.offsets) == 0 {
 		return nil
